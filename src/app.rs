@@ -1,0 +1,125 @@
+//! Dispatch: one function per command, each calling the module that holds
+//! its rules. Returns what to print; the binary owns the process.
+
+use crate::cli::{Cli, Command, Contract, ScopeArg};
+use crate::error::{Error, Result};
+use crate::list_agents::{self, Scope};
+use crate::resolve::resolve_caller;
+use crate::store::Store;
+use serde_json::Value;
+use std::path::PathBuf;
+
+/// What a successful command prints on stdout.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Output {
+    /// Rendered text; the CLI adds one final newline.
+    Text(String),
+    /// Bytes printed exactly as they are.
+    Raw(String),
+}
+
+/// The store root: `--store`/`DSH_STORE`, else `$DSH_HOME/sessions`, else
+/// `~/.dsh/sessions`.
+pub fn store_root(cli: &Cli) -> Result<PathBuf> {
+    if let Some(s) = &cli.global.store {
+        return Ok(s.clone());
+    }
+    if let Some(home) = std::env::var_os("DSH_HOME").filter(|h| !h.is_empty()) {
+        return Ok(PathBuf::from(home).join("sessions"));
+    }
+    match std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+        Some(home) => Ok(PathBuf::from(home).join(".dsh").join("sessions")),
+        None => Err(Error::usage("no store: pass --store DIR or set DSH_STORE, DSH_HOME or HOME")),
+    }
+}
+
+fn to_json(v: &Value) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+pub fn run(cli: Cli) -> Result<Output> {
+    let root = store_root(&cli)?;
+    let json = cli.global.json;
+    let contract = cli.global.contract;
+    match &cli.command {
+        Command::ListAgents { caller, scope } => {
+            let store = Store::open(&root)?;
+            let caller = resolve_caller(&store, caller.agent.as_deref())?;
+            match contract {
+                Contract::V1 => {
+                    let scope = match scope {
+                        Some(ScopeArg::Descendants) => Scope::Descendants,
+                        _ => Scope::Children,
+                    };
+                    list_v1(&store, caller, scope, json)
+                }
+                Contract::V2 => {
+                    if scope.is_some() {
+                        return Err(Error::usage("--scope is a contract v1 argument; v2 list_agents takes no arguments"));
+                    }
+                    list_v2(&store, caller, json)
+                }
+            }
+        }
+        Command::Call { caller, tool, json_args } => {
+            let args: Value = match json_args {
+                None => Value::Object(Default::default()),
+                Some(text) => serde_json::from_str(text).map_err(|e| Error::usage(format!("JSON arguments: {e}")))?,
+            };
+            let store = Store::open(&root)?;
+            let caller = resolve_caller(&store, caller.agent.as_deref())?;
+            match tool.as_str() {
+                "list_agents" => match contract {
+                    Contract::V1 => list_v1(&store, caller, list_agents::scope_from_args(&args)?, json),
+                    Contract::V2 => list_v2(&store, caller, json),
+                },
+                other => Err(Error::usage(format!("unknown tool \"{other}\"; known tools: list_agents"))),
+            }
+        }
+        Command::Identity { caller } => {
+            let store = Store::open(&root)?;
+            let caller = resolve_caller(&store, caller.agent.as_deref())?;
+            Ok(Output::Text(crate::identity::identity_text(&store, caller)?))
+        }
+        Command::Tree { agent } => {
+            let store = Store::open(&root)?;
+            let only = agent.as_deref().map(|a| crate::resolve::resolve_session(&store, a)).transpose()?;
+            let trees = crate::tree_view::rows(&store, only)?;
+            Ok(Output::Text(if json { to_json(&crate::tree_view::json(&trees)) } else { crate::tree_view::render(&trees) }))
+        }
+        Command::Check => {
+            let (sessions, findings) = crate::check::check(&root)?;
+            let text = if json {
+                serde_json::to_string(&findings).unwrap_or_default()
+            } else {
+                crate::check::render(sessions, &findings)
+            };
+            if findings.is_empty() {
+                Ok(Output::Text(text))
+            } else {
+                Err(Error::store(text))
+            }
+        }
+        Command::Spawn(args) => Ok(Output::Text(crate::spawn::spawn(&root, args)?)),
+        Command::Completions { shell } => Ok(Output::Raw(completions(*shell))),
+    }
+}
+
+fn list_v1(store: &Store, caller: usize, scope: Scope, json: bool) -> Result<Output> {
+    let entries = list_agents::list_v1(store, &store.sessions[caller].header.id, scope);
+    Ok(Output::Text(if json { to_json(&list_agents::json_v1(&entries)) } else { list_agents::render_v1(&entries) }))
+}
+
+fn list_v2(store: &Store, caller: usize, json: bool) -> Result<Output> {
+    let rows = list_agents::list_v2(store, caller)?;
+    Ok(Output::Text(if json { to_json(&list_agents::json_v2(&rows)) } else { list_agents::render_v2(&rows) }))
+}
+
+/// The completion script for `shell`, as committed under `completions/`.
+pub fn completions(shell: clap_complete::Shell) -> String {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    let mut buf = Vec::new();
+    clap_complete::generate(shell, &mut cmd, "dsh-agents", &mut buf);
+    String::from_utf8_lossy(&buf).into_owned()
+}

@@ -1,0 +1,127 @@
+//! `check`: verify the whole store and report every problem with its path.
+
+use crate::error::Result;
+use crate::store::Store;
+use crate::tree::Corpus;
+use serde::Serialize;
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// DSH itself fails or refuses on this.
+    Error,
+    /// DSH copes (skips or lists a diagnostic), but something is wrong.
+    Warning,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Finding {
+    pub severity: Severity,
+    pub path: String,
+    pub message: String,
+}
+
+/// Every problem in the store, in a stable order.
+pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
+    let store = Store::scan(root)?;
+    let mut findings: Vec<Finding> = store
+        .problems
+        .iter()
+        .map(|p| Finding {
+            severity: if p.fatal { Severity::Error } else { Severity::Warning },
+            path: p.path.display().to_string(),
+            message: p.message.clone(),
+        })
+        .collect();
+    let mut push = |severity, path: &Path, message: String| {
+        findings.push(Finding { severity, path: path.display().to_string(), message });
+    };
+    for rec in &store.sessions {
+        let h = &rec.header;
+        match crate::log::inspect(&rec.log) {
+            Err(reason) => push(Severity::Error, &rec.log, format!("unreadable session log: {reason}")),
+            Ok(i) => {
+                if h.origin_subagent && i.rc8.is_none() && i.seed001.is_none() {
+                    push(Severity::Warning, &rec.log, format!("subagent session \"{}\" has no valid subagent/descriptor; it lists as corrupt", h.id));
+                }
+            }
+        }
+        if let Some(name) = &h.name {
+            if h.valid_name().is_none() {
+                push(Severity::Warning, &rec.log, format!("header name \"{name}\" is not a valid agent name; it is ignored"));
+            }
+        }
+        if let Some(parent) = h.parent() {
+            if store.get(parent).is_none() {
+                push(Severity::Warning, &rec.log, format!("parentSession \"{parent}\" of \"{}\" is not in the store", h.id));
+            }
+        }
+    }
+    // parentSession cycles: each cycle is reported once, at its smallest id.
+    let mut reported: HashSet<usize> = HashSet::new();
+    for start in 0..store.sessions.len() {
+        let mut path: Vec<usize> = Vec::new();
+        let mut on_path: HashMap<usize, usize> = HashMap::new();
+        let mut current = start;
+        loop {
+            if let Some(&pos) = on_path.get(&current) {
+                let cycle = &path[pos..];
+                if cycle.iter().all(|i| !reported.contains(i)) {
+                    reported.extend(cycle.iter().copied());
+                    let mut ids: Vec<&str> = cycle.iter().map(|i| store.sessions[*i].header.id.as_str()).collect();
+                    ids.sort();
+                    let first = store.sessions.iter().position(|s| s.header.id == ids[0]).unwrap_or(start);
+                    push(Severity::Error, &store.sessions[first].log, format!("parentSession cycle: {}", ids.join(" -> ")));
+                }
+                break;
+            }
+            if reported.contains(&current) && current != start {
+                break;
+            }
+            on_path.insert(current, path.len());
+            path.push(current);
+            match store.sessions[current].header.parent().and_then(|p| store.index_of(p)) {
+                Some(p) => current = p,
+                None => break,
+            }
+        }
+    }
+    // Duplicate sibling names make a name ambiguous.
+    let corpus = Corpus::new(&store);
+    for rec in &store.sessions {
+        let mut seen: HashMap<&str, &str> = HashMap::new();
+        for child in corpus.subagent_children_of(&rec.header.id) {
+            let c = &store.sessions[child].header;
+            if let Some(name) = c.valid_name() {
+                if let Some(other) = seen.insert(name, &c.id) {
+                    push(
+                        Severity::Warning,
+                        &store.sessions[child].log,
+                        format!("sibling name \"{name}\" under \"{}\" is used by \"{other}\" and \"{}\"; it is ambiguous", rec.header.id, c.id),
+                    );
+                }
+            }
+        }
+    }
+    Ok((store.sessions.len(), findings))
+}
+
+pub fn render(sessions: usize, findings: &[Finding]) -> String {
+    if findings.is_empty() {
+        return format!("ok: {sessions} sessions, no problems");
+    }
+    let mut out: Vec<String> = findings
+        .iter()
+        .map(|f| {
+            let word = match f.severity {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+            };
+            format!("{word}: {}: {}", f.path, f.message)
+        })
+        .collect();
+    out.push(format!("{} problem(s) in {sessions} sessions", findings.len()));
+    out.join("\n")
+}

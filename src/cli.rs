@@ -1,0 +1,135 @@
+//! The command line (DESIGN §2). Kept in the library so the binary, the
+//! completions generator and the tests share one definition.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(name = "dsh-agents", version, about = "Offline DSH subagent-control tools over an on-disk DSH session store")]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct GlobalArgs {
+    /// Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]
+    #[arg(long, global = true, env = "DSH_STORE", value_name = "DIR")]
+    pub store: Option<PathBuf>,
+    /// Which tool contract to speak
+    #[arg(long, global = true, env = "DSH_CONTRACT", value_enum, default_value = "v2")]
+    pub contract: Contract,
+    /// Print the canonical JSON value instead of the rendered text
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Contract {
+    /// DSH 0.1.0-rc.8 (seed 000): id-addressed tools
+    V1,
+    /// Seed 001: name-addressed tools
+    V2,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct CallerArgs {
+    /// The calling agent: a Session id or a unique prefix (>= 4 characters)
+    #[arg(long = "as", env = "DSH_AGENT", value_name = "AGENT")]
+    pub agent: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ScopeArg {
+    Children,
+    Descendants,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SpawnMode {
+    Continuable,
+    OneShot,
+    /// An external execution (descriptor version 3; contract v2 only)
+    External,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Compression {
+    None,
+    Zstd,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// list_agents: v2 lists the caller's whole tree; v1 lists children or descendants
+    ListAgents {
+        #[command(flatten)]
+        caller: CallerArgs,
+        /// v1 only: children (default) or descendants
+        #[arg(long, value_enum)]
+        scope: Option<ScopeArg>,
+    },
+    /// Run a model tool by name with its raw JSON arguments
+    Call {
+        #[command(flatten)]
+        caller: CallerArgs,
+        /// The tool's model name, e.g. list_agents
+        tool: String,
+        /// The JSON arguments [default: {}]
+        json_args: Option<String>,
+    },
+    /// Print the subagent:identity runtime context for the caller (seed 001)
+    Identity {
+        #[command(flatten)]
+        caller: CallerArgs,
+    },
+    /// Table of every tree (or the one holding AGENT)
+    Tree {
+        /// A Session id or unique prefix
+        agent: Option<String>,
+    },
+    /// Verify the whole store; report every problem with its path
+    Check,
+    /// Create a session (a root, or a child with --parent) and print its id
+    Spawn(SpawnArgs),
+    /// Print shell completions
+    Completions {
+        shell: clap_complete::Shell,
+    },
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct SpawnArgs {
+    /// Parent Session id or unique prefix; omit to create a root
+    #[arg(long)]
+    pub parent: Option<String>,
+    /// Agent name (1-64 of [A-Za-z0-9._-], not "lead", unique among siblings)
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Creation label (the description list_agents shows)
+    #[arg(long)]
+    pub label: Option<String>,
+    /// Child mode
+    #[arg(long, value_enum, default_value = "continuable")]
+    pub mode: SpawnMode,
+    /// The initial prompt, recorded as the first turn
+    #[arg(long)]
+    pub prompt: Option<String>,
+    /// Session id [default: a random UUID]
+    #[arg(long)]
+    pub id: Option<String>,
+    /// Creation time in epoch milliseconds [default: now]
+    #[arg(long, value_name = "MS")]
+    pub created_at: Option<u64>,
+    /// Project directory (absolute); children inherit the parent's by default
+    #[arg(long)]
+    pub cwd: Option<String>,
+    /// Encoding for a new store (an existing store keeps its own)
+    #[arg(long, value_enum, default_value = "none")]
+    pub compression: Compression,
+    /// Subagent provider recorded in the descriptor
+    #[arg(long, default_value = "spawn")]
+    pub provider: String,
+}

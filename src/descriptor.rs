@@ -1,0 +1,168 @@
+//! `subagent/descriptor` payloads and the listing identity fold (DESIGN §3):
+//! the last valid descriptor over the whole log wins, and an invalid or
+//! unknown-version one resets the identity. rc.8 (contract v1) accepts only
+//! version 2; contract v2 also accepts version 3 and the `external` mode.
+
+use serde_json::{Map, Value};
+
+/// The mode a descriptor declares.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mode {
+    OneShot,
+    Continuable,
+    External,
+    /// A mode this build does not know (contract v2 lists it as `unsupported`).
+    Unknown(String),
+}
+
+impl Mode {
+    pub fn as_str(&self) -> &str {
+        match self {
+            Mode::OneShot => "one-shot",
+            Mode::Continuable => "continuable",
+            Mode::External => "external",
+            Mode::Unknown(m) => m,
+        }
+    }
+}
+
+/// A session's listing identity.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identity {
+    pub mode: Mode,
+    pub label: Option<String>,
+}
+
+/// Which rules to read descriptors by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    /// DSH 0.1.0-rc.8: version 2 only, modes one-shot and continuable.
+    Rc8,
+    /// This design's reading of seed 001: versions 2 and 3, plus `external`.
+    Seed001,
+}
+
+const BASE_KEYS: &[&str] = &["version", "mode", "provider", "label"];
+const CONTINUABLE_KEYS: &[&str] = &["agentProvider", "agentModel", "persona", "toolFilter"];
+
+fn check_keys(map: &Map<String, Value>, extra: &[&str]) -> Result<(), String> {
+    match map.keys().find(|k| !BASE_KEYS.contains(&k.as_str()) && !extra.contains(&k.as_str())) {
+        Some(k) => Err(format!("persisted subagent descriptor payload has unknown field \"{k}\"")),
+        None => Ok(()),
+    }
+}
+
+fn optional_string(map: &Map<String, Value>, key: &str) -> Result<Option<String>, String> {
+    match map.get(key) {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(format!("persisted subagent descriptor {key} must be a string")),
+    }
+}
+
+fn check_tool_filter(value: &Value) -> Result<(), String> {
+    let Value::Object(map) = value else {
+        return Err("persisted subagent descriptor toolFilter must be an object".into());
+    };
+    if let Some(k) = map.keys().find(|k| *k != "allow" && *k != "deny") {
+        return Err(format!("persisted subagent descriptor toolFilter has unknown field \"{k}\""));
+    }
+    for key in ["allow", "deny"] {
+        if let Some(v) = map.get(key) {
+            let ok = v.as_array().is_some_and(|a| a.iter().all(Value::is_string));
+            if !ok {
+                return Err(format!("persisted subagent descriptor toolFilter.{key} must be an array of strings"));
+            }
+        }
+    }
+    if map.is_empty() {
+        return Err("persisted subagent descriptor toolFilter must declare allow and/or deny".into());
+    }
+    Ok(())
+}
+
+/// Parse one payload. `Ok(None)` is "no descriptor" (another version);
+/// `Err` is a malformed payload. Both reset the listing identity.
+pub fn parse(data: &Value, dialect: Dialect) -> Result<Option<Identity>, String> {
+    let Value::Object(map) = data else {
+        return Err("persisted subagent descriptor payload must be an object".into());
+    };
+    let Some(version) = map.get("version").and_then(Value::as_f64) else {
+        return Err("persisted subagent descriptor version must be a number".into());
+    };
+    let accepted = version == 2.0 || (dialect == Dialect::Seed001 && version == 3.0);
+    if !accepted {
+        return Ok(None);
+    }
+    let mode = match map.get("mode").and_then(Value::as_str) {
+        Some("one-shot") => Mode::OneShot,
+        Some("continuable") => Mode::Continuable,
+        Some("external") if dialect == Dialect::Seed001 => Mode::External,
+        Some(other) if dialect == Dialect::Seed001 => {
+            // An unknown mode is still an identity: the row reads `unsupported`.
+            return Ok(Some(Identity { mode: Mode::Unknown(other.to_string()), label: None }));
+        }
+        _ => return Err("persisted subagent descriptor mode must be \"one-shot\" or \"continuable\"".into()),
+    };
+    let mut extra: Vec<&str> = Vec::new();
+    if mode != Mode::OneShot {
+        extra.extend_from_slice(CONTINUABLE_KEYS);
+    }
+    if version == 3.0 && mode != Mode::OneShot {
+        extra.push("agentReasoningEffort");
+    }
+    check_keys(map, &extra)?;
+    if !map.get("provider").is_some_and(Value::is_string) {
+        return Err("persisted subagent descriptor provider must be a string".into());
+    }
+    let label = if mode == Mode::OneShot {
+        optional_string(map, "label")?
+    } else {
+        match map.get("label") {
+            Some(Value::String(s)) => Some(s.clone()),
+            _ => return Err("persisted subagent descriptor label must be a string".into()),
+        }
+    };
+    if mode != Mode::OneShot {
+        for key in ["agentProvider", "agentModel", "persona", "agentReasoningEffort"] {
+            optional_string(map, key)?;
+        }
+        if let Some(tf) = map.get("toolFilter") {
+            check_tool_filter(tf)?;
+        }
+    }
+    Ok(Some(Identity { mode, label }))
+}
+
+/// The last-wins listing fold, one descriptor event at a time.
+#[derive(Debug, Clone, Default)]
+pub struct IdentityFold {
+    pub identity: Option<Identity>,
+}
+
+impl IdentityFold {
+    pub fn apply(&mut self, data: &Value, dialect: Dialect) {
+        self.identity = parse(data, dialect).ok().flatten();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn rc8_rules() {
+        let ok = json!({"version":2,"mode":"continuable","provider":"spawn","label":"x"});
+        assert_eq!(parse(&ok, Dialect::Rc8).unwrap().unwrap().label.as_deref(), Some("x"));
+        let unknown_key = json!({"version":2,"mode":"one-shot","provider":"spawn","persona":"p"});
+        assert!(parse(&unknown_key, Dialect::Rc8).is_err());
+        let v3 = json!({"version":3,"mode":"external","provider":"codex","label":"e"});
+        assert!(parse(&v3, Dialect::Rc8).unwrap().is_none());
+        assert_eq!(parse(&v3, Dialect::Seed001).unwrap().unwrap().mode, Mode::External);
+        let no_label = json!({"version":2,"mode":"continuable","provider":"spawn"});
+        assert!(parse(&no_label, Dialect::Rc8).is_err());
+        let swarm = json!({"version":3,"mode":"swarm","provider":"spawn"});
+        assert!(matches!(parse(&swarm, Dialect::Seed001).unwrap().unwrap().mode, Mode::Unknown(_)));
+    }
+}

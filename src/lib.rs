@@ -1,0 +1,25 @@
+//! `dsh-agents`: the DeepSeek Harness subagent-control tools, offline, over
+//! an on-disk DSH session store. See DESIGN.md for the contract; each module
+//! holds one part of it.
+
+pub mod app;
+pub mod check;
+pub mod cli;
+pub mod codec;
+pub mod collate;
+pub mod descriptor;
+pub mod error;
+pub mod events;
+pub mod header;
+pub mod identity;
+pub mod list_agents;
+pub mod liveness;
+pub mod log;
+pub mod resolve;
+pub mod spawn;
+pub mod store;
+pub mod tree;
+pub mod tree_view;
+pub mod zstd_frames;
+
+pub use error::{Error, ErrorKind, Result};

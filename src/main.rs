@@ -1,0 +1,33 @@
+//! The binary: parse, run, print, map the error kind to the exit code.
+
+use clap::Parser;
+use dsh_agents::app::{self, Output};
+use std::io::Write;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = dsh_agents::cli::Cli::parse();
+    let result = app::run(cli);
+    let mut stdout = std::io::stdout().lock();
+    match result {
+        Ok(output) => {
+            let written = match output {
+                Output::Text(text) => writeln!(stdout, "{text}"),
+                Output::Raw(text) => write!(stdout, "{text}"),
+            };
+            // A closed stdout pipe is not an error (DESIGN §8).
+            match written.and_then(|()| stdout.flush()) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    eprintln!("Error: {e}");
+                    ExitCode::from(3)
+                }
+                _ => ExitCode::SUCCESS,
+            }
+        }
+        Err(err) => {
+            let _ = stdout.flush();
+            eprintln!("Error: {err}");
+            ExitCode::from(err.kind.exit_code() as u8)
+        }
+    }
+}
