@@ -44,20 +44,19 @@ pub fn run(cli: Cli) -> Result<Output> {
     match &cli.command {
         Command::ListAgents { caller, scope } => {
             let store = Store::open(&root)?;
-            let caller = resolve_caller(&store, caller.agent.as_deref())?;
             match contract {
                 Contract::V1 => {
                     let scope = match scope {
                         Some(ScopeArg::Descendants) => Scope::Descendants,
                         _ => Scope::Children,
                     };
-                    list_v1(&store, caller, scope, json)
+                    list_v1(&store, &v1_caller(&store, caller.agent.as_deref())?, scope, json)
                 }
                 Contract::V2 => {
                     if scope.is_some() {
                         return Err(Error::usage("--scope is a contract v1 argument; v2 list_agents takes no arguments"));
                     }
-                    list_v2(&store, caller, json)
+                    list_v2(&store, resolve_caller(&store, caller.agent.as_deref())?, json)
                 }
             }
         }
@@ -67,11 +66,13 @@ pub fn run(cli: Cli) -> Result<Output> {
                 Some(text) => serde_json::from_str(text).map_err(|e| Error::usage(format!("JSON arguments: {e}")))?,
             };
             let store = Store::open(&root)?;
-            let caller = resolve_caller(&store, caller.agent.as_deref())?;
             match tool.as_str() {
                 "list_agents" => match contract {
-                    Contract::V1 => list_v1(&store, caller, list_agents::scope_from_args(&args)?, json),
-                    Contract::V2 => list_v2(&store, caller, json),
+                    Contract::V1 => {
+                        let caller = v1_caller(&store, caller.agent.as_deref())?;
+                        list_v1(&store, &caller, list_agents::scope_from_args(&args)?, json)
+                    }
+                    Contract::V2 => list_v2(&store, resolve_caller(&store, caller.agent.as_deref())?, json),
                 },
                 other => Err(Error::usage(format!("unknown tool \"{other}\"; known tools: list_agents"))),
             }
@@ -105,8 +106,22 @@ pub fn run(cli: Cli) -> Result<Output> {
     }
 }
 
-fn list_v1(store: &Store, caller: usize, scope: Scope, json: bool) -> Result<Output> {
-    let entries = list_agents::list_v1(store, &store.sessions[caller].header.id, scope);
+/// rc.8 treats the caller's id as opaque: a live agent need not have a log
+/// yet, so an id the store does not hold simply has no children.
+fn v1_caller(store: &Store, agent: Option<&str>) -> Result<String> {
+    match resolve_caller(store, agent) {
+        Ok(i) => Ok(store.sessions[i].header.id.clone()),
+        Err(e) => match agent {
+            Some(text) if !text.is_empty() && crate::resolve::resolve_session(store, text).is_err() && !e.message.contains("ambiguous") => {
+                Ok(text.to_string())
+            }
+            _ => Err(e),
+        },
+    }
+}
+
+fn list_v1(store: &Store, caller: &str, scope: Scope, json: bool) -> Result<Output> {
+    let entries = list_agents::list_v1(store, caller, scope);
     Ok(Output::Text(if json { to_json(&list_agents::json_v1(&entries)) } else { list_agents::render_v1(&entries) }))
 }
 
