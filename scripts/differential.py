@@ -198,6 +198,16 @@ def main():
             for caller in callers:
                 for scope in ("children", "descendants"):
                     requests.append({"root": root, "caller": caller, "scope": scope, "compression": compression})
+    # Existing stores (e.g. testdata/stores/*, built with `spawn`): every session as caller.
+    for extra in (sys.argv[sys.argv.index("--stores") + 1].split(",") if "--stores" in sys.argv else []):
+        extra = os.path.abspath(extra)
+        logs = [os.path.join(d, f) for d, _, fs in os.walk(extra) for f in fs if f.startswith("session.jsonl")]
+        compression = "zstd" if any(l.endswith(".zstd") for l in logs) else "none"
+        for log in logs:
+            first = zstd_helper.first_line(log) if log.endswith(".zstd") else open(log, "rb").readline()
+            caller = json.loads(first)["id"]
+            for scope in ("children", "descendants"):
+                requests.append({"root": extra, "caller": caller, "scope": scope, "compression": compression})
     env = dict(os.environ, PATH=os.path.join(oracle, "node22/package/bin") + ":" + os.environ["PATH"])
     proc = subprocess.run(["node", "oracle-multi.mjs"], cwd=oracle, input="".join(J(r) + "\n" for r in requests), capture_output=True, text=True, env=env)
     answers = [json.loads(l) for l in proc.stdout.splitlines()]

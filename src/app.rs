@@ -16,6 +16,8 @@ pub enum Output {
     Text(String),
     /// Bytes printed exactly as they are.
     Raw(String),
+    /// A report printed on stdout that still fails the command (`check`).
+    Failed(String, crate::error::ErrorKind),
 }
 
 /// The store root: `--store`/`DSH_STORE`, else `$DSH_HOME/sessions`, else
@@ -29,7 +31,9 @@ pub fn store_root(cli: &Cli) -> Result<PathBuf> {
     }
     match std::env::var_os("HOME").filter(|h| !h.is_empty()) {
         Some(home) => Ok(PathBuf::from(home).join(".dsh").join("sessions")),
-        None => Err(Error::usage("no store: pass --store DIR or set DSH_STORE, DSH_HOME or HOME")),
+        None => Err(Error::usage(
+            "no store: pass --store DIR or set DSH_STORE, DSH_HOME or HOME",
+        )),
     }
 }
 
@@ -50,20 +54,36 @@ pub fn run(cli: Cli) -> Result<Output> {
                         Some(ScopeArg::Descendants) => Scope::Descendants,
                         _ => Scope::Children,
                     };
-                    list_v1(&store, &v1_caller(&store, caller.agent.as_deref())?, scope, json)
+                    list_v1(
+                        &store,
+                        &v1_caller(&store, caller.agent.as_deref())?,
+                        scope,
+                        json,
+                    )
                 }
                 Contract::V2 => {
                     if scope.is_some() {
-                        return Err(Error::usage("--scope is a contract v1 argument; v2 list_agents takes no arguments"));
+                        return Err(Error::usage(
+                            "--scope is a contract v1 argument; v2 list_agents takes no arguments",
+                        ));
                     }
-                    list_v2(&store, resolve_caller(&store, caller.agent.as_deref())?, json)
+                    list_v2(
+                        &store,
+                        resolve_caller(&store, caller.agent.as_deref())?,
+                        json,
+                    )
                 }
             }
         }
-        Command::Call { caller, tool, json_args } => {
+        Command::Call {
+            caller,
+            tool,
+            json_args,
+        } => {
             let args: Value = match json_args {
                 None => Value::Object(Default::default()),
-                Some(text) => serde_json::from_str(text).map_err(|e| Error::usage(format!("JSON arguments: {e}")))?,
+                Some(text) => serde_json::from_str(text)
+                    .map_err(|e| Error::usage(format!("JSON arguments: {e}")))?,
             };
             let store = Store::open(&root)?;
             match tool.as_str() {
@@ -72,21 +92,36 @@ pub fn run(cli: Cli) -> Result<Output> {
                         let caller = v1_caller(&store, caller.agent.as_deref())?;
                         list_v1(&store, &caller, list_agents::scope_from_args(&args)?, json)
                     }
-                    Contract::V2 => list_v2(&store, resolve_caller(&store, caller.agent.as_deref())?, json),
+                    Contract::V2 => list_v2(
+                        &store,
+                        resolve_caller(&store, caller.agent.as_deref())?,
+                        json,
+                    ),
                 },
-                other => Err(Error::usage(format!("unknown tool \"{other}\"; known tools: list_agents"))),
+                other => Err(Error::usage(format!(
+                    "unknown tool \"{other}\"; known tools: list_agents"
+                ))),
             }
         }
         Command::Identity { caller } => {
             let store = Store::open(&root)?;
             let caller = resolve_caller(&store, caller.agent.as_deref())?;
-            Ok(Output::Text(crate::identity::identity_text(&store, caller)?))
+            Ok(Output::Text(crate::identity::identity_text(
+                &store, caller,
+            )?))
         }
         Command::Tree { agent } => {
             let store = Store::open(&root)?;
-            let only = agent.as_deref().map(|a| crate::resolve::resolve_session(&store, a)).transpose()?;
+            let only = agent
+                .as_deref()
+                .map(|a| crate::resolve::resolve_session(&store, a))
+                .transpose()?;
             let trees = crate::tree_view::rows(&store, only)?;
-            Ok(Output::Text(if json { to_json(&crate::tree_view::json(&trees)) } else { crate::tree_view::render(&trees) }))
+            Ok(Output::Text(if json {
+                to_json(&crate::tree_view::json(&trees))
+            } else {
+                crate::tree_view::render(&trees)
+            }))
         }
         Command::Check => {
             let (sessions, findings) = crate::check::check(&root)?;
@@ -98,7 +133,7 @@ pub fn run(cli: Cli) -> Result<Output> {
             if findings.is_empty() {
                 Ok(Output::Text(text))
             } else {
-                Err(Error::store(text))
+                Ok(Output::Failed(text, crate::error::ErrorKind::Store))
             }
         }
         Command::Spawn(args) => Ok(Output::Text(crate::spawn::spawn(&root, args)?)),
@@ -112,7 +147,11 @@ fn v1_caller(store: &Store, agent: Option<&str>) -> Result<String> {
     match resolve_caller(store, agent) {
         Ok(i) => Ok(store.sessions[i].header.id.clone()),
         Err(e) => match agent {
-            Some(text) if !text.is_empty() && crate::resolve::resolve_session(store, text).is_err() && !e.message.contains("ambiguous") => {
+            Some(text)
+                if !text.is_empty()
+                    && crate::resolve::resolve_session(store, text).is_err()
+                    && !e.message.contains("ambiguous") =>
+            {
                 Ok(text.to_string())
             }
             _ => Err(e),
@@ -122,12 +161,20 @@ fn v1_caller(store: &Store, agent: Option<&str>) -> Result<String> {
 
 fn list_v1(store: &Store, caller: &str, scope: Scope, json: bool) -> Result<Output> {
     let entries = list_agents::list_v1(store, caller, scope);
-    Ok(Output::Text(if json { to_json(&list_agents::json_v1(&entries)) } else { list_agents::render_v1(&entries) }))
+    Ok(Output::Text(if json {
+        to_json(&list_agents::json_v1(&entries))
+    } else {
+        list_agents::render_v1(&entries)
+    }))
 }
 
 fn list_v2(store: &Store, caller: usize, json: bool) -> Result<Output> {
     let rows = list_agents::list_v2(store, caller)?;
-    Ok(Output::Text(if json { to_json(&list_agents::json_v2(&rows)) } else { list_agents::render_v2(&rows) }))
+    Ok(Output::Text(if json {
+        to_json(&list_agents::json_v2(&rows))
+    } else {
+        list_agents::render_v2(&rows)
+    }))
 }
 
 /// The completion script for `shell`, as committed under `completions/`.

@@ -30,33 +30,63 @@ pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
         .problems
         .iter()
         .map(|p| Finding {
-            severity: if p.fatal { Severity::Error } else { Severity::Warning },
+            severity: if p.fatal {
+                Severity::Error
+            } else {
+                Severity::Warning
+            },
             path: p.path.display().to_string(),
             message: p.message.clone(),
         })
         .collect();
     let mut push = |severity, path: &Path, message: String| {
-        findings.push(Finding { severity, path: path.display().to_string(), message });
+        findings.push(Finding {
+            severity,
+            path: path.display().to_string(),
+            message,
+        });
     };
     for rec in &store.sessions {
         let h = &rec.header;
         match crate::log::inspect(&rec.log) {
-            Err(reason) => push(Severity::Error, &rec.log, format!("unreadable session log: {reason}")),
+            Err(reason) => push(
+                Severity::Error,
+                &rec.log,
+                format!("unreadable session log: {reason}"),
+            ),
             Ok(i) => {
                 if h.origin_subagent && i.rc8.is_none() && i.seed001.is_none() {
-                    push(Severity::Warning, &rec.log, format!("subagent session \"{}\" has no valid subagent/descriptor; it lists as corrupt", h.id));
+                    push(
+                        Severity::Warning,
+                        &rec.log,
+                        format!(
+                            "subagent session \"{}\" has no valid subagent/descriptor; it lists as corrupt",
+                            h.id
+                        ),
+                    );
                 }
             }
         }
-        if let Some(name) = &h.name {
-            if h.valid_name().is_none() {
-                push(Severity::Warning, &rec.log, format!("header name \"{name}\" is not a valid agent name; it is ignored"));
-            }
+        if let Some(name) = &h.name
+            && h.valid_name().is_none()
+        {
+            push(
+                Severity::Warning,
+                &rec.log,
+                format!("header name \"{name}\" is not a valid agent name; it is ignored"),
+            );
         }
-        if let Some(parent) = h.parent() {
-            if store.get(parent).is_none() {
-                push(Severity::Warning, &rec.log, format!("parentSession \"{parent}\" of \"{}\" is not in the store", h.id));
-            }
+        if let Some(parent) = h.parent()
+            && store.get(parent).is_none()
+        {
+            push(
+                Severity::Warning,
+                &rec.log,
+                format!(
+                    "parentSession \"{parent}\" of \"{}\" is not in the store",
+                    h.id
+                ),
+            );
         }
     }
     // parentSession cycles: each cycle is reported once, at its smallest id.
@@ -70,10 +100,21 @@ pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
                 let cycle = &path[pos..];
                 if cycle.iter().all(|i| !reported.contains(i)) {
                     reported.extend(cycle.iter().copied());
-                    let mut ids: Vec<&str> = cycle.iter().map(|i| store.sessions[*i].header.id.as_str()).collect();
+                    let mut ids: Vec<&str> = cycle
+                        .iter()
+                        .map(|i| store.sessions[*i].header.id.as_str())
+                        .collect();
                     ids.sort();
-                    let first = store.sessions.iter().position(|s| s.header.id == ids[0]).unwrap_or(start);
-                    push(Severity::Error, &store.sessions[first].log, format!("parentSession cycle: {}", ids.join(" -> ")));
+                    let first = store
+                        .sessions
+                        .iter()
+                        .position(|s| s.header.id == ids[0])
+                        .unwrap_or(start);
+                    push(
+                        Severity::Error,
+                        &store.sessions[first].log,
+                        format!("parentSession cycle: {}", ids.join(" -> ")),
+                    );
                 }
                 break;
             }
@@ -82,7 +123,11 @@ pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
             }
             on_path.insert(current, path.len());
             path.push(current);
-            match store.sessions[current].header.parent().and_then(|p| store.index_of(p)) {
+            match store.sessions[current]
+                .header
+                .parent()
+                .and_then(|p| store.index_of(p))
+            {
                 Some(p) => current = p,
                 None => break,
             }
@@ -94,14 +139,17 @@ pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
         let mut seen: HashMap<&str, &str> = HashMap::new();
         for child in corpus.subagent_children_of(&rec.header.id) {
             let c = &store.sessions[child].header;
-            if let Some(name) = c.valid_name() {
-                if let Some(other) = seen.insert(name, &c.id) {
-                    push(
-                        Severity::Warning,
-                        &store.sessions[child].log,
-                        format!("sibling name \"{name}\" under \"{}\" is used by \"{other}\" and \"{}\"; it is ambiguous", rec.header.id, c.id),
-                    );
-                }
+            if let Some(name) = c.valid_name()
+                && let Some(other) = seen.insert(name, &c.id)
+            {
+                push(
+                    Severity::Warning,
+                    &store.sessions[child].log,
+                    format!(
+                        "sibling name \"{name}\" under \"{}\" is used by \"{other}\" and \"{}\"; it is ambiguous",
+                        rec.header.id, c.id
+                    ),
+                );
             }
         }
     }
@@ -122,6 +170,9 @@ pub fn render(sessions: usize, findings: &[Finding]) -> String {
             format!("{word}: {}: {}", f.path, f.message)
         })
         .collect();
-    out.push(format!("{} problem(s) in {sessions} sessions", findings.len()));
+    out.push(format!(
+        "{} problem(s) in {sessions} sessions",
+        findings.len()
+    ));
     out.join("\n")
 }

@@ -5,7 +5,11 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
-#[command(name = "dsh-agents", version, about = "Offline DSH subagent-control tools over an on-disk DSH session store")]
+#[command(
+    name = "dsh-agents",
+    version,
+    about = "Offline DSH subagent-control tools over an on-disk DSH session store"
+)]
 pub struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,
@@ -19,7 +23,13 @@ pub struct GlobalArgs {
     #[arg(long, global = true, env = "DSH_STORE", value_name = "DIR")]
     pub store: Option<PathBuf>,
     /// Which tool contract to speak
-    #[arg(long, global = true, env = "DSH_CONTRACT", value_enum, default_value = "v2")]
+    #[arg(
+        long,
+        global = true,
+        env = "DSH_CONTRACT",
+        value_enum,
+        default_value = "v2"
+    )]
     pub contract: Contract,
     /// Print the canonical JSON value instead of the rendered text
     #[arg(long, global = true)]
@@ -95,9 +105,7 @@ pub enum Command {
     /// Create a session (a root, or a child with --parent) and print its id
     Spawn(SpawnArgs),
     /// Print shell completions
-    Completions {
-        shell: clap_complete::Shell,
-    },
+    Completions { shell: clap_complete::Shell },
 }
 
 #[derive(Debug, Clone, Args)]

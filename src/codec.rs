@@ -91,7 +91,10 @@ mod tests {
     #[test]
     fn project_keys_match_dsh_examples() {
         assert_eq!(project_key("/home/u/proj").unwrap(), "--home-u-proj--");
-        assert_eq!(project_key("/home/u/my proj").unwrap(), "--home-u-my~0020proj--");
+        assert_eq!(
+            project_key("/home/u/my proj").unwrap(),
+            "--home-u-my~0020proj--"
+        );
         assert_eq!(project_key("C:\\Users\\me\\x").unwrap(), "--C-Users-me-x--");
         assert_eq!(project_key("/").unwrap(), "--root--");
         assert_eq!(project_key("/-x").unwrap(), "--x--");

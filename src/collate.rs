@@ -9,7 +9,9 @@ use std::sync::OnceLock;
 fn collator() -> Option<&'static CollatorBorrowed<'static>> {
     static COLLATOR: OnceLock<Option<CollatorBorrowed<'static>>> = OnceLock::new();
     COLLATOR
-        .get_or_init(|| Collator::try_new(CollatorPreferences::default(), CollatorOptions::default()).ok())
+        .get_or_init(|| {
+            Collator::try_new(CollatorPreferences::default(), CollatorOptions::default()).ok()
+        })
         .as_ref()
 }
 
@@ -22,7 +24,9 @@ pub fn locale_compare(a: &str, b: &str) -> Ordering {
 
 /// DSH `compareCorpusRecords`.
 pub fn sibling_order(a_created: i64, a_id: &str, b_created: i64, b_id: &str) -> Ordering {
-    a_created.cmp(&b_created).then_with(|| locale_compare(a_id, b_id))
+    a_created
+        .cmp(&b_created)
+        .then_with(|| locale_compare(a_id, b_id))
 }
 
 #[cfg(test)]

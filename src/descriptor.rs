@@ -46,8 +46,13 @@ const BASE_KEYS: &[&str] = &["version", "mode", "provider", "label"];
 const CONTINUABLE_KEYS: &[&str] = &["agentProvider", "agentModel", "persona", "toolFilter"];
 
 fn check_keys(map: &Map<String, Value>, extra: &[&str]) -> Result<(), String> {
-    match map.keys().find(|k| !BASE_KEYS.contains(&k.as_str()) && !extra.contains(&k.as_str())) {
-        Some(k) => Err(format!("persisted subagent descriptor payload has unknown field \"{k}\"")),
+    match map
+        .keys()
+        .find(|k| !BASE_KEYS.contains(&k.as_str()) && !extra.contains(&k.as_str()))
+    {
+        Some(k) => Err(format!(
+            "persisted subagent descriptor payload has unknown field \"{k}\""
+        )),
         None => Ok(()),
     }
 }
@@ -56,7 +61,9 @@ fn optional_string(map: &Map<String, Value>, key: &str) -> Result<Option<String>
     match map.get(key) {
         None => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(format!("persisted subagent descriptor {key} must be a string")),
+        Some(_) => Err(format!(
+            "persisted subagent descriptor {key} must be a string"
+        )),
     }
 }
 
@@ -65,18 +72,24 @@ fn check_tool_filter(value: &Value) -> Result<(), String> {
         return Err("persisted subagent descriptor toolFilter must be an object".into());
     };
     if let Some(k) = map.keys().find(|k| *k != "allow" && *k != "deny") {
-        return Err(format!("persisted subagent descriptor toolFilter has unknown field \"{k}\""));
+        return Err(format!(
+            "persisted subagent descriptor toolFilter has unknown field \"{k}\""
+        ));
     }
     for key in ["allow", "deny"] {
         if let Some(v) = map.get(key) {
             let ok = v.as_array().is_some_and(|a| a.iter().all(Value::is_string));
             if !ok {
-                return Err(format!("persisted subagent descriptor toolFilter.{key} must be an array of strings"));
+                return Err(format!(
+                    "persisted subagent descriptor toolFilter.{key} must be an array of strings"
+                ));
             }
         }
     }
     if map.is_empty() {
-        return Err("persisted subagent descriptor toolFilter must declare allow and/or deny".into());
+        return Err(
+            "persisted subagent descriptor toolFilter must declare allow and/or deny".into(),
+        );
     }
     Ok(())
 }
@@ -100,9 +113,16 @@ pub fn parse(data: &Value, dialect: Dialect) -> Result<Option<Identity>, String>
         Some("external") if dialect == Dialect::Seed001 => Mode::External,
         Some(other) if dialect == Dialect::Seed001 => {
             // An unknown mode is still an identity: the row reads `unsupported`.
-            return Ok(Some(Identity { mode: Mode::Unknown(other.to_string()), label: None }));
+            return Ok(Some(Identity {
+                mode: Mode::Unknown(other.to_string()),
+                label: None,
+            }));
         }
-        _ => return Err("persisted subagent descriptor mode must be \"one-shot\" or \"continuable\"".into()),
+        _ => {
+            return Err(
+                "persisted subagent descriptor mode must be \"one-shot\" or \"continuable\"".into(),
+            );
+        }
     };
     let mut extra: Vec<&str> = Vec::new();
     if mode != Mode::OneShot {
@@ -124,7 +144,12 @@ pub fn parse(data: &Value, dialect: Dialect) -> Result<Option<Identity>, String>
         }
     };
     if mode != Mode::OneShot {
-        for key in ["agentProvider", "agentModel", "persona", "agentReasoningEffort"] {
+        for key in [
+            "agentProvider",
+            "agentModel",
+            "persona",
+            "agentReasoningEffort",
+        ] {
             optional_string(map, key)?;
         }
         if let Some(tf) = map.get("toolFilter") {
@@ -154,15 +179,24 @@ mod tests {
     #[test]
     fn rc8_rules() {
         let ok = json!({"version":2,"mode":"continuable","provider":"spawn","label":"x"});
-        assert_eq!(parse(&ok, Dialect::Rc8).unwrap().unwrap().label.as_deref(), Some("x"));
+        assert_eq!(
+            parse(&ok, Dialect::Rc8).unwrap().unwrap().label.as_deref(),
+            Some("x")
+        );
         let unknown_key = json!({"version":2,"mode":"one-shot","provider":"spawn","persona":"p"});
         assert!(parse(&unknown_key, Dialect::Rc8).is_err());
         let v3 = json!({"version":3,"mode":"external","provider":"codex","label":"e"});
         assert!(parse(&v3, Dialect::Rc8).unwrap().is_none());
-        assert_eq!(parse(&v3, Dialect::Seed001).unwrap().unwrap().mode, Mode::External);
+        assert_eq!(
+            parse(&v3, Dialect::Seed001).unwrap().unwrap().mode,
+            Mode::External
+        );
         let no_label = json!({"version":2,"mode":"continuable","provider":"spawn"});
         assert!(parse(&no_label, Dialect::Rc8).is_err());
         let swarm = json!({"version":3,"mode":"swarm","provider":"spawn"});
-        assert!(matches!(parse(&swarm, Dialect::Seed001).unwrap().unwrap().mode, Mode::Unknown(_)));
+        assert!(matches!(
+            parse(&swarm, Dialect::Seed001).unwrap().unwrap().mode,
+            Mode::Unknown(_)
+        ));
     }
 }

@@ -32,13 +32,22 @@ pub struct Error {
 
 impl Error {
     pub fn tool(message: impl Into<String>) -> Self {
-        Error { kind: ErrorKind::Tool, message: message.into() }
+        Error {
+            kind: ErrorKind::Tool,
+            message: message.into(),
+        }
     }
     pub fn usage(message: impl Into<String>) -> Self {
-        Error { kind: ErrorKind::Usage, message: message.into() }
+        Error {
+            kind: ErrorKind::Usage,
+            message: message.into(),
+        }
     }
     pub fn store(message: impl Into<String>) -> Self {
-        Error { kind: ErrorKind::Store, message: message.into() }
+        Error {
+            kind: ErrorKind::Store,
+            message: message.into(),
+        }
     }
     /// An I/O failure on `path`, phrased the way every store error names its file.
     pub fn io(path: &std::path::Path, err: &std::io::Error) -> Self {

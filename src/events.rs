@@ -7,17 +7,54 @@ use serde_json::{Map, Value};
 
 /// The rc.8 event vocabulary (`KNOWN_SESSION_EVENT_TYPES`).
 pub const KNOWN_EVENT_TYPES: &[&str] = &[
-    "agent-preset/selected", "agent/inbox/spliced", "approval/asked", "approval/decided",
-    "approval/policy", "assistant/chunk", "assistant/message", "command/done", "command/run",
-    "compaction/end", "compaction/prune", "compaction/start", "compaction/summary",
-    "feedback/record", "goal/change", "hook/invoked", "hook/result", "llm/retry",
-    "llm/retry-started", "permission/preset", "plan/mode", "request/context", "request/header",
-    "sandbox/mode", "schedule/change", "session/end-seed", "session/title",
-    "session/title-llm-request", "step/end", "step/start", "subagent/descriptor", "team/member",
-    "team/message/delivered", "team/message/queued", "team/task", "todo/write",
-    "tool-workflow/agent-end", "tool-workflow/agent-start", "tool-workflow/run-end",
-    "tool-workflow/run-start", "tool/call", "tool/code-dispatch", "tool/code-dispatch-start",
-    "tool/result", "turn/end", "turn/start", "user/message", "web/deepseek-search-llm-request",
+    "agent-preset/selected",
+    "agent/inbox/spliced",
+    "approval/asked",
+    "approval/decided",
+    "approval/policy",
+    "assistant/chunk",
+    "assistant/message",
+    "command/done",
+    "command/run",
+    "compaction/end",
+    "compaction/prune",
+    "compaction/start",
+    "compaction/summary",
+    "feedback/record",
+    "goal/change",
+    "hook/invoked",
+    "hook/result",
+    "llm/retry",
+    "llm/retry-started",
+    "permission/preset",
+    "plan/mode",
+    "request/context",
+    "request/header",
+    "sandbox/mode",
+    "schedule/change",
+    "session/end-seed",
+    "session/title",
+    "session/title-llm-request",
+    "step/end",
+    "step/start",
+    "subagent/descriptor",
+    "team/member",
+    "team/message/delivered",
+    "team/message/queued",
+    "team/task",
+    "todo/write",
+    "tool-workflow/agent-end",
+    "tool-workflow/agent-start",
+    "tool-workflow/run-end",
+    "tool-workflow/run-start",
+    "tool/call",
+    "tool/code-dispatch",
+    "tool/code-dispatch-start",
+    "tool/result",
+    "turn/end",
+    "turn/start",
+    "user/message",
+    "web/deepseek-search-llm-request",
 ];
 
 /// A decoded event: what the scanner and the folds need of it.
@@ -47,7 +84,8 @@ fn has_exact_keys(map: &Map<String, Value>, keys: &[&str]) -> bool {
 }
 
 fn has_only_keys(map: &Map<String, Value>, required: &[&str], optional: &[&str]) -> bool {
-    map.keys().all(|k| required.contains(&k.as_str()) || optional.contains(&k.as_str()))
+    map.keys()
+        .all(|k| required.contains(&k.as_str()) || optional.contains(&k.as_str()))
         && required.iter().all(|k| map.contains_key(*k))
 }
 
@@ -63,17 +101,29 @@ pub fn decode_storage_record(value: Value) -> Result<Vec<Value>, String> {
     }
     let tag = tag.to_string();
     let malformed = |why: &str| format!("malformed {tag} storage row: {why}");
-    let Value::Object(row) = value else { unreachable!("tag read from an object") };
+    let Value::Object(row) = value else {
+        unreachable!("tag read from an object")
+    };
     if !has_exact_keys(&row, &["type", "seq0", "time0", "data"]) {
-        return Err(malformed("envelope must be exactly {type, seq0, time0, data}"));
+        return Err(malformed(
+            "envelope must be exactly {type, seq0, time0, data}",
+        ));
     }
-    let seq0 = safe_int(row.get("seq0")).filter(|s| *s >= 0).ok_or_else(|| malformed("seq0 must be a non-negative safe integer"))?;
-    let time0 = safe_int(row.get("time0")).ok_or_else(|| malformed("time0 must be a safe integer"))?;
-    let Some(Value::Object(data)) = row.get("data") else { return Err(malformed("data must be an object")) };
+    let seq0 = safe_int(row.get("seq0"))
+        .filter(|s| *s >= 0)
+        .ok_or_else(|| malformed("seq0 must be a non-negative safe integer"))?;
+    let time0 =
+        safe_int(row.get("time0")).ok_or_else(|| malformed("time0 must be a safe integer"))?;
+    let Some(Value::Object(data)) = row.get("data") else {
+        return Err(malformed("data must be an object"));
+    };
     let payload_key = if tag == "tool-call-chunks" {
-        let with_name = has_exact_keys(data, &["turn", "step", "index", "id", "name", "dt", "args"]);
+        let with_name =
+            has_exact_keys(data, &["turn", "step", "index", "id", "name", "dt", "args"]);
         if !with_name && !has_exact_keys(data, &["turn", "step", "index", "id", "dt", "args"]) {
-            return Err(malformed("data must be exactly {turn, step, index, id, name?, dt, args}"));
+            return Err(malformed(
+                "data must be exactly {turn, step, index, id, name?, dt, args}",
+            ));
         }
         if !data["id"].is_string() || (with_name && !data["name"].is_string()) {
             return Err(malformed("id (and name when present) must be strings"));
@@ -81,7 +131,9 @@ pub fn decode_storage_record(value: Value) -> Result<Vec<Value>, String> {
         "args"
     } else {
         if !has_exact_keys(data, &["turn", "step", "index", "dt", "texts"]) {
-            return Err(malformed("data must be exactly {turn, step, index, dt, texts}"));
+            return Err(malformed(
+                "data must be exactly {turn, step, index, dt, texts}",
+            ));
         }
         "texts"
     };
@@ -93,7 +145,11 @@ pub fn decode_storage_record(value: Value) -> Result<Vec<Value>, String> {
         _ => return Err(malformed("payload must be a non-empty string array")),
     };
     let dt: Vec<i64> = match data.get("dt") {
-        Some(Value::Array(a)) => a.iter().map(|g| safe_int(Some(g))).collect::<Option<_>>().ok_or_else(|| malformed("dt must be an array of safe integers"))?,
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|g| safe_int(Some(g)))
+            .collect::<Option<_>>()
+            .ok_or_else(|| malformed("dt must be an array of safe integers"))?,
         _ => return Err(malformed("dt must be an array of safe integers")),
     };
     if dt.len() != members.len() - 1 {
@@ -114,7 +170,11 @@ pub fn decode_storage_record(value: Value) -> Result<Vec<Value>, String> {
         let mut chunk = Map::new();
         match tag.as_str() {
             "text-chunks" | "reasoning-chunks" => {
-                let kind = if tag == "text-chunks" { "text-delta" } else { "reasoning-delta" };
+                let kind = if tag == "text-chunks" {
+                    "text-delta"
+                } else {
+                    "reasoning-delta"
+                };
                 chunk.insert("type".into(), kind.into());
                 chunk.insert("index".into(), data["index"].clone());
                 chunk.insert("text".into(), member.clone());
@@ -140,24 +200,40 @@ pub fn decode_storage_record(value: Value) -> Result<Vec<Value>, String> {
 }
 
 fn has_provider_model(v: Option<&Value>) -> bool {
-    let nonempty = |k: &str| v.and_then(|v| v.get(k)).and_then(Value::as_str).is_some_and(|s| !s.is_empty());
+    let nonempty = |k: &str| {
+        v.and_then(|v| v.get(k))
+            .and_then(Value::as_str)
+            .is_some_and(|s| !s.is_empty())
+    };
     nonempty("provider") && nonempty("model")
 }
 
 /// Validate one committed event as rc.8's restore path does. `index` is its seq.
 pub fn validate_event(value: &Value, index: usize) -> Result<(), String> {
     let envelope_err = || format!("seed event at index {index} has an invalid event envelope");
-    let Value::Object(ev) = value else { return Err(envelope_err()) };
+    let Value::Object(ev) = value else {
+        return Err(envelope_err());
+    };
     for key in ev.keys() {
-        if !matches!(key.as_str(), "type" | "seq" | "time" | "data" | "surfaceOp" | "sourceEventSeqs" | "ignorable") {
+        if !matches!(
+            key.as_str(),
+            "type" | "seq" | "time" | "data" | "surfaceOp" | "sourceEventSeqs" | "ignorable"
+        ) {
             return Err(envelope_err());
         }
     }
-    let Some(ty) = ev.get("type").and_then(Value::as_str) else { return Err(envelope_err()) };
+    let Some(ty) = ev.get("type").and_then(Value::as_str) else {
+        return Err(envelope_err());
+    };
     if ty == "request/header-delta" {
-        return Err(format!("seed event at index {index} uses unsupported legacy request/header-delta format"));
+        return Err(format!(
+            "seed event at index {index} uses unsupported legacy request/header-delta format"
+        ));
     }
-    if safe_int(ev.get("seq")).is_none_or(|s| s < 0) || safe_int(ev.get("time")).is_none() || !ev.contains_key("data") {
+    if safe_int(ev.get("seq")).is_none_or(|s| s < 0)
+        || safe_int(ev.get("time")).is_none()
+        || !ev.contains_key("data")
+    {
         return Err(envelope_err());
     }
     let ignorable = match ev.get("ignorable") {
@@ -167,16 +243,22 @@ pub fn validate_event(value: &Value, index: usize) -> Result<(), String> {
     };
     let surface = matches!(ty, "user/message" | "assistant/message" | "tool/result");
     if !surface && (ev.contains_key("surfaceOp") || ev.contains_key("sourceEventSeqs")) {
-        return Err(format!("session event at seq {index} carries surface metadata on a non-surface type"));
+        return Err(format!(
+            "session event at seq {index} carries surface metadata on a non-surface type"
+        ));
     }
     let data = &ev["data"];
     match ty {
         "request/header" => {
             if data.get("reason").and_then(Value::as_str) == Some("fallback") {
-                return Err(format!("seed event at index {index} uses unsupported legacy request/header reason \"fallback\""));
+                return Err(format!(
+                    "seed event at index {index} uses unsupported legacy request/header reason \"fallback\""
+                ));
             }
             if !has_provider_model(data.get("header").and_then(|h| h.get("config"))) {
-                return Err(format!("seed request/header at index {index} lacks provider/model"));
+                return Err(format!(
+                    "seed request/header at index {index} lacks provider/model"
+                ));
             }
         }
         "turn/start" => check_legacy_turn_start(data, index)?,
@@ -188,30 +270,50 @@ pub fn validate_event(value: &Value, index: usize) -> Result<(), String> {
         check_message_shape(ty, data, index)?;
     }
     if !ignorable && !KNOWN_EVENT_TYPES.contains(&ty) {
-        return Err(format!("event type \"{ty}\" (seq {index}) unknown to this harness and not marked ignorable"));
+        return Err(format!(
+            "event type \"{ty}\" (seq {index}) unknown to this harness and not marked ignorable"
+        ));
     }
     Ok(())
 }
 
 fn check_legacy_turn_start(data: &Value, index: usize) -> Result<(), String> {
-    let Value::Object(d) = data else { return Ok(()) };
+    let Value::Object(d) = data else {
+        return Ok(());
+    };
     if !d.contains_key("trigger") {
         return Ok(());
     }
     let ok = safe_int(d.get("turn")).is_some_and(|t| t >= 1)
         && has_only_keys(d, &["turn", "trigger"], &[])
-        && d["trigger"].get("kind").and_then(Value::as_str).is_some_and(|k| !k.is_empty());
-    if ok { Ok(()) } else { Err(format!("malformed pre-react-loop turn/start at seq {index}")) }
+        && d["trigger"]
+            .get("kind")
+            .and_then(Value::as_str)
+            .is_some_and(|k| !k.is_empty());
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "malformed pre-react-loop turn/start at seq {index}"
+        ))
+    }
 }
 
 fn check_legacy_turn_end(data: &Value, index: usize) -> Result<(), String> {
-    let Value::Object(d) = data else { return Ok(()) };
+    let Value::Object(d) = data else {
+        return Ok(());
+    };
     let bad = || Err(format!("malformed pre-react-loop turn/end at seq {index}"));
-    let Some(Value::Object(reason)) = d.get("reason") else { return bad() };
-    if safe_int(d.get("turn")).is_none_or(|t| t < 1) || !has_only_keys(d, &["turn", "reason"], &[]) {
+    let Some(Value::Object(reason)) = d.get("reason") else {
+        return bad();
+    };
+    if safe_int(d.get("turn")).is_none_or(|t| t < 1) || !has_only_keys(d, &["turn", "reason"], &[])
+    {
         return bad();
     }
-    let Some(kind) = reason.get("kind").and_then(Value::as_str) else { return bad() };
+    let Some(kind) = reason.get("kind").and_then(Value::as_str) else {
+        return bad();
+    };
     let only_kind = has_only_keys(reason, &["kind"], &[]);
     let ok = match kind {
         "completed" | "blocked" | "max-tokens" | "interrupted" | "disposed" => only_kind,
@@ -228,10 +330,17 @@ fn check_legacy_turn_end(data: &Value, index: usize) -> Result<(), String> {
 }
 
 fn check_legacy_steering(data: &Value, index: usize) -> Result<(), String> {
-    let bad = || Err(format!("malformed pre-react-loop steering/message at seq {index}"));
+    let bad = || {
+        Err(format!(
+            "malformed pre-react-loop steering/message at seq {index}"
+        ))
+    };
     let Value::Object(d) = data else { return bad() };
     let turn_ok = safe_int(d.get("turn")).is_some();
-    if turn_ok && d.get("message").is_some_and(Value::is_object) && has_only_keys(d, &["turn", "message"], &[]) {
+    if turn_ok
+        && d.get("message").is_some_and(Value::is_object)
+        && has_only_keys(d, &["turn", "message"], &[])
+    {
         return check_message_shape("user/message", &d["message"], index);
     }
     if !turn_ok || !has_only_keys(d, &["turn", "content", "source"], &[]) {
@@ -252,7 +361,11 @@ fn check_message_shape(ty: &str, data: &Value, index: usize) -> Result<(), Strin
     let message: Option<&Value> = match ty {
         "user/message" => {
             let is_legacy = data.as_object().is_some_and(|d| {
-                !d.contains_key("id") && !d.contains_key("role") && !d.contains_key("message") && d.contains_key("content") && d.contains_key("source")
+                !d.contains_key("id")
+                    && !d.contains_key("role")
+                    && !d.contains_key("message")
+                    && d.contains_key("content")
+                    && d.contains_key("source")
             });
             if is_legacy {
                 let mut d = data.as_object().cloned().unwrap_or_default();
@@ -266,13 +379,20 @@ fn check_message_shape(ty: &str, data: &Value, index: usize) -> Result<(), Strin
                 None
             }
         }
-        "assistant/message" if legacy && data.get("content").is_some() && data.get("provenance").is_some() => {
+        "assistant/message"
+            if legacy && data.get("content").is_some() && data.get("provenance").is_some() =>
+        {
             let mut source = data["provenance"].as_object().cloned().unwrap_or_default();
             source.insert("kind".into(), "model".into());
             upgraded = serde_json::json!({"id":"legacy","role":"assistant","content":data["content"],"source":source});
             Some(&upgraded)
         }
-        "tool/result" if legacy && data.get("callId").is_some() && data.get("content").is_some() && data.get("isError").is_some() => {
+        "tool/result"
+            if legacy
+                && data.get("callId").is_some()
+                && data.get("content").is_some()
+                && data.get("isError").is_some() =>
+        {
             upgraded = serde_json::json!({"id":"legacy","role":"user",
                 "content":[{"type":"tool-result","toolCallId":data["callId"],"content":data["content"],"isError":data["isError"]}],
                 "source":{"kind":"tool","callId":data["callId"]}});
@@ -280,11 +400,20 @@ fn check_message_shape(ty: &str, data: &Value, index: usize) -> Result<(), Strin
         }
         _ => data.get("message"),
     };
-    let Some(Value::Object(m)) = message else { return Err(format!("{subject} lacks an identified message")) };
-    if m.get("id").and_then(Value::as_str).is_none_or(str::is_empty) {
+    let Some(Value::Object(m)) = message else {
+        return Err(format!("{subject} lacks an identified message"));
+    };
+    if m.get("id")
+        .and_then(Value::as_str)
+        .is_none_or(str::is_empty)
+    {
         return Err(format!("{subject} lacks an identified message"));
     }
-    let role = if ty == "assistant/message" { "assistant" } else { "user" };
+    let role = if ty == "assistant/message" {
+        "assistant"
+    } else {
+        "user"
+    };
     if m.get("role").and_then(Value::as_str) != Some(role) {
         return Err(format!("{subject} message must have role \"{role}\""));
     }
@@ -293,9 +422,13 @@ fn check_message_shape(ty: &str, data: &Value, index: usize) -> Result<(), Strin
     if !source.is_some_and(Value::is_object) || kind.is_none_or(str::is_empty) {
         return Err(format!("{subject} message has invalid source"));
     }
-    let Some(Value::Array(content)) = m.get("content") else { return Err(format!("{subject} message has invalid content")) };
+    let Some(Value::Array(content)) = m.get("content") else {
+        return Err(format!("{subject} message has invalid content"));
+    };
     match ty {
-        "assistant/message" if kind != Some("model") || !has_provider_model(source) => Err(format!("{subject} message must have model source")),
+        "assistant/message" if kind != Some("model") || !has_provider_model(source) => {
+            Err(format!("{subject} message must have model source"))
+        }
         "tool/result" => {
             let call_id = source.and_then(|s| s.get("callId")).and_then(Value::as_str);
             if kind != Some("tool") || call_id.is_none_or(str::is_empty) {
@@ -304,11 +437,19 @@ fn check_message_shape(ty: &str, data: &Value, index: usize) -> Result<(), Strin
             let block = content.first();
             let one = content.len() == 1
                 && block.and_then(|b| b.get("type")).and_then(Value::as_str) == Some("tool-result")
-                && block.and_then(|b| b.get("content")).is_some_and(Value::is_array);
+                && block
+                    .and_then(|b| b.get("content"))
+                    .is_some_and(Value::is_array);
             if !one {
-                return Err(format!("{subject} message must contain one tool-result block"));
+                return Err(format!(
+                    "{subject} message must contain one tool-result block"
+                ));
             }
-            if block.and_then(|b| b.get("toolCallId")).and_then(Value::as_str) != call_id {
+            if block
+                .and_then(|b| b.get("toolCallId"))
+                .and_then(Value::as_str)
+                != call_id
+            {
                 return Err(format!("{subject} message has mismatched tool call ids"));
             }
             Ok(())
@@ -335,10 +476,30 @@ mod tests {
 
     #[test]
     fn envelope_rules() {
-        assert!(validate_event(&json!({"type":"turn/start","seq":0,"time":1,"data":{"turn":1}}), 0).is_ok());
-        assert!(validate_event(&json!({"type":"turn/start","seq":0,"time":1,"data":{"turn":1},"extra":1}), 0).is_err());
-        assert!(validate_event(&json!({"type":"x/unknown","seq":0,"time":1,"data":null}), 0).is_err());
-        assert!(validate_event(&json!({"type":"x/unknown","seq":0,"time":1,"data":null,"ignorable":true}), 0).is_ok());
+        assert!(
+            validate_event(
+                &json!({"type":"turn/start","seq":0,"time":1,"data":{"turn":1}}),
+                0
+            )
+            .is_ok()
+        );
+        assert!(
+            validate_event(
+                &json!({"type":"turn/start","seq":0,"time":1,"data":{"turn":1},"extra":1}),
+                0
+            )
+            .is_err()
+        );
+        assert!(
+            validate_event(&json!({"type":"x/unknown","seq":0,"time":1,"data":null}), 0).is_err()
+        );
+        assert!(
+            validate_event(
+                &json!({"type":"x/unknown","seq":0,"time":1,"data":null,"ignorable":true}),
+                0
+            )
+            .is_ok()
+        );
         assert!(validate_event(&json!({"type":"user/message","seq":0,"time":1,"data":{"content":[],"source":{"kind":"user"},"role":"user","id":""}}), 0).is_err());
     }
 }

@@ -35,7 +35,10 @@ impl Header {
     }
     /// `seedLength` when it is a usable count.
     pub fn seed_len(&self) -> u64 {
-        self.seed_length.as_ref().and_then(Value::as_u64).unwrap_or(0)
+        self.seed_length
+            .as_ref()
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
     }
     /// A valid agent name per DESIGN §3, or `None` (an invalid name is as absent).
     pub fn valid_name(&self) -> Option<&str> {
@@ -47,13 +50,15 @@ impl Header {
 pub fn is_valid_name(name: &str) -> bool {
     (1..=64).contains(&name.len())
         && name != "lead"
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
 }
 
 /// Outcome of reading a first line during listing.
 #[derive(Debug)]
 pub enum HeaderParse {
-    Valid(Header),
+    Valid(Box<Header>),
     /// Not JSON or not header-shaped: DSH silently skips the session.
     NotHeader(&'static str),
     /// The retired policy fields: DSH aborts the whole listing.
@@ -73,7 +78,11 @@ fn safe_nonneg_int(v: Option<&Value>) -> Option<i64> {
         return (u as i128 <= MAX_SAFE_INTEGER as i128).then_some(u as i64);
     }
     let f = v.as_f64()?;
-    if f.fract() == 0.0 && f >= 0.0 && f <= MAX_SAFE_INTEGER as f64 && !(f == 0.0 && f.is_sign_negative()) {
+    if f.fract() == 0.0
+        && f >= 0.0
+        && f <= MAX_SAFE_INTEGER as f64
+        && !(f == 0.0 && f.is_sign_negative())
+    {
         return Some(f as i64);
     }
     None
@@ -99,9 +108,15 @@ fn parse_header_object(map: Map<String, Value>) -> HeaderParse {
         Some(v @ Value::Number(_)) => v.clone(),
         _ => return NOT,
     };
-    let Some(id) = map.get("id").and_then(Value::as_str) else { return NOT };
-    let Some(created_at) = safe_nonneg_int(map.get("createdAt")) else { return NOT };
-    let Some(delegation_depth) = safe_nonneg_int(map.get("delegationDepth")) else { return NOT };
+    let Some(id) = map.get("id").and_then(Value::as_str) else {
+        return NOT;
+    };
+    let Some(created_at) = safe_nonneg_int(map.get("createdAt")) else {
+        return NOT;
+    };
+    let Some(delegation_depth) = safe_nonneg_int(map.get("delegationDepth")) else {
+        return NOT;
+    };
     let origin_subagent = match map.get("origin") {
         None => false,
         Some(Value::String(s)) if s == "subagent" => true,
@@ -116,7 +131,7 @@ fn parse_header_object(map: Map<String, Value>) -> HeaderParse {
         return HeaderParse::Retired;
     }
     // JSON `null` is "present" to `!== undefined` checks, so keep it.
-    HeaderParse::Valid(Header {
+    HeaderParse::Valid(Box::new(Header {
         version,
         id: id.to_string(),
         created_at,
@@ -127,7 +142,7 @@ fn parse_header_object(map: Map<String, Value>) -> HeaderParse {
         delegation_depth,
         agent_preset,
         name: map.get("name").and_then(Value::as_str).map(str::to_string),
-    })
+    }))
 }
 
 /// DSH's restore-time header validation; `Err` makes the log unreadable.
@@ -141,14 +156,18 @@ pub fn validate_for_restore(h: &Header) -> Result<(), String> {
     if let Some(cwd) = &h.cwd {
         match cwd.as_str() {
             Some(s) if s.starts_with('/') => {}
-            Some(s) => return Err(format!("session header cwd must be an absolute path, got \"{s}\"")),
+            Some(s) => {
+                return Err(format!(
+                    "session header cwd must be an absolute path, got \"{s}\""
+                ));
+            }
             None => return Err("session header cwd must be a string".into()),
         }
     }
-    if let Some(p) = &h.parent_session {
-        if !p.is_string() {
-            return Err("session header parentSession must be a string".into());
-        }
+    if let Some(p) = &h.parent_session
+        && !p.is_string()
+    {
+        return Err("session header parentSession must be a string".into());
     }
     if h.seed_length.is_some() && safe_nonneg_int(h.seed_length.as_ref()).is_none() {
         return Err("session header seedLength must be a non-negative safe integer".into());
@@ -164,14 +183,24 @@ mod tests {
     fn shape_check_follows_dsh() {
         let ok = r#"{"type":"session","version":0,"id":"a","createdAt":1,"delegationDepth":0}"#;
         assert!(matches!(parse_header_line(ok), HeaderParse::Valid(_)));
-        let neg_zero = r#"{"type":"session","version":0,"id":"a","createdAt":-0,"delegationDepth":0}"#;
-        assert!(matches!(parse_header_line(neg_zero), HeaderParse::NotHeader(_)));
+        let neg_zero =
+            r#"{"type":"session","version":0,"id":"a","createdAt":-0,"delegationDepth":0}"#;
+        assert!(matches!(
+            parse_header_line(neg_zero),
+            HeaderParse::NotHeader(_)
+        ));
         let no_depth = r#"{"type":"session","version":0,"id":"a","createdAt":1}"#;
-        assert!(matches!(parse_header_line(no_depth), HeaderParse::NotHeader(_)));
+        assert!(matches!(
+            parse_header_line(no_depth),
+            HeaderParse::NotHeader(_)
+        ));
         let retired = r#"{"type":"session","version":0,"id":"a","createdAt":1,"delegationDepth":0,"sandboxMode":"x"}"#;
         assert!(matches!(parse_header_line(retired), HeaderParse::Retired));
-        let foreign = r#"{"type":"session","version":4,"id":"a","createdAt":1,"delegationDepth":0}"#;
-        let HeaderParse::Valid(h) = parse_header_line(foreign) else { panic!() };
+        let foreign =
+            r#"{"type":"session","version":4,"id":"a","createdAt":1,"delegationDepth":0}"#;
+        let HeaderParse::Valid(h) = parse_header_line(foreign) else {
+            panic!()
+        };
         assert!(validate_for_restore(&h).is_err());
     }
 

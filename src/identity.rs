@@ -12,10 +12,15 @@ pub fn identity_text(store: &Store, caller: usize) -> Result<String> {
     let corpus = Corpus::new(store);
     let root = corpus.root_of(caller)?;
     if caller == root {
-        return Ok(format!("Subagent identity\nYou are the root agent. Your name is \"lead\".\n{GUIDANCE}"));
+        return Ok(format!(
+            "Subagent identity\nYou are the root agent. Your name is \"lead\".\n{GUIDANCE}"
+        ));
     }
     let header = &store.sessions[caller].header;
-    let parent = header.parent().and_then(|p| store.index_of(p)).unwrap_or(root);
+    let parent = header
+        .parent()
+        .and_then(|p| store.index_of(p))
+        .unwrap_or(root);
     Ok(format!(
         "Subagent identity\nYou are a subagent delegated by agent \"{}\".\nYour name is \"{}\".\nThe root agent of your collaboration tree is \"lead\".\n{GUIDANCE}",
         corpus.v2_name(root, parent),

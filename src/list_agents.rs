@@ -28,12 +28,17 @@ impl Scope {
 /// unknown keys are ignored.
 pub fn scope_from_args(args: &Value) -> Result<Scope> {
     let Value::Object(map) = args else {
-        return Err(Error::tool("invalid arguments: \"arguments\" must be an object"));
+        return Err(Error::tool(
+            "invalid arguments: \"arguments\" must be an object",
+        ));
     };
     match map.get("scope") {
         None => Ok(Scope::Children),
-        Some(Value::String(s)) => Scope::parse(s)
-            .ok_or_else(|| Error::tool("invalid arguments: \"scope\" must be one of [\"children\",\"descendants\"]")),
+        Some(Value::String(s)) => Scope::parse(s).ok_or_else(|| {
+            Error::tool(
+                "invalid arguments: \"scope\" must be one of [\"children\",\"descendants\"]",
+            )
+        }),
         Some(_) => Err(Error::tool("invalid arguments: \"scope\" must be a string")),
     }
 }
@@ -57,10 +62,10 @@ pub fn list_v1(store: &Store, caller: &str, scope: Scope) -> Vec<V1Entry> {
         .filter_map(|p| {
             let row = resolve_v1(store, p.index)?;
             // One-shot children cannot be continued; the tool drops them.
-            if let V1Row::Child { mode, .. } = &row {
-                if *mode != Mode::Continuable {
-                    return None;
-                }
+            if let V1Row::Child { mode, .. } = &row
+                && *mode != Mode::Continuable
+            {
+                return None;
             }
             let at = (scope == Scope::Descendants).then_some((p.parent, p.depth));
             Some(V1Entry { row, at })
@@ -75,9 +80,14 @@ pub fn render_v1(entries: &[V1Entry]) -> String {
     entries
         .iter()
         .map(|e| {
-            let at = e.at.as_ref().map(|(p, d)| format!(" parent={p} depth={d}")).unwrap_or_default();
+            let at =
+                e.at.as_ref()
+                    .map(|(p, d)| format!(" parent={p} depth={d}"))
+                    .unwrap_or_default();
             match &e.row {
-                V1Row::Child { id, label, status, .. } => {
+                V1Row::Child {
+                    id, label, status, ..
+                } => {
                     format!("{id} [{status}]{at} — {}", label.as_deref().unwrap_or(""))
                 }
                 V1Row::Diagnostic { id, reason } => format!("{id} [diagnostic: {reason}]{at}"),

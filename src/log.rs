@@ -37,7 +37,11 @@ pub enum HeaderError {
 
 fn sniff(file: &mut BufReader<File>) -> io::Result<Encoding> {
     let head = file.fill_buf()?;
-    Ok(if head.len() >= 4 && head[..4] == ZSTD_MAGIC { Encoding::Zstd } else { Encoding::Raw })
+    Ok(if head.len() >= 4 && head[..4] == ZSTD_MAGIC {
+        Encoding::Zstd
+    } else {
+        Encoding::Raw
+    })
 }
 
 /// Read just the header record (DSH `readFirstLine` / `readFirstZstdLine`).
@@ -48,7 +52,9 @@ pub fn read_first_line(path: &Path) -> Result<(Encoding, FirstLine), HeaderError
     let line = match encoding {
         Encoding::Raw => {
             let mut line = Vec::new();
-            reader.read_until(b'\n', &mut line).map_err(HeaderError::Io)?;
+            reader
+                .read_until(b'\n', &mut line)
+                .map_err(HeaderError::Io)?;
             if line.last() != Some(&b'\n') {
                 return Ok((encoding, FirstLine::Missing));
             }
@@ -64,19 +70,26 @@ pub fn read_first_line(path: &Path) -> Result<(Encoding, FirstLine), HeaderError
                 Err(FrameError::Corrupt(m)) => return Err(HeaderError::Corrupt(m)),
             };
             let mut plain = zstd_frames::decode_frame(&frame).map_err(|_| {
-                HeaderError::Corrupt("corrupt Zstandard session log: header frame failed validation".into())
+                HeaderError::Corrupt(
+                    "corrupt Zstandard session log: header frame failed validation".into(),
+                )
             })?;
             check_header_frame(&plain).map_err(HeaderError::Corrupt)?;
             plain.pop();
             plain
         }
     };
-    Ok((encoding, FirstLine::Parsed(parse_header_line(&String::from_utf8_lossy(&line)))))
+    Ok((
+        encoding,
+        FirstLine::Parsed(parse_header_line(&String::from_utf8_lossy(&line))),
+    ))
 }
 
 fn check_header_frame(plain: &[u8]) -> Result<(), String> {
     if plain.is_empty() || plain.iter().position(|b| *b == b'\n') != Some(plain.len() - 1) {
-        return Err("corrupt Zstandard session log: first frame is not exactly one header line".into());
+        return Err(
+            "corrupt Zstandard session log: first frame is not exactly one header line".into(),
+        );
     }
     Ok(())
 }
@@ -113,7 +126,7 @@ fn parse_header_record(record: &[u8]) -> Result<Header, String> {
     match parse_header_line(&String::from_utf8_lossy(record)) {
         HeaderParse::Valid(h) => {
             validate_for_restore(&h)?;
-            Ok(h)
+            Ok(*h)
         }
         HeaderParse::NotHeader(why) => Err(format!("corrupt session log: {why}")),
         HeaderParse::Retired => Err("session header uses retired policy baseline fields".into()),
@@ -122,7 +135,9 @@ fn parse_header_record(record: &[u8]) -> Result<Header, String> {
 
 fn inspect_raw(mut reader: BufReader<File>) -> Result<Inspection, String> {
     let mut line = Vec::new();
-    reader.read_until(b'\n', &mut line).map_err(|e| e.to_string())?;
+    reader
+        .read_until(b'\n', &mut line)
+        .map_err(|e| e.to_string())?;
     if line.last() != Some(&b'\n') {
         return Err("empty or header-less session log".into());
     }
@@ -130,7 +145,9 @@ fn inspect_raw(mut reader: BufReader<File>) -> Result<Inspection, String> {
     let mut scanner = Scanner::new(header, Encoding::Raw, line.len() as u64);
     loop {
         line.clear();
-        let n = reader.read_until(b'\n', &mut line).map_err(|e| e.to_string())?;
+        let n = reader
+            .read_until(b'\n', &mut line)
+            .map_err(|e| e.to_string())?;
         if n == 0 || line.last() != Some(&b'\n') {
             // A final record without a newline is a torn tail.
             break;
@@ -150,8 +167,9 @@ fn inspect_zstd(reader: BufReader<File>) -> Result<Inspection, String> {
         Some(Frame::Complete(f)) => f,
         _ => return Err("empty or header-less Zstandard session log".into()),
     };
-    let plain = zstd_frames::decode_frame(&first)
-        .map_err(|_| "corrupt Zstandard session log: frame at byte 0 failed validation".to_string())?;
+    let plain = zstd_frames::decode_frame(&first).map_err(|_| {
+        "corrupt Zstandard session log: frame at byte 0 failed validation".to_string()
+    })?;
     check_header_frame(&plain)?;
     let header = parse_header_record(&plain[..plain.len() - 1])?;
     let mut scanner = Scanner::new(header, Encoding::Zstd, plain.len() as u64);
@@ -160,8 +178,11 @@ fn inspect_zstd(reader: BufReader<File>) -> Result<Inspection, String> {
     loop {
         match frames.next_frame().map_err(frame_err)? {
             Some(Frame::Complete(f)) => {
-                let plain = zstd_frames::decode_frame(&f)
-                    .map_err(|_| format!("corrupt Zstandard session log: frame at byte {offset} failed validation"))?;
+                let plain = zstd_frames::decode_frame(&f).map_err(|_| {
+                    format!(
+                        "corrupt Zstandard session log: frame at byte {offset} failed validation"
+                    )
+                })?;
                 offset += f.len() as u64;
                 scanner.write(&mut fragment, &plain)?;
             }
@@ -183,7 +204,9 @@ fn inspect_zstd(reader: BufReader<File>) -> Result<Inspection, String> {
 /// In zstd mode only the torn final frame may hold a partial record.
 fn check_complete(scanner: &Scanner, fragment: &[u8]) -> Result<(), String> {
     if scanner.issue.is_some() || !fragment.is_empty() {
-        return Err("corrupt Zstandard session log: complete frame contains a torn JSONL record".into());
+        return Err(
+            "corrupt Zstandard session log: complete frame contains a torn JSONL record".into(),
+        );
     }
     Ok(())
 }
@@ -246,15 +269,23 @@ impl Scanner {
             .and_then(|v| decode_storage_record(v).map_err(|_| ()));
         let Ok(decoded) = parsed else {
             if self.issue.is_none() {
-                self.issue = Some(format!("corrupt session log: unparsable committed event at line {}", self.line_no));
+                self.issue = Some(format!(
+                    "corrupt session log: unparsable committed event at line {}",
+                    self.line_no
+                ));
             }
             return Ok(());
         };
         // JavaScript throws reading `.type` of `null`; that aborts the read.
         if decoded.iter().any(Value::is_null) {
-            return Err(format!("corrupt session log: null record at line {}", self.line_no));
+            return Err(format!(
+                "corrupt session log: null record at line {}",
+                self.line_no
+            ));
         }
-        let ends_turn = decoded.iter().any(|e| e.get("type").and_then(Value::as_str) == Some("turn/end"));
+        let ends_turn = decoded
+            .iter()
+            .any(|e| e.get("type").and_then(Value::as_str) == Some("turn/end"));
         if let Some(issue) = &self.issue {
             if ends_turn {
                 return Err(issue.clone());
@@ -283,7 +314,8 @@ impl Scanner {
     }
 
     fn accept(&mut self, event: &Value) -> Result<(), String> {
-        validate_event(event, self.count as usize).map_err(|e| format!("session \"{}\": {e}", self.header.id))?;
+        validate_event(event, self.count as usize)
+            .map_err(|e| format!("session \"{}\": {e}", self.header.id))?;
         match event.get("type").and_then(Value::as_str) {
             Some("subagent/descriptor") => {
                 let data = &event["data"];

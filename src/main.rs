@@ -11,9 +11,13 @@ fn main() -> ExitCode {
     let mut stdout = std::io::stdout().lock();
     match result {
         Ok(output) => {
-            let written = match output {
-                Output::Text(text) => writeln!(stdout, "{text}"),
-                Output::Raw(text) => write!(stdout, "{text}"),
+            let (written, code) = match output {
+                Output::Text(text) => (writeln!(stdout, "{text}"), ExitCode::SUCCESS),
+                Output::Raw(text) => (write!(stdout, "{text}"), ExitCode::SUCCESS),
+                Output::Failed(text, kind) => (
+                    writeln!(stdout, "{text}"),
+                    ExitCode::from(kind.exit_code() as u8),
+                ),
             };
             // A closed stdout pipe is not an error (DESIGN §8).
             match written.and_then(|()| stdout.flush()) {
@@ -21,7 +25,7 @@ fn main() -> ExitCode {
                     eprintln!("Error: {e}");
                     ExitCode::from(3)
                 }
-                _ => ExitCode::SUCCESS,
+                _ => code,
             }
         }
         Err(err) => {

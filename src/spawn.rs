@@ -18,27 +18,40 @@ use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 pub fn now_ms() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
 }
 
 /// Create the session and return its id.
 pub fn spawn(store_root: &Path, args: &SpawnArgs) -> Result<String> {
     let store = Store::open(store_root)?;
-    let id = args.id.clone().unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    let id = args
+        .id
+        .clone()
+        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
     if encode_segment(&id).is_none() {
         return Err(Error::usage("--id: a session id cannot be empty"));
     }
     if store.get(&id).is_some() {
-        return Err(Error::usage(format!("--id: session \"{id}\" already exists")));
+        return Err(Error::usage(format!(
+            "--id: session \"{id}\" already exists"
+        )));
     }
-    if let Some(cwd) = &args.cwd {
-        if !cwd.starts_with('/') {
-            return Err(Error::usage(format!("--cwd: \"{cwd}\" is not an absolute path")));
-        }
+    if let Some(cwd) = &args.cwd
+        && !cwd.starts_with('/')
+    {
+        return Err(Error::usage(format!(
+            "--cwd: \"{cwd}\" is not an absolute path"
+        )));
     }
     let created_at = match args.created_at {
         Some(ms) if ms <= crate::header::MAX_SAFE_INTEGER as u64 => ms as i64,
-        Some(ms) => return Err(Error::usage(format!("--created-at: {ms} is not a safe integer"))),
+        Some(ms) => {
+            return Err(Error::usage(format!(
+                "--created-at: {ms} is not a safe integer"
+            )));
+        }
         None => now_ms(),
     };
     let mut header = Map::new();
@@ -49,7 +62,9 @@ pub fn spawn(store_root: &Path, args: &SpawnArgs) -> Result<String> {
     let events = match &args.parent {
         None => {
             if args.name.is_some() || args.label.is_some() {
-                return Err(Error::usage("--name and --label need --parent: a root is always \"lead\""));
+                return Err(Error::usage(
+                    "--name and --label need --parent: a root is always \"lead\"",
+                ));
             }
             if let Some(cwd) = &args.cwd {
                 header.insert("cwd".into(), json!(cwd));
@@ -58,7 +73,8 @@ pub fn spawn(store_root: &Path, args: &SpawnArgs) -> Result<String> {
             prompt_turn(args.prompt.as_deref(), created_at, 0, None)
         }
         Some(parent) => {
-            let parent = &store.sessions[resolve_session(&store, parent).map_err(|e| Error::usage(format!("--parent: {}", e.message)))?];
+            let parent = &store.sessions[resolve_session(&store, parent)
+                .map_err(|e| Error::usage(format!("--parent: {}", e.message)))?];
             if let Some(name) = &args.name {
                 if !is_valid_name(name) {
                     return Err(Error::usage(format!(
@@ -66,19 +82,31 @@ pub fn spawn(store_root: &Path, args: &SpawnArgs) -> Result<String> {
                     )));
                 }
                 let taken = store.sessions.iter().any(|s| {
-                    s.header.origin_subagent && s.header.parent() == Some(parent.header.id.as_str()) && s.header.valid_name() == Some(name)
+                    s.header.origin_subagent
+                        && s.header.parent() == Some(parent.header.id.as_str())
+                        && s.header.valid_name() == Some(name)
                 });
                 if taken {
-                    return Err(Error::usage(format!("--name: \"{name}\" is already used by a sibling under \"{}\"", parent.header.id)));
+                    return Err(Error::usage(format!(
+                        "--name: \"{name}\" is already used by a sibling under \"{}\"",
+                        parent.header.id
+                    )));
                 }
             }
-            let cwd = args.cwd.clone().map(Value::String).or_else(|| parent.header.cwd.clone());
+            let cwd = args
+                .cwd
+                .clone()
+                .map(Value::String)
+                .or_else(|| parent.header.cwd.clone());
             if let Some(cwd) = cwd {
                 header.insert("cwd".into(), cwd);
             }
             header.insert("parentSession".into(), json!(parent.header.id));
             header.insert("origin".into(), json!("subagent"));
-            header.insert("delegationDepth".into(), json!(parent.header.delegation_depth + 1));
+            header.insert(
+                "delegationDepth".into(),
+                json!(parent.header.delegation_depth + 1),
+            );
             if let Some(preset) = &parent.header.agent_preset {
                 header.insert("agentPreset".into(), json!(preset));
             }
@@ -94,7 +122,8 @@ pub fn spawn(store_root: &Path, args: &SpawnArgs) -> Result<String> {
     });
     let dir = expected_session_dir(&store.root, &id, header.get("cwd"))
         .ok_or_else(|| Error::usage("--cwd: the project directory cannot be derived"))?;
-    let header_line = serde_json::to_string(&Value::Object(header)).map_err(|e| Error::store(e.to_string()))?;
+    let header_line =
+        serde_json::to_string(&Value::Object(header)).map_err(|e| Error::store(e.to_string()))?;
     let lines: Vec<String> = events.iter().map(|e| e.to_string()).collect();
     let content = encode_log(suffix, &header_line, &lines)?;
     materialize(&store.root, &dir, &dir.join(suffix.file_name()), &content)?;
@@ -111,8 +140,12 @@ fn descriptor(args: &SpawnArgs) -> Value {
             }
             d
         }
-        SpawnMode::Continuable => json!({"version":2,"mode":"continuable","provider":args.provider,"label":label.unwrap_or_default()}),
-        SpawnMode::External => json!({"version":3,"mode":"external","provider":args.provider,"label":label.unwrap_or_default()}),
+        SpawnMode::Continuable => {
+            json!({"version":2,"mode":"continuable","provider":args.provider,"label":label.unwrap_or_default()})
+        }
+        SpawnMode::External => {
+            json!({"version":3,"mode":"external","provider":args.provider,"label":label.unwrap_or_default()})
+        }
     }
 }
 
@@ -128,7 +161,12 @@ fn prompt_turn(prompt: Option<&str>, time: i64, seq: usize, inner: Option<Value>
     if prompt.is_none() && inner.is_none() {
         return out;
     }
-    out.push(event("turn/start", seq + out.len(), time, json!({"turn":1})));
+    out.push(event(
+        "turn/start",
+        seq + out.len(),
+        time,
+        json!({"turn":1}),
+    ));
     if let Some(prompt) = prompt {
         let message = json!({
             "content": [{"type":"text","text":prompt}],
@@ -143,7 +181,12 @@ fn prompt_turn(prompt: Option<&str>, time: i64, seq: usize, inner: Option<Value>
     if let Some(d) = inner {
         out.push(event("subagent/descriptor", seq + out.len(), time, d));
     }
-    out.push(event("turn/end", seq + out.len(), time, json!({"turn":1,"reason":{"kind":"completed"}})));
+    out.push(event(
+        "turn/end",
+        seq + out.len(),
+        time,
+        json!({"turn":1,"reason":{"kind":"completed"}}),
+    ));
     out
 }
 
@@ -152,7 +195,10 @@ fn child_events(args: &SpawnArgs, time: i64) -> Vec<Value> {
         SpawnMode::OneShot => prompt_turn(args.prompt.as_deref(), time, 0, Some(descriptor(args))),
         SpawnMode::Continuable | SpawnMode::External => {
             // Continuable children carry the descriptor in their creation seed.
-            let mut out = vec![event("subagent/descriptor", 0, time, descriptor(args)), event("session/end-seed", 1, time, json!({}))];
+            let mut out = vec![
+                event("subagent/descriptor", 0, time, descriptor(args)),
+                event("session/end-seed", 1, time, json!({})),
+            ];
             out.extend(prompt_turn(args.prompt.as_deref(), time, 2, None));
             out
         }
@@ -179,16 +225,29 @@ fn encode_log(suffix: Suffix, header_line: &str, lines: &[String]) -> Result<Vec
 }
 
 fn sync_dir(dir: &Path) -> Result<()> {
-    File::open(dir).and_then(|d| d.sync_all()).map_err(|e| Error::io(dir, &e))
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| Error::io(dir, &e))
 }
 
 /// Publish a new log: never overwrite, never leave a partial file visible.
 fn materialize(root: &Path, dir: &Path, final_path: &Path, content: &[u8]) -> Result<()> {
-    DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(|e| Error::io(dir, &e))?;
+    DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|e| Error::io(dir, &e))?;
     let suffix = &uuid::Uuid::new_v4().simple().to_string()[..12];
-    let tmp = dir.join(format!("{}.{suffix}.tmp", final_path.file_name().unwrap_or_default().to_string_lossy()));
+    let tmp = dir.join(format!(
+        "{}.{suffix}.tmp",
+        final_path.file_name().unwrap_or_default().to_string_lossy()
+    ));
     let write = || -> std::io::Result<()> {
-        let mut f = OpenOptions::new().write(true).create_new(true).mode(0o600).open(&tmp)?;
+        let mut f = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&tmp)?;
         f.write_all(content)?;
         f.sync_all()
     };

@@ -89,11 +89,22 @@ impl Store {
     /// Enumerate everything, collecting every problem.
     pub fn scan(root: &Path) -> Result<Store> {
         let root = std::path::absolute(root).map_err(|e| Error::io(root, &e))?;
-        let mut store = Store { root: root.clone(), sessions: Vec::new(), suffix: None, by_id: HashMap::new(), problems: Vec::new() };
+        let mut store = Store {
+            root: root.clone(),
+            sessions: Vec::new(),
+            suffix: None,
+            by_id: HashMap::new(),
+            problems: Vec::new(),
+        };
         let projects = match sorted_entries(&root) {
             Ok(entries) => entries,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(store),
-            Err(e) => return Err(Error::store(format!("cannot read session store {}: {e}", root.display()))),
+            Err(e) => {
+                return Err(Error::store(format!(
+                    "cannot read session store {}: {e}",
+                    root.display()
+                )));
+            }
         };
         for (name, kind) in projects {
             let project = root.join(&name);
@@ -107,17 +118,32 @@ impl Store {
     }
 
     fn note(&mut self, path: &Path, message: impl Into<String>, fatal: bool) {
-        self.problems.push(Problem { path: path.to_path_buf(), message: message.into(), fatal });
+        self.problems.push(Problem {
+            path: path.to_path_buf(),
+            message: message.into(),
+            fatal,
+        });
     }
 
     fn scan_project(&mut self, project: &Path) {
         let entries = match sorted_entries(project) {
             Ok(e) => e,
-            Err(e) => return self.note(project, format!("cannot read project directory \"{}\": {e}", project.display()), true),
+            Err(e) => {
+                return self.note(
+                    project,
+                    format!(
+                        "cannot read project directory \"{}\": {e}",
+                        project.display()
+                    ),
+                    true,
+                );
+            }
         };
         for (name, kind) in &entries {
             let file_name = name.to_string_lossy();
-            if matches!(kind, EntryKind::Other) && (file_name.ends_with(".jsonl") || file_name.ends_with(".jsonl.zstd")) {
+            if matches!(kind, EntryKind::Other)
+                && (file_name.ends_with(".jsonl") || file_name.ends_with(".jsonl.zstd"))
+            {
                 let path = project.join(name);
                 self.note(&path, format!("session artifact {} uses the unsupported flat-file layout; use a separate root or move it into a project/session directory before loading", js_quote(&path)), true);
             }
@@ -153,27 +179,63 @@ impl Store {
         let log = dir.join(found.file_name());
         let (encoding, first) = match read_first_line(&log) {
             Ok(r) => r,
-            Err(HeaderError::Io(e)) => return self.note(&log, format!("cannot read session log \"{}\": {e}", log.display()), true),
-            Err(HeaderError::Corrupt(m)) => return self.note(&log, format!("{m} ({})", log.display()), true),
+            Err(HeaderError::Io(e)) => {
+                return self.note(
+                    &log,
+                    format!("cannot read session log \"{}\": {e}", log.display()),
+                    true,
+                );
+            }
+            Err(HeaderError::Corrupt(m)) => {
+                return self.note(&log, format!("{m} ({})", log.display()), true);
+            }
         };
         let header = match first {
-            FirstLine::Missing => return self.note(&log, format!("session log \"{}\" has no complete header line; DSH skips it", log.display()), false),
+            FirstLine::Missing => {
+                return self.note(
+                    &log,
+                    format!(
+                        "session log \"{}\" has no complete header line; DSH skips it",
+                        log.display()
+                    ),
+                    false,
+                );
+            }
             FirstLine::Parsed(HeaderParse::NotHeader(why)) => {
-                return self.note(&log, format!("corrupt session log \"{}\": {why}; DSH skips it", log.display()), false);
+                return self.note(
+                    &log,
+                    format!(
+                        "corrupt session log \"{}\": {why}; DSH skips it",
+                        log.display()
+                    ),
+                    false,
+                );
             }
             FirstLine::Parsed(HeaderParse::Retired) => {
                 return self.note(&log, format!("corrupt session log \"{}\": session header uses retired policy baseline fields", log.display()), true);
             }
-            FirstLine::Parsed(HeaderParse::Valid(h)) => h,
+            FirstLine::Parsed(HeaderParse::Valid(h)) => *h,
         };
         if let Err(message) = self.check_identity(&log, &header, found) {
             return self.note(&log, message, true);
         }
         if self.by_id.contains_key(&header.id) {
-            return self.note(&log, format!("duplicate JSONL session id \"{}\" appears in multiple project directories", header.id), true);
+            return self.note(
+                &log,
+                format!(
+                    "duplicate JSONL session id \"{}\" appears in multiple project directories",
+                    header.id
+                ),
+                true,
+            );
         }
         self.by_id.insert(header.id.clone(), self.sessions.len());
-        self.sessions.push(SessionRecord { header, dir: dir.to_path_buf(), log, encoding });
+        self.sessions.push(SessionRecord {
+            header,
+            dir: dir.to_path_buf(),
+            log,
+            encoding,
+        });
     }
 
     fn mismatch(&mut self, odd: &Path, configured: Suffix) {
@@ -188,8 +250,12 @@ impl Store {
 
     /// The header's id and cwd must re-derive the path the log was found at.
     fn check_identity(&self, log: &Path, header: &Header, suffix: Suffix) -> Result<(), String> {
-        let expected = expected_log_path(&self.root, header, suffix)
-            .ok_or_else(|| format!("corrupt session log \"{}\": header id cannot name a storage path", log.display()))?;
+        let expected = expected_log_path(&self.root, header, suffix).ok_or_else(|| {
+            format!(
+                "corrupt session log \"{}\": header id cannot name a storage path",
+                log.display()
+            )
+        })?;
         if expected == log {
             return Ok(());
         }
@@ -229,7 +295,11 @@ pub fn expected_log_path(root: &Path, header: &Header, suffix: Suffix) -> Option
 }
 
 /// The session directory DSH derives for an id and a cwd value.
-pub fn expected_session_dir(root: &Path, id: &str, cwd: Option<&serde_json::Value>) -> Option<PathBuf> {
+pub fn expected_session_dir(
+    root: &Path,
+    id: &str,
+    cwd: Option<&serde_json::Value>,
+) -> Option<PathBuf> {
     let project = match cwd {
         None => project_dir_name(None)?,
         Some(serde_json::Value::String(s)) => project_dir_name(Some(s))?,

@@ -31,7 +31,10 @@ impl<'a> Corpus<'a> {
                 sibling_order(a.created_at, &a.id, b.created_at, &b.id)
             });
         }
-        Corpus { store, all_children }
+        Corpus {
+            store,
+            all_children,
+        }
     }
 
     /// All children of `id` in sibling order, forks included.
@@ -41,7 +44,10 @@ impl<'a> Corpus<'a> {
 
     /// Children of `id` reached through `origin:"subagent"` edges.
     pub fn subagent_children_of(&self, id: &str) -> impl Iterator<Item = usize> + '_ {
-        self.children_of(id).iter().copied().filter(|i| self.store.sessions[*i].header.origin_subagent)
+        self.children_of(id)
+            .iter()
+            .copied()
+            .filter(|i| self.store.sessions[*i].header.origin_subagent)
     }
 
     pub fn has_subagent_children(&self, id: &str) -> bool {
@@ -50,7 +56,13 @@ impl<'a> Corpus<'a> {
 
     /// rc.8 `listChildren` candidates.
     pub fn v1_children(&self, parent: &str) -> Vec<Position> {
-        self.subagent_children_of(parent).map(|index| Position { index, parent: parent.to_string(), depth: 1 }).collect()
+        self.subagent_children_of(parent)
+            .map(|index| Position {
+                index,
+                parent: parent.to_string(),
+                depth: 1,
+            })
+            .collect()
     }
 
     /// rc.8 `descendantCandidates`: iterative pre-order, cycle-safe; ordinary
@@ -59,14 +71,23 @@ impl<'a> Corpus<'a> {
     pub fn v1_descendants(&self, root: &str) -> Vec<Position> {
         let mut out = Vec::new();
         let mut visited: HashSet<&str> = HashSet::from([root]);
-        let mut stack: Vec<(usize, &str, u64)> = self.children_of(root).iter().rev().map(|i| (*i, root, 1)).collect();
+        let mut stack: Vec<(usize, &str, u64)> = self
+            .children_of(root)
+            .iter()
+            .rev()
+            .map(|i| (*i, root, 1))
+            .collect();
         while let Some((index, parent, depth)) = stack.pop() {
             let id = self.store.sessions[index].header.id.as_str();
             if !visited.insert(id) {
                 continue;
             }
             if self.store.sessions[index].header.origin_subagent {
-                out.push(Position { index, parent: parent.to_string(), depth });
+                out.push(Position {
+                    index,
+                    parent: parent.to_string(),
+                    depth,
+                });
             }
             for child in self.children_of(id).iter().rev() {
                 stack.push((*child, id, depth + 1));
@@ -137,8 +158,13 @@ impl<'a> Corpus<'a> {
         let mut visited: HashSet<usize> = HashSet::from([root]);
         // Each entry carries the parent's name path ("" for the root) or None
         // once an unnamed session has been passed.
-        let mut stack: Vec<(usize, usize, Option<String>)> =
-            self.subagent_children_of(&root_header.id).collect::<Vec<_>>().into_iter().rev().map(|c| (c, root, Some(String::new()))).collect();
+        let mut stack: Vec<(usize, usize, Option<String>)> = self
+            .subagent_children_of(&root_header.id)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .map(|c| (c, root, Some(String::new())))
+            .collect();
         while let Some((index, parent, parent_path)) = stack.pop() {
             if !visited.insert(index) {
                 continue;
@@ -153,7 +179,13 @@ impl<'a> Corpus<'a> {
             let live = liveness::probe(&rec.dir);
             let kind = classify_v2(rec, live);
             let traverse = matches!(kind, MemberKind::Continuable { .. } | MemberKind::OneShot);
-            out.push(Member { index, name, parent: Some(parent), kind, live });
+            out.push(Member {
+                index,
+                name,
+                parent: Some(parent),
+                kind,
+                live,
+            });
             if traverse {
                 let children: Vec<usize> = self.subagent_children_of(&rec.header.id).collect();
                 for child in children.into_iter().rev() {
@@ -177,7 +209,9 @@ pub struct Position {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MemberKind {
     Root,
-    Continuable { label: String },
+    Continuable {
+        label: String,
+    },
     /// Traversed, never listed.
     OneShot,
     Corrupt,
@@ -191,7 +225,10 @@ pub enum MemberKind {
 
 impl MemberKind {
     pub fn is_listed(&self) -> bool {
-        !matches!(self, MemberKind::OneShot | MemberKind::External | MemberKind::Creating)
+        !matches!(
+            self,
+            MemberKind::OneShot | MemberKind::External | MemberKind::Creating
+        )
     }
 
     /// The mode column of the operator's tree view.
@@ -239,18 +276,40 @@ fn classify_v2(rec: &crate::store::SessionRecord, live: Liveness) -> MemberKind 
     match inspection.seed001 {
         None if live.is_live() => MemberKind::Creating,
         None => MemberKind::Corrupt,
-        Some(Identity { mode: Mode::Continuable, label }) => MemberKind::Continuable { label: label.unwrap_or_default() },
-        Some(Identity { mode: Mode::OneShot, .. }) => MemberKind::OneShot,
-        Some(Identity { mode: Mode::External, .. }) => MemberKind::External,
-        Some(Identity { mode: Mode::Unknown(_), .. }) => MemberKind::Unsupported,
+        Some(Identity {
+            mode: Mode::Continuable,
+            label,
+        }) => MemberKind::Continuable {
+            label: label.unwrap_or_default(),
+        },
+        Some(Identity {
+            mode: Mode::OneShot,
+            ..
+        }) => MemberKind::OneShot,
+        Some(Identity {
+            mode: Mode::External,
+            ..
+        }) => MemberKind::External,
+        Some(Identity {
+            mode: Mode::Unknown(_),
+            ..
+        }) => MemberKind::Unsupported,
     }
 }
 
 /// A resolved v1 row (rc.8 `resolveCandidateRows` + the tool projection).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum V1Row {
-    Child { id: String, mode: Mode, label: Option<String>, status: &'static str },
-    Diagnostic { id: String, reason: &'static str },
+    Child {
+        id: String,
+        mode: Mode,
+        label: Option<String>,
+        status: &'static str,
+    },
+    Diagnostic {
+        id: String,
+        reason: &'static str,
+    },
 }
 
 /// Resolve one v1 candidate; `None` when rc.8 omits it.
@@ -264,20 +323,50 @@ pub fn resolve_v1(store: &Store, index: usize) -> Option<V1Row> {
         // snapshot that throws is corrupt, a missing identity is omitted.
         let identity = match inspected {
             Ok(i) => i.rc8?,
-            Err(_) => return Some(V1Row::Diagnostic { id, reason: "corrupt" }),
+            Err(_) => {
+                return Some(V1Row::Diagnostic {
+                    id,
+                    reason: "corrupt",
+                });
+            }
         };
-        let status = if state == LiveState::Running { "running" } else { "idle" };
-        return Some(V1Row::Child { id, mode: identity.mode, label: identity.label, status });
+        let status = if state == LiveState::Running {
+            "running"
+        } else {
+            "idle"
+        };
+        return Some(V1Row::Child {
+            id,
+            mode: identity.mode,
+            label: identity.label,
+            status,
+        });
     }
     let inspection = match inspected {
         Ok(i) => i,
-        Err(_) => return Some(V1Row::Diagnostic { id, reason: "unavailable" }),
+        Err(_) => {
+            return Some(V1Row::Diagnostic {
+                id,
+                reason: "unavailable",
+            });
+        }
     };
     if inspection.header != rec.header {
-        return Some(V1Row::Diagnostic { id, reason: "corrupt" });
+        return Some(V1Row::Diagnostic {
+            id,
+            reason: "corrupt",
+        });
     }
     match inspection.rc8 {
-        None => Some(V1Row::Diagnostic { id, reason: "corrupt" }),
-        Some(identity) => Some(V1Row::Child { id, mode: identity.mode, label: identity.label, status: "ready" }),
+        None => Some(V1Row::Diagnostic {
+            id,
+            reason: "corrupt",
+        }),
+        Some(identity) => Some(V1Row::Child {
+            id,
+            mode: identity.mode,
+            label: identity.label,
+            status: "ready",
+        }),
     }
 }

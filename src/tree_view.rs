@@ -25,7 +25,9 @@ pub fn rows(store: &Store, only: Option<usize>) -> Result<Vec<Vec<TreeRow>>> {
     let corpus = Corpus::new(store);
     let mut roots: Vec<usize> = match only {
         Some(i) => vec![corpus.root_of(i)?],
-        None => (0..store.sessions.len()).filter(|i| !store.sessions[*i].header.origin_subagent).collect(),
+        None => (0..store.sessions.len())
+            .filter(|i| !store.sessions[*i].header.origin_subagent)
+            .collect(),
     };
     roots.sort_by(|a, b| {
         let (a, b) = (&store.sessions[*a].header, &store.sessions[*b].header);
@@ -62,13 +64,25 @@ pub fn render(trees: &[Vec<TreeRow>]) -> String {
         return "(no sessions)".to_string();
     }
     let mut table = Table::new();
-    table.load_style(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Disabled).force_no_tty();
-    table.set_header(vec!["NAME", "STATUS", "MODE", "SESSION", "CREATED", "LABEL"]);
+    table
+        .load_style(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .force_no_tty();
+    table.set_header(vec![
+        "NAME", "STATUS", "MODE", "SESSION", "CREATED", "LABEL",
+    ]);
     for rows in trees {
         for r in rows {
             // Labels may hold newlines; a table cell shows them escaped.
             let label = r.label.replace('\n', "\\n");
-            table.add_row(vec![r.name.clone(), r.status.clone(), r.mode.to_string(), r.session.clone(), r.created.to_string(), label]);
+            table.add_row(vec![
+                r.name.clone(),
+                r.status.clone(),
+                r.mode.to_string(),
+                r.session.clone(),
+                r.created.to_string(),
+                label,
+            ]);
         }
     }
     table.to_string()

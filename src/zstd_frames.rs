@@ -31,7 +31,11 @@ pub enum FrameError {
 
 impl<R: Read> FrameReader<R> {
     pub fn new(inner: R) -> Self {
-        FrameReader { inner, offset: 0, done: false }
+        FrameReader {
+            inner,
+            offset: 0,
+            done: false,
+        }
     }
 
     /// Append exactly `n` bytes to `buf`; `Ok(false)` when the input ends first.
@@ -66,7 +70,11 @@ impl<R: Read> FrameReader<R> {
             Ok(true) => Ok(Some(Frame::Complete(buf))),
             Ok(false) => {
                 self.done = true;
-                if buf.is_empty() { Ok(None) } else { Ok(Some(Frame::Torn(buf))) }
+                if buf.is_empty() {
+                    Ok(None)
+                } else {
+                    Ok(Some(Frame::Torn(buf)))
+                }
             }
             Err(e) => {
                 self.done = true;
@@ -114,7 +122,8 @@ impl<R: Read> FrameReader<R> {
             if !self.take(buf, 3)? {
                 return Ok(false);
             }
-            let header = u32::from(buf[at]) | u32::from(buf[at + 1]) << 8 | u32::from(buf[at + 2]) << 16;
+            let header =
+                u32::from(buf[at]) | u32::from(buf[at + 1]) << 8 | u32::from(buf[at + 2]) << 16;
             let last = header & 1 != 0;
             let block_type = (header >> 1) & 3;
             let block_size = (header >> 3) as usize;
@@ -181,15 +190,22 @@ mod tests {
         let second = encode_frame(b"{\"b\":2}\n{\"c\":3}\n").unwrap();
         file.extend_from_slice(&second);
         let mut reader = FrameReader::new(&file[..]);
-        let Some(Frame::Complete(f1)) = reader.next_frame().unwrap() else { panic!() };
+        let Some(Frame::Complete(f1)) = reader.next_frame().unwrap() else {
+            panic!()
+        };
         assert_eq!(decode_frame(&f1).unwrap(), b"{\"a\":1}\n");
-        let Some(Frame::Complete(f2)) = reader.next_frame().unwrap() else { panic!() };
+        let Some(Frame::Complete(f2)) = reader.next_frame().unwrap() else {
+            panic!()
+        };
         assert_eq!(decode_frame(&f2).unwrap(), b"{\"b\":2}\n{\"c\":3}\n");
         assert!(reader.next_frame().unwrap().is_none());
 
         let cut = &file[..file.len() - 3];
         let mut reader = FrameReader::new(cut);
-        assert!(matches!(reader.next_frame().unwrap(), Some(Frame::Complete(_))));
+        assert!(matches!(
+            reader.next_frame().unwrap(),
+            Some(Frame::Complete(_))
+        ));
         assert!(matches!(reader.next_frame().unwrap(), Some(Frame::Torn(_))));
     }
 

@@ -1,0 +1,128 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[dsh-agents] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'dsh-agents'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'dsh-agents'= {
+            cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
+            cand --contract 'Which tool contract to speak'
+            cand --json 'Print the canonical JSON value instead of the rendered text'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand list-agents 'list_agents: v2 lists the caller''s whole tree; v1 lists children or descendants'
+            cand call 'Run a model tool by name with its raw JSON arguments'
+            cand identity 'Print the subagent:identity runtime context for the caller (seed 001)'
+            cand tree 'Table of every tree (or the one holding AGENT)'
+            cand check 'Verify the whole store; report every problem with its path'
+            cand spawn 'Create a session (a root, or a child with --parent) and print its id'
+            cand completions 'Print shell completions'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'dsh-agents;list-agents'= {
+            cand --as 'The calling agent: a Session id or a unique prefix (>= 4 characters)'
+            cand --scope 'v1 only: children (default) or descendants'
+            cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
+            cand --contract 'Which tool contract to speak'
+            cand --json 'Print the canonical JSON value instead of the rendered text'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'dsh-agents;call'= {
+            cand --as 'The calling agent: a Session id or a unique prefix (>= 4 characters)'
+            cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
+            cand --contract 'Which tool contract to speak'
+            cand --json 'Print the canonical JSON value instead of the rendered text'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'dsh-agents;identity'= {
+            cand --as 'The calling agent: a Session id or a unique prefix (>= 4 characters)'
+            cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
+            cand --contract 'Which tool contract to speak'
+            cand --json 'Print the canonical JSON value instead of the rendered text'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'dsh-agents;tree'= {
+            cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
+            cand --contract 'Which tool contract to speak'
+            cand --json 'Print the canonical JSON value instead of the rendered text'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'dsh-agents;check'= {
+            cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
+            cand --contract 'Which tool contract to speak'
+            cand --json 'Print the canonical JSON value instead of the rendered text'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'dsh-agents;spawn'= {
+            cand --parent 'Parent Session id or unique prefix; omit to create a root'
+            cand --name 'Agent name (1-64 of [A-Za-z0-9._-], not "lead", unique among siblings)'
+            cand --label 'Creation label (the description list_agents shows)'
+            cand --mode 'Child mode'
+            cand --prompt 'The initial prompt, recorded as the first turn'
+            cand --id 'Session id [default: a random UUID]'
+            cand --created-at 'Creation time in epoch milliseconds [default: now]'
+            cand --cwd 'Project directory (absolute); children inherit the parent''s by default'
+            cand --compression 'Encoding for a new store (an existing store keeps its own)'
+            cand --provider 'Subagent provider recorded in the descriptor'
+            cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
+            cand --contract 'Which tool contract to speak'
+            cand --json 'Print the canonical JSON value instead of the rendered text'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'dsh-agents;completions'= {
+            cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
+            cand --contract 'Which tool contract to speak'
+            cand --json 'Print the canonical JSON value instead of the rendered text'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'dsh-agents;help'= {
+            cand list-agents 'list_agents: v2 lists the caller''s whole tree; v1 lists children or descendants'
+            cand call 'Run a model tool by name with its raw JSON arguments'
+            cand identity 'Print the subagent:identity runtime context for the caller (seed 001)'
+            cand tree 'Table of every tree (or the one holding AGENT)'
+            cand check 'Verify the whole store; report every problem with its path'
+            cand spawn 'Create a session (a root, or a child with --parent) and print its id'
+            cand completions 'Print shell completions'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'dsh-agents;help;list-agents'= {
+        }
+        &'dsh-agents;help;call'= {
+        }
+        &'dsh-agents;help;identity'= {
+        }
+        &'dsh-agents;help;tree'= {
+        }
+        &'dsh-agents;help;check'= {
+        }
+        &'dsh-agents;help;spawn'= {
+        }
+        &'dsh-agents;help;completions'= {
+        }
+        &'dsh-agents;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

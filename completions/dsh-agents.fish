@@ -1,0 +1,101 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_dsh_agents_global_optspecs
+    string join \n store= contract= json h/help V/version
+end
+
+function __fish_dsh_agents_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_dsh_agents_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_dsh_agents_using_subcommand
+    set -l cmd (__fish_dsh_agents_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
+complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -l json -d 'Print the canonical JSON value instead of the rendered text'
+complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -s V -l version -d 'Print version'
+complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "list-agents" -d 'list_agents: v2 lists the caller\'s whole tree; v1 lists children or descendants'
+complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "call" -d 'Run a model tool by name with its raw JSON arguments'
+complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "identity" -d 'Print the subagent:identity runtime context for the caller (seed 001)'
+complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "tree" -d 'Table of every tree (or the one holding AGENT)'
+complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "check" -d 'Verify the whole store; report every problem with its path'
+complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "spawn" -d 'Create a session (a root, or a child with --parent) and print its id'
+complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "completions" -d 'Print shell completions'
+complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l scope -d 'v1 only: children (default) or descendants' -r -f -a "children\t''
+descendants\t''"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l json -d 'Print the canonical JSON value instead of the rendered text'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l json -d 'Print the canonical JSON value instead of the rendered text'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l json -d 'Print the canonical JSON value instead of the rendered text'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l json -d 'Print the canonical JSON value instead of the rendered text'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l json -d 'Print the canonical JSON value instead of the rendered text'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l parent -d 'Parent Session id or unique prefix; omit to create a root' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l name -d 'Agent name (1-64 of [A-Za-z0-9._-], not "lead", unique among siblings)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l label -d 'Creation label (the description list_agents shows)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l mode -d 'Child mode' -r -f -a "continuable\t''
+one-shot\t''
+external\t'An external execution (descriptor version 3; contract v2 only)'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l prompt -d 'The initial prompt, recorded as the first turn' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l id -d 'Session id [default: a random UUID]' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l created-at -d 'Creation time in epoch milliseconds [default: now]' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l cwd -d 'Project directory (absolute); children inherit the parent\'s by default' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l compression -d 'Encoding for a new store (an existing store keeps its own)' -r -f -a "none\t''
+zstd\t''"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l provider -d 'Subagent provider recorded in the descriptor' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l json -d 'Print the canonical JSON value instead of the rendered text'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand completions" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand completions" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand completions" -l json -d 'Print the canonical JSON value instead of the rendered text'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents call identity tree check spawn completions help" -f -a "list-agents" -d 'list_agents: v2 lists the caller\'s whole tree; v1 lists children or descendants'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents call identity tree check spawn completions help" -f -a "call" -d 'Run a model tool by name with its raw JSON arguments'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents call identity tree check spawn completions help" -f -a "identity" -d 'Print the subagent:identity runtime context for the caller (seed 001)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents call identity tree check spawn completions help" -f -a "tree" -d 'Table of every tree (or the one holding AGENT)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents call identity tree check spawn completions help" -f -a "check" -d 'Verify the whole store; report every problem with its path'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents call identity tree check spawn completions help" -f -a "spawn" -d 'Create a session (a root, or a child with --parent) and print its id'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents call identity tree check spawn completions help" -f -a "completions" -d 'Print shell completions'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents call identity tree check spawn completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -1,0 +1,23 @@
+//! The committed completions under `completions/` are exactly what the
+//! binary generates; a drift fails here.
+
+use crate::common::{assert_golden, repo, run};
+
+#[test]
+fn committed_completions_match_the_binary() {
+    for (shell, file) in [
+        ("bash", "dsh-agents.bash"),
+        ("zsh", "_dsh-agents"),
+        ("fish", "dsh-agents.fish"),
+        ("elvish", "dsh-agents.elv"),
+        ("powershell", "_dsh-agents.ps1"),
+    ] {
+        let r = run(["completions", shell]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert!(
+            r.stdout.contains("list-agents"),
+            "{shell} completions name the commands"
+        );
+        assert_golden(&repo().join("completions").join(file), &r.stdout);
+    }
+}

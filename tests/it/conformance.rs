@@ -1,0 +1,68 @@
+//! Every line of `../shared/conformance/{v1,v2}/cases.tsv`, byte for byte.
+
+use crate::common::{conformance_dir, run};
+
+fn cases(file: &std::path::Path) -> Vec<Vec<String>> {
+    std::fs::read_to_string(file)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| l.split('\t').map(str::to_string).collect())
+        .collect()
+}
+
+#[test]
+fn v1_cases_match_rc8_byte_for_byte() {
+    let dir = conformance_dir().join("v1");
+    let cases = cases(&dir.join("cases.tsv"));
+    assert!(cases.len() >= 30, "expected the full v1 case list");
+    for c in &cases {
+        let [store, caller, scope, exit, expected] = &c[..] else {
+            panic!("bad case line {c:?}")
+        };
+        let store = dir.join("stores").join(store);
+        let r = run([
+            "--contract",
+            "v1",
+            "--store",
+            store.to_str().unwrap(),
+            "list-agents",
+            &format!("--as={caller}"),
+            "--scope",
+            scope,
+        ]);
+        let want = std::fs::read_to_string(dir.join(expected)).unwrap();
+        assert_eq!(
+            r.code.to_string(),
+            *exit,
+            "exit status for {c:?}: {}",
+            r.stderr
+        );
+        assert_eq!(r.stdout, want, "stdout for {c:?}");
+    }
+}
+
+#[test]
+fn v2_cases_match_the_seed_001_reading() {
+    let dir = conformance_dir().join("v2");
+    let cases = cases(&dir.join("cases.tsv"));
+    assert!(cases.len() >= 10, "expected the full v2 case list");
+    for c in &cases {
+        let [store, caller, args, exit, expected] = &c[..] else {
+            panic!("bad case line {c:?}")
+        };
+        let store = dir.join("stores").join(store);
+        let mut argv = vec!["--store".to_string(), store.to_str().unwrap().to_string()];
+        argv.extend(args.split(' ').map(str::to_string));
+        argv.push(format!("--as={caller}"));
+        let r = run(&argv);
+        let want = std::fs::read_to_string(dir.join(expected)).unwrap();
+        assert_eq!(
+            r.code.to_string(),
+            *exit,
+            "exit status for {c:?}: {}",
+            r.stderr
+        );
+        assert_eq!(r.stdout, want, "stdout for {c:?}");
+    }
+}

@@ -1,0 +1,277 @@
+//! Golden outputs of every listing form on the sample stores in
+//! `testdata/stores`, pinned under `testdata/golden`. Each file holds the
+//! command, stdout, stderr and the exit status of one real run.
+//! `DSH_AGENTS_BLESS=1 cargo test` rewrites them; review the diff.
+
+use crate::common::{assert_golden, repo, run};
+
+const CASES: &[(&str, &[&str])] = &[
+    (
+        "team.v2.list.lead",
+        &[
+            "--store",
+            "testdata/stores/team",
+            "list-agents",
+            "--as",
+            "lead-1",
+        ],
+    ),
+    (
+        "team.v2.list.from-deep",
+        &[
+            "--store",
+            "testdata/stores/team",
+            "list-agents",
+            "--as",
+            "fix-0001",
+        ],
+    ),
+    (
+        "team.v2.list.json",
+        &[
+            "--store",
+            "testdata/stores/team",
+            "list-agents",
+            "--as",
+            "lead-1",
+            "--json",
+        ],
+    ),
+    (
+        "team.v2.list.default-caller",
+        &["--store", "testdata/stores/team", "list-agents"],
+    ),
+    (
+        "team.v2.call",
+        &[
+            "--store",
+            "testdata/stores/team",
+            "call",
+            "list_agents",
+            "{}",
+            "--as",
+            "chk-0001",
+        ],
+    ),
+    (
+        "team.v1.children",
+        &[
+            "--contract",
+            "v1",
+            "--store",
+            "testdata/stores/team",
+            "list-agents",
+            "--as",
+            "lead-1",
+        ],
+    ),
+    (
+        "team.v1.descendants",
+        &[
+            "--contract",
+            "v1",
+            "--store",
+            "testdata/stores/team",
+            "list-agents",
+            "--as",
+            "lead-1",
+            "--scope",
+            "descendants",
+        ],
+    ),
+    (
+        "team.v1.descendants.json",
+        &[
+            "--contract",
+            "v1",
+            "--store",
+            "testdata/stores/team",
+            "list-agents",
+            "--as",
+            "lead-1",
+            "--scope",
+            "descendants",
+            "--json",
+        ],
+    ),
+    (
+        "team.v1.call.descendants",
+        &[
+            "--contract",
+            "v1",
+            "--store",
+            "testdata/stores/team",
+            "call",
+            "list_agents",
+            r#"{"scope":"descendants","extra":true}"#,
+            "--as",
+            "rev-0001",
+        ],
+    ),
+    (
+        "team.v1.call.bad-scope",
+        &[
+            "--contract",
+            "v1",
+            "--store",
+            "testdata/stores/team",
+            "call",
+            "list_agents",
+            r#"{"scope":"all"}"#,
+            "--as",
+            "lead-1",
+        ],
+    ),
+    (
+        "team.v1.call.scope-not-string",
+        &[
+            "--contract",
+            "v1",
+            "--store",
+            "testdata/stores/team",
+            "call",
+            "list_agents",
+            r#"{"scope":1}"#,
+            "--as",
+            "lead-1",
+        ],
+    ),
+    (
+        "team.v1.call.not-object",
+        &[
+            "--contract",
+            "v1",
+            "--store",
+            "testdata/stores/team",
+            "call",
+            "list_agents",
+            "[]",
+            "--as",
+            "lead-1",
+        ],
+    ),
+    (
+        "team.v1.prefix-caller",
+        &[
+            "--contract",
+            "v1",
+            "--store",
+            "testdata/stores/team",
+            "list-agents",
+            "--as",
+            "bat-0",
+        ],
+    ),
+    (
+        "team.identity.root",
+        &[
+            "--store",
+            "testdata/stores/team",
+            "identity",
+            "--as",
+            "lead-1",
+        ],
+    ),
+    (
+        "team.identity.nested",
+        &[
+            "--store",
+            "testdata/stores/team",
+            "identity",
+            "--as",
+            "fix-0001",
+        ],
+    ),
+    (
+        "team.identity.below-unnamed",
+        &[
+            "--store",
+            "testdata/stores/team",
+            "identity",
+            "--as",
+            "kid-0001",
+        ],
+    ),
+    ("team.tree", &["--store", "testdata/stores/team", "tree"]),
+    (
+        "team.tree.json",
+        &["--store", "testdata/stores/team", "tree", "--json"],
+    ),
+    ("team.check", &["--store", "testdata/stores/team", "check"]),
+    (
+        "team.unknown-caller",
+        &[
+            "--store",
+            "testdata/stores/team",
+            "list-agents",
+            "--as",
+            "nobody",
+        ],
+    ),
+    (
+        "team.v2.scope-rejected",
+        &[
+            "--store",
+            "testdata/stores/team",
+            "list-agents",
+            "--as",
+            "lead-1",
+            "--scope",
+            "children",
+        ],
+    ),
+    (
+        "zstd.v2.list",
+        &["--store", "testdata/stores/zstd", "list-agents"],
+    ),
+    (
+        "zstd.v1.descendants",
+        &[
+            "--contract",
+            "v1",
+            "--store",
+            "testdata/stores/zstd",
+            "list-agents",
+            "--as",
+            "zroot",
+            "--scope",
+            "descendants",
+        ],
+    ),
+    (
+        "zstd.identity.grandchild",
+        &[
+            "--store",
+            "testdata/stores/zstd",
+            "identity",
+            "--as",
+            "z/escaped",
+        ],
+    ),
+    (
+        "zstd.tree",
+        &["--store", "testdata/stores/zstd", "tree", "zkid-1"],
+    ),
+    ("zstd.check", &["--store", "testdata/stores/zstd", "check"]),
+];
+
+fn blob(args: &[&str]) -> String {
+    let r = run(args);
+    let root = repo().to_string_lossy().into_owned();
+    let mut out = format!("$ dsh-agents {}\n", args.join(" "));
+    out.push_str(&r.stdout);
+    out.push_str("--- stderr\n");
+    out.push_str(&r.stderr);
+    out.push_str(&format!("--- exit: {}\n", r.code));
+    out.replace(&root, "[REPO]")
+}
+
+#[test]
+fn sample_store_outputs_match_golden_files() {
+    for (name, args) in CASES {
+        assert_golden(
+            &repo().join("testdata/golden").join(format!("{name}.txt")),
+            &blob(args),
+        );
+    }
+}

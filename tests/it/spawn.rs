@@ -1,0 +1,285 @@
+//! `spawn` builds stores that both contracts list as DSH lists its own.
+
+use crate::common::{TempDir, run, snapshot};
+use serde_json::Value;
+
+fn spawn(store: &str, args: &[&str]) -> String {
+    let mut argv = vec!["--store", store, "spawn"];
+    argv.extend_from_slice(args);
+    let r = run(&argv);
+    assert_eq!(r.code, 0, "spawn {args:?}: {}", r.stderr);
+    r.stdout.trim_end().to_string()
+}
+
+fn build(compression: &str) -> TempDir {
+    let tmp = TempDir::new(&format!("spawn-{compression}"));
+    let s = tmp.path().to_str().unwrap().to_string();
+    let c = ["--compression", compression];
+    spawn(
+        &s,
+        &[
+            &c[..],
+            &["--id", "root", "--created-at", "10", "--prompt", "lead"],
+        ]
+        .concat(),
+    );
+    spawn(
+        &s,
+        &[
+            &c[..],
+            &[
+                "--parent",
+                "root",
+                "--id",
+                "a",
+                "--name",
+                "alpha",
+                "--label",
+                "First",
+                "--created-at",
+                "11",
+                "--prompt",
+                "go",
+            ],
+        ]
+        .concat(),
+    );
+    spawn(
+        &s,
+        &[
+            &c[..],
+            &[
+                "--parent",
+                "a",
+                "--id",
+                "a1",
+                "--name",
+                "inner",
+                "--label",
+                "Nested",
+                "--created-at",
+                "12",
+            ],
+        ]
+        .concat(),
+    );
+    spawn(
+        &s,
+        &[
+            &c[..],
+            &[
+                "--parent",
+                "root",
+                "--id",
+                "o",
+                "--name",
+                "once",
+                "--mode",
+                "one-shot",
+                "--created-at",
+                "13",
+                "--prompt",
+                "x",
+            ],
+        ]
+        .concat(),
+    );
+    spawn(
+        &s,
+        &[
+            &c[..],
+            &[
+                "--parent",
+                "o",
+                "--id",
+                "o1",
+                "--name",
+                "after",
+                "--label",
+                "Below a one-shot",
+                "--created-at",
+                "14",
+            ],
+        ]
+        .concat(),
+    );
+    spawn(
+        &s,
+        &[
+            &c[..],
+            &[
+                "--parent",
+                "root",
+                "--id",
+                "..",
+                "--label",
+                "Dot-dot id, no name",
+                "--created-at",
+                "15",
+            ],
+        ]
+        .concat(),
+    );
+    tmp
+}
+
+const V2: &str = "lead [inactive] — root agent\nalpha [inactive] — First\nalpha/inner [inactive] — Nested\nonce/after [inactive] — Below a one-shot\n.. [inactive] — Dot-dot id, no name\n";
+const V1: &str = "a [ready] parent=root depth=1 — First\na1 [ready] parent=a depth=2 — Nested\no1 [ready] parent=o depth=2 — Below a one-shot\n.. [ready] parent=root depth=1 — Dot-dot id, no name\n";
+
+#[test]
+fn spawned_stores_list_in_both_contracts() {
+    for compression in ["none", "zstd"] {
+        let tmp = build(compression);
+        let s = tmp.path().to_str().unwrap();
+        let r = run(["--store", s, "list-agents", "--as", "a1"]);
+        assert_eq!(r.stdout, V2, "{compression}: {}", r.stderr);
+        let r = run([
+            "--contract",
+            "v1",
+            "--store",
+            s,
+            "list-agents",
+            "--as",
+            "root",
+            "--scope",
+            "descendants",
+        ]);
+        assert_eq!(r.stdout, V1, "{compression}: {}", r.stderr);
+        let r = run(["--store", s, "check"]);
+        assert_eq!(r.code, 0, "{compression}: {}{}", r.stdout, r.stderr);
+        assert!(
+            tmp.path().join("_no-cwd/~002E~002E").is_dir(),
+            "`..` is escaped, never a traversal"
+        );
+    }
+}
+
+#[test]
+fn spawned_logs_are_shaped_like_dsh_children() {
+    let tmp = build("none");
+    let log = std::fs::read_to_string(tmp.path().join("_no-cwd/a/session.jsonl")).unwrap();
+    let lines: Vec<Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        log.lines().next().unwrap(),
+        r#"{"type":"session","version":0,"id":"a","createdAt":11,"parentSession":"root","origin":"subagent","delegationDepth":1,"name":"alpha"}"#
+    );
+    let types: Vec<&str> = lines[1..]
+        .iter()
+        .map(|l| l["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        types,
+        [
+            "subagent/descriptor",
+            "session/end-seed",
+            "turn/start",
+            "user/message",
+            "turn/end"
+        ]
+    );
+    for (i, l) in lines[1..].iter().enumerate() {
+        assert_eq!(l["seq"], i, "contiguous seqs");
+    }
+    assert_eq!(
+        lines[1]["data"],
+        serde_json::json!({"version":2,"mode":"continuable","provider":"spawn","label":"First"})
+    );
+    assert_eq!(lines[4]["data"]["content"][0]["text"], "go");
+    assert_eq!(lines[4]["surfaceOp"], "append");
+    // One-shots write the descriptor inside their first turn.
+    let once = std::fs::read_to_string(tmp.path().join("_no-cwd/o/session.jsonl")).unwrap();
+    let types: Vec<String> = once
+        .lines()
+        .skip(1)
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["type"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(
+        types,
+        [
+            "turn/start",
+            "user/message",
+            "subagent/descriptor",
+            "turn/end"
+        ]
+    );
+    // Nothing but the log (no temp files) is left in a session directory.
+    let names: Vec<_> = std::fs::read_dir(tmp.path().join("_no-cwd/a"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["session.jsonl"]);
+}
+
+#[test]
+fn spawn_rejects_bad_input_and_changes_nothing() {
+    let tmp = build("none");
+    let s = tmp.path().to_str().unwrap();
+    let before = snapshot(tmp.path());
+    for (args, needle) in [
+        (
+            vec!["--parent", "root", "--name", "alpha"],
+            "already used by a sibling",
+        ),
+        (vec!["--parent", "root", "--name", "lead"], "not \"lead\""),
+        (vec!["--parent", "root", "--name", "a/b"], "--name"),
+        (
+            vec!["--parent", "root", "--name", &"x".repeat(65)],
+            "--name",
+        ),
+        (
+            vec!["--parent", "nobody"],
+            "--parent: no session \"nobody\"",
+        ),
+        (vec!["--parent", "root", "--id", "a"], "already exists"),
+        (vec!["--id", ""], "cannot be empty"),
+        (vec!["--cwd", "relative/dir"], "not an absolute path"),
+        (vec!["--name", "solo"], "need --parent"),
+    ] {
+        let mut argv = vec!["--store", s, "spawn"];
+        argv.extend(args.iter().copied());
+        let r = run(&argv);
+        assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
+        assert!(r.stderr.contains(needle), "{args:?}: {}", r.stderr);
+    }
+    assert!(
+        before == snapshot(tmp.path()),
+        "a rejected spawn wrote nothing"
+    );
+}
+
+#[test]
+fn spawn_keeps_the_store_encoding_and_inherits_cwd() {
+    let tmp = TempDir::new("spawn-cwd");
+    let s = tmp.path().to_str().unwrap();
+    spawn(
+        s,
+        &[
+            "--id",
+            "r",
+            "--cwd",
+            "/home/u/my proj",
+            "--compression",
+            "zstd",
+        ],
+    );
+    spawn(s, &["--parent", "r", "--id", "k", "--label", "kid"]);
+    let kid = tmp
+        .path()
+        .join("--home-u-my~0020proj--/k/session.jsonl.zstd");
+    assert!(
+        kid.is_file(),
+        "child inherits the cwd and the store's zstd encoding"
+    );
+    let bytes = std::fs::read(&kid).unwrap();
+    assert_eq!(&bytes[..4], &[0x28, 0xB5, 0x2F, 0xFD]);
+    let r = run(["--contract", "v1", "--store", s, "list-agents", "--as", "r"]);
+    assert_eq!(r.stdout, "k [ready] — kid\n");
+}

@@ -1,0 +1,404 @@
+//! Store-level failures and bad input: a clear error naming the path, or a
+//! diagnostic row; never a panic; nothing written.
+
+use crate::common::{TempDir, run, snapshot, write_log};
+
+const ROOT: &str =
+    r#"{"type":"session","version":0,"id":"root","createdAt":1,"delegationDepth":0}"#;
+
+fn child(id: &str, created: u64, parent: &str, label: &str) -> Vec<String> {
+    vec![
+        format!(
+            r#"{{"type":"session","version":0,"id":"{id}","createdAt":{created},"parentSession":"{parent}","origin":"subagent","delegationDepth":1}}"#
+        ),
+        format!(
+            r#"{{"type":"subagent/descriptor","seq":0,"time":1,"data":{{"version":2,"mode":"continuable","provider":"spawn","label":"{label}"}}}}"#
+        ),
+    ]
+}
+
+fn store_with_kid() -> TempDir {
+    let tmp = TempDir::new("err");
+    write_log(tmp.path(), "_no-cwd", "root", &[ROOT]);
+    let kid = child("kid", 2, "root", "Kid");
+    write_log(
+        tmp.path(),
+        "_no-cwd",
+        "kid",
+        &kid.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    tmp
+}
+
+fn v1(store: &std::path::Path, scope: &str) -> crate::common::Run {
+    run([
+        "--contract",
+        "v1",
+        "--store",
+        store.to_str().unwrap(),
+        "list-agents",
+        "--as",
+        "root",
+        "--scope",
+        scope,
+    ])
+}
+
+/// The listing fails with exit 3, an error naming `needle`, and no writes.
+fn assert_store_error(tmp: &TempDir, needle: &str) {
+    let before = snapshot(tmp.path());
+    for contract in ["v1", "v2"] {
+        let r = run([
+            "--contract",
+            contract,
+            "--store",
+            tmp.path().to_str().unwrap(),
+            "list-agents",
+            "--as",
+            "root",
+        ]);
+        assert_eq!(r.code, 3, "{contract}: {}{}", r.stdout, r.stderr);
+        assert!(
+            r.stderr.starts_with("Error: ") && r.stderr.contains(needle),
+            "{contract}: {}",
+            r.stderr
+        );
+        assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
+    }
+    let r = run(["--store", tmp.path().to_str().unwrap(), "check"]);
+    assert_eq!(r.code, 3);
+    assert!(r.stdout.contains(needle), "check reports it: {}", r.stdout);
+    assert!(before == snapshot(tmp.path()), "nothing written");
+}
+
+#[test]
+fn flat_file_artifact_fails_the_listing() {
+    let tmp = store_with_kid();
+    std::fs::write(tmp.path().join("_no-cwd/old.jsonl"), ROOT).unwrap();
+    assert_store_error(&tmp, "old.jsonl\" uses the unsupported flat-file layout");
+}
+
+#[test]
+fn duplicate_id_fails_the_listing() {
+    let tmp = store_with_kid();
+    let mut kid = child("kid", 2, "root", "Kid");
+    kid[0] = kid[0].replace(r#""createdAt":2,"#, r#""createdAt":2,"cwd":"/elsewhere","#);
+    write_log(
+        tmp.path(),
+        "--elsewhere--",
+        "kid",
+        &kid.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    assert_store_error(
+        &tmp,
+        "duplicate JSONL session id \"kid\" appears in multiple project directories",
+    );
+}
+
+#[test]
+fn path_identity_mismatch_fails_the_listing() {
+    let tmp = store_with_kid();
+    let kid = child("other", 2, "root", "Moved");
+    write_log(
+        tmp.path(),
+        "_no-cwd",
+        "moved",
+        &kid.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    assert_store_error(&tmp, "header id \"other\" and cwd identify");
+}
+
+#[test]
+fn mixed_encodings_fail_the_listing() {
+    let tmp = store_with_kid();
+    let d = tmp.path().join("_no-cwd/zz");
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(d.join("session.jsonl.zstd"), b"").unwrap();
+    assert_store_error(
+        &tmp,
+        "session.jsonl.zstd\" uses .jsonl.zstd, but this backend is configured for compression \"none\"",
+    );
+}
+
+#[test]
+fn retired_header_fields_fail_the_listing() {
+    let tmp = store_with_kid();
+    write_log(
+        tmp.path(),
+        "_no-cwd",
+        "old",
+        &[
+            r#"{"type":"session","version":0,"id":"old","createdAt":1,"delegationDepth":0,"sandboxMode":"x"}"#,
+        ],
+    );
+    assert_store_error(&tmp, "retired policy baseline fields");
+}
+
+#[test]
+fn malformed_headers_are_skipped_and_reported_by_check() {
+    let tmp = store_with_kid();
+    write_log(tmp.path(), "_no-cwd", "junk", &["{not json"]);
+    write_log(
+        tmp.path(),
+        "_no-cwd",
+        "nohdr",
+        &[r#"{"type":"turn/start","seq":0,"time":1,"data":{}}"#],
+    );
+    std::fs::create_dir_all(tmp.path().join("_no-cwd/bin")).unwrap();
+    std::fs::write(
+        tmp.path().join("_no-cwd/bin/session.jsonl"),
+        [0xff, 0xfe, b'\n', 0x00],
+    )
+    .unwrap();
+    let r = v1(tmp.path(), "children");
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (0, "kid [ready] — Kid\n"),
+        "{}",
+        r.stderr
+    );
+    let r = run(["--store", tmp.path().to_str().unwrap(), "check"]);
+    assert_eq!(r.code, 3);
+    for needle in [
+        "junk/session.jsonl\": header line is not valid JSON",
+        "nohdr/session.jsonl\": first line is not a session header",
+        "bin/session.jsonl",
+    ] {
+        assert!(r.stdout.contains(needle), "{needle}: {}", r.stdout);
+    }
+}
+
+#[test]
+fn bad_child_logs_become_diagnostic_rows() {
+    let tmp = TempDir::new("rows");
+    write_log(tmp.path(), "_no-cwd", "root", &[ROOT]);
+    let mut huge = child("huge", 2, "root", "Huge line");
+    huge.push(format!(
+        r#"{{"type":"step/start","seq":1,"time":1,"data":{{"pad":"{}"}}}}"#,
+        "x".repeat(50 * 1024 * 1024)
+    ));
+    write_log(
+        tmp.path(),
+        "_no-cwd",
+        "huge",
+        &huge.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    let mut utf8 = child("utf8", 3, "root", "Bad bytes");
+    utf8.push(String::new());
+    let p = write_log(
+        tmp.path(),
+        "_no-cwd",
+        "utf8",
+        &utf8.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    let mut bytes = std::fs::read(&p).unwrap();
+    bytes.pop();
+    bytes.extend_from_slice(
+        b"{\"type\":\"step/start\",\"seq\":1,\"time\":1,\"data\":\"\xff\xfe\"}\n",
+    );
+    std::fs::write(&p, bytes).unwrap();
+    let mut defect = child("defect", 4, "root", "Defect");
+    defect.push("{oops".into());
+    defect.push(
+        r#"{"type":"turn/end","seq":1,"time":1,"data":{"turn":1,"reason":{"kind":"completed"}}}"#
+            .into(),
+    );
+    write_log(
+        tmp.path(),
+        "_no-cwd",
+        "defect",
+        &defect.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    let mut torn = child("torn", 5, "root", "Torn tail");
+    torn.push("{\"type\":\"turn/start\",\"seq\":1".into());
+    let p = write_log(
+        tmp.path(),
+        "_no-cwd",
+        "torn",
+        &torn.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    let mut bytes = std::fs::read(&p).unwrap();
+    bytes.pop();
+    std::fs::write(&p, bytes).unwrap();
+    let before = snapshot(tmp.path());
+    let r = v1(tmp.path(), "children");
+    assert_eq!(
+        r.stdout,
+        "huge [ready] — Huge line\nutf8 [ready] — Bad bytes\ndefect [diagnostic: unavailable]\ntorn [ready] — Torn tail\n",
+        "{}",
+        r.stderr
+    );
+    let r = run(["--store", tmp.path().to_str().unwrap(), "list-agents"]);
+    assert_eq!(
+        r.stdout,
+        "lead [inactive] — root agent\nhuge [inactive] — Huge line\nutf8 [inactive] — Bad bytes\ndefect [unavailable]\ntorn [inactive] — Torn tail\n",
+        "{}",
+        r.stderr
+    );
+    assert!(
+        before == snapshot(tmp.path()),
+        "listing never repairs or truncates"
+    );
+}
+
+#[test]
+fn parent_cycles_are_safe() {
+    let tmp = TempDir::new("cycle");
+    for (id, parent) in [("c1", "c2"), ("c2", "c1")] {
+        let log = child(id, 1, parent, id);
+        write_log(
+            tmp.path(),
+            "_no-cwd",
+            id,
+            &log.iter().map(String::as_str).collect::<Vec<_>>(),
+        );
+    }
+    let r = run([
+        "--contract",
+        "v1",
+        "--store",
+        tmp.path().to_str().unwrap(),
+        "list-agents",
+        "--as",
+        "c1",
+        "--scope",
+        "descendants",
+    ]);
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (0, "c2 [ready] parent=c1 depth=1 — c2\n")
+    );
+    let r = run([
+        "--store",
+        tmp.path().to_str().unwrap(),
+        "list-agents",
+        "--as",
+        "c1",
+    ]);
+    assert_eq!(r.code, 3);
+    assert!(r.stderr.contains("parentSession cycle"), "{}", r.stderr);
+    let r = run(["--store", tmp.path().to_str().unwrap(), "check"]);
+    assert!(
+        r.stdout.contains("parentSession cycle: c1 -> c2"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn a_chain_ten_thousand_deep_lists() {
+    let tmp = TempDir::new("deep");
+    write_log(tmp.path(), "_no-cwd", "root", &[ROOT]);
+    let mut parent = "root".to_string();
+    for i in 0..10_000 {
+        let id = format!("n{i:05}");
+        let log = child(&id, 2 + i, &parent, &format!("depth {i}"));
+        write_log(
+            tmp.path(),
+            "_no-cwd",
+            &id,
+            &log.iter().map(String::as_str).collect::<Vec<_>>(),
+        );
+        parent = id;
+    }
+    let r = v1(tmp.path(), "descendants");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stdout.lines().count(), 10_000);
+    assert_eq!(
+        r.stdout.lines().last().unwrap(),
+        "n09999 [ready] parent=n09998 depth=10000 — depth 9999"
+    );
+    let r = run([
+        "--store",
+        tmp.path().to_str().unwrap(),
+        "list-agents",
+        "--as",
+        "n09999",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stdout.lines().count(), 10_001);
+    assert!(
+        r.stdout
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("n09999 [inactive]")
+    );
+}
+
+#[test]
+fn escaped_ids_and_symlinks() {
+    let tmp = store_with_kid();
+    // An id holding a NUL, a slash and `..` lives at its escaped directory.
+    let weird = "a\u{0}b/../c";
+    let log = [r#"{"type":"session","version":0,"id":"a\u0000b/../c","createdAt":3,"parentSession":"root","origin":"subagent","delegationDepth":1}"#.to_string(),
+        r#"{"type":"subagent/descriptor","seq":0,"time":1,"data":{"version":2,"mode":"continuable","provider":"spawn","label":"Weird id"}}"#.to_string()];
+    write_log(
+        tmp.path(),
+        "_no-cwd",
+        "a~0000b~002F..~002Fc",
+        &log.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    // Symlinks: a loop and a link to outside the store are ignored.
+    std::os::unix::fs::symlink(".", tmp.path().join("_no-cwd/loop")).unwrap();
+    let outside = TempDir::new("outside");
+    write_log(
+        outside.path(),
+        "x",
+        "evil",
+        &child("evil", 4, "root", "Outside")
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    );
+    std::os::unix::fs::symlink(
+        outside.path().join("x/evil"),
+        tmp.path().join("_no-cwd/evil"),
+    )
+    .unwrap();
+    let r = v1(tmp.path(), "children");
+    assert_eq!(
+        r.stdout,
+        format!("kid [ready] — Kid\n{weird} [ready] — Weird id\n"),
+        "{}",
+        r.stderr
+    );
+    let r = run(["--store", tmp.path().to_str().unwrap(), "check"]);
+    assert!(
+        r.stdout.contains("loop\": symbolic link") || r.stdout.contains("loop: symbolic link"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn missing_or_odd_store_roots() {
+    let tmp = TempDir::new("roots");
+    let missing = tmp.path().join("nope");
+    let r = run([
+        "--contract",
+        "v1",
+        "--store",
+        missing.to_str().unwrap(),
+        "list-agents",
+        "--as",
+        "root",
+    ]);
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (0, "(no subagents)\n"),
+        "an absent root holds no sessions"
+    );
+    let file = tmp.path().join("file");
+    std::fs::write(&file, "x").unwrap();
+    let r = run(["--store", file.to_str().unwrap(), "tree"]);
+    assert_eq!(r.code, 3);
+    assert!(
+        r.stderr.contains("cannot read session store") && r.stderr.contains("file"),
+        "{}",
+        r.stderr
+    );
+    let r = run(["--store", missing.to_str().unwrap(), "list-agents"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("no tree root"), "{}", r.stderr);
+}
