@@ -15,6 +15,7 @@ pub mod identity;
 pub mod list_agents;
 pub mod liveness;
 pub mod log;
+pub mod parallel;
 pub mod resolve;
 pub mod spawn;
 pub mod store;

@@ -57,10 +57,12 @@ pub fn list_v1(store: &Store, caller: &str, scope: Scope) -> Vec<V1Entry> {
         Scope::Children => corpus.v1_children(caller),
         Scope::Descendants => corpus.v1_descendants(caller),
     };
+    let rows = crate::parallel::par_map(&positions, |p| resolve_v1(store, p.index));
     positions
         .into_iter()
-        .filter_map(|p| {
-            let row = resolve_v1(store, p.index)?;
+        .zip(rows)
+        .filter_map(|(p, row)| {
+            let row = row?;
             // One-shot children cannot be continued; the tool drops them.
             if let V1Row::Child { mode, .. } = &row
                 && *mode != Mode::Continuable

@@ -148,36 +148,38 @@ impl Store {
                 self.note(&path, format!("session artifact {} uses the unsupported flat-file layout; use a separate root or move it into a project/session directory before loading", js_quote(&path)), true);
             }
         }
+        let mut dirs = Vec::new();
         for (name, kind) in entries {
             let dir = project.join(&name);
             match kind {
-                EntryKind::Dir => self.scan_session_dir(&dir),
+                EntryKind::Dir => dirs.push(dir),
                 EntryKind::Symlink => self.note(&dir, "symbolic link in a project directory is ignored (DSH lists only real directories)", false),
                 EntryKind::Other => {}
             }
         }
+        // The file reads are independent; the store-level rules apply in order.
+        let probes = crate::parallel::par_map(&dirs, |d| probe_session_dir(d));
+        for (dir, probe) in dirs.iter().zip(probes) {
+            self.apply_probe(dir, probe);
+        }
     }
 
-    fn scan_session_dir(&mut self, dir: &Path) {
-        let raw = dir.join(Suffix::Jsonl.file_name());
-        let zst = dir.join(Suffix::JsonlZstd.file_name());
-        let (has_raw, has_zst) = (exists(&raw), exists(&zst));
-        let found = match (has_raw, has_zst) {
-            (false, false) => return,
-            (true, false) => Suffix::Jsonl,
-            (false, true) => Suffix::JsonlZstd,
-            (true, true) => {
+    fn apply_probe(&mut self, dir: &Path, probe: DirProbe) {
+        let (found, read) = match probe {
+            DirProbe::Empty => return,
+            DirProbe::Both => {
                 let configured = self.suffix.unwrap_or(Suffix::Jsonl);
                 let odd = dir.join(configured.opposite().file_name());
                 return self.mismatch(&odd, configured);
             }
+            DirProbe::One(found, read) => (found, read),
         };
         let configured = *self.suffix.get_or_insert(found);
         if found != configured {
             return self.mismatch(&dir.join(found.file_name()), configured);
         }
         let log = dir.join(found.file_name());
-        let (encoding, first) = match read_first_line(&log) {
+        let (encoding, first) = match read {
             Ok(r) => r,
             Err(HeaderError::Io(e)) => {
                 return self.note(
@@ -286,6 +288,25 @@ impl Store {
     pub fn suffix_or(&self, default: Suffix) -> Suffix {
         self.suffix.unwrap_or(default)
     }
+}
+
+/// What one session directory holds, read without touching shared state.
+enum DirProbe {
+    Empty,
+    Both,
+    One(Suffix, Result<(Encoding, FirstLine), HeaderError>),
+}
+
+fn probe_session_dir(dir: &Path) -> DirProbe {
+    let has_raw = exists(&dir.join(Suffix::Jsonl.file_name()));
+    let has_zst = exists(&dir.join(Suffix::JsonlZstd.file_name()));
+    let found = match (has_raw, has_zst) {
+        (false, false) => return DirProbe::Empty,
+        (true, true) => return DirProbe::Both,
+        (true, false) => Suffix::Jsonl,
+        (false, true) => Suffix::JsonlZstd,
+    };
+    DirProbe::One(found, read_first_line(&dir.join(found.file_name())))
 }
 
 /// `<root>/<project>/<encodeSegment(id)>/session.jsonl[.zstd]` for a header;

@@ -155,6 +155,7 @@ impl<'a> Corpus<'a> {
             kind: MemberKind::Root,
             live: liveness::probe(&self.store.sessions[root].dir),
         }];
+        let classified = self.classify_reachable(root);
         let mut visited: HashSet<usize> = HashSet::from([root]);
         // Each entry carries the parent's name path ("" for the root) or None
         // once an unnamed session has been passed.
@@ -169,6 +170,9 @@ impl<'a> Corpus<'a> {
             if !visited.insert(index) {
                 continue;
             }
+            let Some((kind, live)) = classified.get(&index).cloned() else {
+                continue;
+            };
             let rec = &self.store.sessions[index];
             let path = match (parent_path, rec.header.valid_name()) {
                 (Some(p), Some(n)) if p.is_empty() => Some(n.to_string()),
@@ -176,9 +180,7 @@ impl<'a> Corpus<'a> {
                 _ => None,
             };
             let name = path.clone().unwrap_or_else(|| rec.header.id.clone());
-            let live = liveness::probe(&rec.dir);
-            let kind = classify_v2(rec, live);
-            let traverse = matches!(kind, MemberKind::Continuable { .. } | MemberKind::OneShot);
+            let traverse = kind.is_traversed();
             out.push(Member {
                 index,
                 name,
@@ -194,6 +196,35 @@ impl<'a> Corpus<'a> {
             }
         }
         out
+    }
+}
+
+impl Corpus<'_> {
+    /// Classify every node the v2 traversal will reach, one tree level at a
+    /// time so each level's log reads run in parallel.
+    fn classify_reachable(&self, root: usize) -> HashMap<usize, (MemberKind, Liveness)> {
+        let mut kinds = HashMap::new();
+        let mut seen: HashSet<usize> = HashSet::from([root]);
+        let mut level: Vec<usize> = self
+            .subagent_children_of(&self.store.sessions[root].header.id)
+            .collect();
+        while !level.is_empty() {
+            level.retain(|i| seen.insert(*i));
+            let results = crate::parallel::par_map(&level, |i| {
+                let rec = &self.store.sessions[*i];
+                let live = liveness::probe(&rec.dir);
+                (classify_v2(rec, live), live)
+            });
+            let mut next = Vec::new();
+            for (index, result) in level.iter().zip(results) {
+                if result.0.is_traversed() {
+                    next.extend(self.subagent_children_of(&self.store.sessions[*index].header.id));
+                }
+                kinds.insert(*index, result);
+            }
+            level = next;
+        }
+        kinds
     }
 }
 
@@ -229,6 +260,11 @@ impl MemberKind {
             self,
             MemberKind::OneShot | MemberKind::External | MemberKind::Creating
         )
+    }
+
+    /// Whether the v2 traversal continues below this node.
+    pub fn is_traversed(&self) -> bool {
+        matches!(self, MemberKind::Continuable { .. } | MemberKind::OneShot)
     }
 
     /// The mode column of the operator's tree view.

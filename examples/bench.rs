@@ -1,0 +1,228 @@
+//! Benchmark: generate a synthetic DSH store and time `list-agents` in each
+//! form (and `tree`). Timing and memory are measured here, never asserted in
+//! tests.
+//!
+//!   cargo run --release --example bench -- [--sessions N] [--fanout F]
+//!       [--events E] [--compression none|zstd] [--runs R] [--dir DIR]
+//!
+//! Each form runs in a fresh child process (this program re-invoked with
+//! `--measure`), so its peak resident memory (VmHWM) is its own.
+
+use clap::Parser;
+use dsh_agents::app::{self, Output};
+use dsh_agents::cli::Cli;
+use dsh_agents::zstd_frames::encode_frame;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+#[derive(Parser)]
+struct Args {
+    #[arg(long, default_value_t = 10_000)]
+    sessions: usize,
+    #[arg(long, default_value_t = 8)]
+    fanout: usize,
+    /// Extra user messages per child log (about 130 bytes each)
+    #[arg(long, default_value_t = 0)]
+    events: usize,
+    #[arg(long, default_value = "none")]
+    compression: String,
+    #[arg(long, default_value_t = 5)]
+    runs: usize,
+    /// Where to write the store [default: a temp dir, removed afterwards]
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// Internal: time one form on an existing store and print one line
+    #[arg(long, num_args = 2, value_names = ["STORE", "FORM"])]
+    measure: Option<Vec<String>>,
+}
+
+const FORMS: &[(&str, &[&str])] = &[
+    (
+        "v2 list_agents (whole tree)",
+        &["list-agents", "--as", "root"],
+    ),
+    (
+        "v2 list_agents --json",
+        &["list-agents", "--as", "root", "--json"],
+    ),
+    (
+        "v1 list_agents children",
+        &["--contract", "v1", "list-agents", "--as", "root"],
+    ),
+    (
+        "v1 list_agents descendants",
+        &[
+            "--contract",
+            "v1",
+            "list-agents",
+            "--as",
+            "root",
+            "--scope",
+            "descendants",
+        ],
+    ),
+    ("tree (all trees)", &["tree"]),
+];
+
+fn id(i: usize) -> String {
+    format!("sa-{i:07}")
+}
+
+fn generate(dir: &Path, n: usize, fanout: usize, extra: usize, zstd: bool) -> u64 {
+    let project = dir.join("_no-cwd");
+    let mut bytes = 0u64;
+    let mut write = |sid: &str, header: String, events: Vec<String>| {
+        let d = project.join(sid);
+        std::fs::create_dir_all(&d).unwrap();
+        let body: String = events.iter().map(|e| format!("{e}\n")).collect();
+        let content = if zstd {
+            let mut c = encode_frame(format!("{header}\n").as_bytes()).unwrap();
+            c.extend(encode_frame(body.as_bytes()).unwrap());
+            c
+        } else {
+            format!("{header}\n{body}").into_bytes()
+        };
+        bytes += content.len() as u64;
+        let name = if zstd {
+            "session.jsonl.zstd"
+        } else {
+            "session.jsonl"
+        };
+        std::fs::write(d.join(name), content).unwrap();
+    };
+    let turn =
+        |seq: usize| format!(r#"{{"type":"turn/start","seq":{seq},"time":1,"data":{{"turn":1}}}}"#);
+    let end = |seq: usize| {
+        format!(
+            r#"{{"type":"turn/end","seq":{seq},"time":10000,"data":{{"turn":1,"reason":{{"kind":"completed"}}}}}}"#
+        )
+    };
+    let msg = |seq: usize, text: &str| {
+        format!(
+            r#"{{"type":"user/message","seq":{seq},"time":2,"data":{{"content":[{{"type":"text","text":"{text}"}}],"source":{{"kind":"user"}},"role":"user","id":"m-{seq}"}},"surfaceOp":"append"}}"#
+        )
+    };
+    write(
+        "root",
+        r#"{"type":"session","version":0,"id":"root","createdAt":1,"delegationDepth":0}"#.into(),
+        vec![turn(0), end(1)],
+    );
+    for i in 0..n {
+        let parent = if i < fanout {
+            "root".to_string()
+        } else {
+            id(i / fanout - 1)
+        };
+        let mode = if i % 5 == 4 {
+            "one-shot"
+        } else {
+            "continuable"
+        };
+        let header = format!(
+            r#"{{"type":"session","version":0,"id":"{}","createdAt":{},"parentSession":"{parent}","origin":"subagent","delegationDepth":1,"name":"n{i}"}}"#,
+            id(i),
+            1000 + i
+        );
+        let mut events = vec![turn(0), msg(1, "work")];
+        events.push(format!(
+            r#"{{"type":"subagent/descriptor","seq":2,"time":3,"data":{{"version":2,"mode":"{mode}","provider":"spawn","label":"task {i}"}}}}"#
+        ));
+        for k in 0..extra {
+            events.push(msg(events.len(), &format!("more {k} ").repeat(20)));
+        }
+        events.push(end(events.len()));
+        write(&id(i), header, events);
+    }
+    bytes
+}
+
+fn vm_hwm_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+fn measure(store: &str, form: usize, runs: usize) {
+    let (_, args) = FORMS[form];
+    let mut times = Vec::new();
+    let mut rows = 0;
+    for _ in 0..runs {
+        let mut argv = vec!["dsh-agents", "--store", store];
+        argv.extend_from_slice(args);
+        let start = Instant::now();
+        let out = app::run(Cli::parse_from(&argv)).expect("listing succeeds");
+        times.push(start.elapsed().as_secs_f64() * 1000.0);
+        if let Output::Text(t) = out {
+            rows = t.lines().count();
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    println!(
+        "{:.1}\t{:.1}\t{}\t{}",
+        times[times.len() / 2],
+        times[0],
+        vm_hwm_kib(),
+        rows
+    );
+}
+
+fn main() {
+    let args = Args::parse();
+    if let Some(m) = &args.measure {
+        measure(&m[0], m[1].parse().unwrap(), args.runs);
+        return;
+    }
+    let temp = args.dir.is_none();
+    let dir = args
+        .dir
+        .clone()
+        .unwrap_or_else(|| std::env::temp_dir().join(format!("dsh-bench-{}", std::process::id())));
+    let _ = std::fs::remove_dir_all(&dir);
+    let zstd = args.compression == "zstd";
+    let start = Instant::now();
+    let bytes = generate(&dir, args.sessions, args.fanout, args.events, zstd);
+    println!(
+        "store: {} sessions + root, fan-out {}, {} extra events per log, {}, {:.1} MB on disk (generated in {:.1} s)",
+        args.sessions,
+        args.fanout,
+        args.events,
+        if zstd { "zstd" } else { "raw" },
+        bytes as f64 / 1e6,
+        start.elapsed().as_secs_f64()
+    );
+    println!("| form | median ms | min ms | peak RSS MiB | rows |");
+    println!("|---|---:|---:|---:|---:|");
+    let exe = std::env::current_exe().unwrap();
+    for (i, (name, _)) in FORMS.iter().enumerate() {
+        let out = Command::new(&exe)
+            .args([
+                "--runs",
+                &args.runs.to_string(),
+                "--measure",
+                dir.to_str().unwrap(),
+                &i.to_string(),
+            ])
+            .output()
+            .unwrap();
+        let line = String::from_utf8_lossy(&out.stdout);
+        let f: Vec<&str> = line.trim().split('\t').collect();
+        if f.len() != 4 {
+            eprintln!(
+                "{name}: measurement failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            continue;
+        }
+        let rss = f[2].parse::<f64>().unwrap_or(0.0) / 1024.0;
+        println!("| {name} | {} | {} | {rss:.1} | {} |", f[0], f[1], f[3]);
+    }
+    if temp {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
