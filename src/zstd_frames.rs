@@ -148,8 +148,28 @@ impl<R: Read> FrameReader<R> {
     }
 }
 
+/// Frames that record a content size up to this many bytes decode in one
+/// call on a reused context; larger or unsized ones stream.
+const BULK_LIMIT: usize = 64 << 20;
+
+thread_local! {
+    // A decompression context costs far more to create than a small frame
+    // costs to decode, and listing decodes one header frame per session.
+    static DCTX: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { std::cell::RefCell::new(None) };
+}
+
 /// Decode one complete frame, verifying its checksum.
 pub fn decode_frame(frame: &[u8]) -> io::Result<Vec<u8>> {
+    if let Some(size) = zstd::bulk::Decompressor::upper_bound(frame).filter(|n| *n <= BULK_LIMIT) {
+        let bulk = DCTX.with(|cell| {
+            let mut slot = cell.borrow_mut();
+            if slot.is_none() {
+                *slot = Some(zstd::bulk::Decompressor::new()?);
+            }
+            slot.as_mut().map_or_else(|| Err(io::Error::other("no zstd context")), |d| d.decompress(frame, size))
+        });
+        return bulk;
+    }
     let mut out = Vec::new();
     let mut decoder = zstd::stream::read::Decoder::with_buffer(frame)?.single_frame();
     decoder.read_to_end(&mut out)?;
