@@ -23,12 +23,21 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
         'dsh-agents' {
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
             [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract to speak')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds')
+            [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound: pending messages an inbox may hold before sends are rejected')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the canonical JSON value instead of the rendered text')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('list-agents', 'list-agents', [CompletionResultType]::ParameterValue, 'list_agents: v2 lists the caller''s whole tree; v1 lists children or descendants')
+            [CompletionResult]::new('send-message', 'send-message', [CompletionResultType]::ParameterValue, 'send_message: v2 any member of the caller''s tree by name or id; v1 a direct child by id')
+            [CompletionResult]::new('subagent-send-message', 'subagent-send-message', [CompletionResultType]::ParameterValue, 'subagent_send_message (seed 002): parent to a direct continuable child, by id')
+            [CompletionResult]::new('subagent-parent-message', 'subagent-parent-message', [CompletionResultType]::ParameterValue, 'subagent_parent_message (seed 002): child to its direct parent')
+            [CompletionResult]::new('followup', 'followup', [CompletionResultType]::ParameterValue, 'Deliver a message as the user to AGENT''s next turn')
+            [CompletionResult]::new('steer', 'steer', [CompletionResultType]::ParameterValue, 'Deliver a message as the user to AGENT''s next step')
+            [CompletionResult]::new('inbox', 'inbox', [CompletionResultType]::ParameterValue, 'Show AGENT''s pending next-step and next-turn messages and parked state')
+            [CompletionResult]::new('claim', 'claim', [CompletionResultType]::ParameterValue, 'Consume pending input as the agent loop does at a step boundary; print it as JSON')
             [CompletionResult]::new('call', 'call', [CompletionResultType]::ParameterValue, 'Run a model tool by name with its raw JSON arguments')
             [CompletionResult]::new('identity', 'identity', [CompletionResultType]::ParameterValue, 'Print the subagent:identity runtime context for the caller (seed 001)')
             [CompletionResult]::new('tree', 'tree', [CompletionResultType]::ParameterValue, 'Table of every tree (or the one holding AGENT)')
@@ -43,6 +52,88 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'v1 only: children (default) or descendants')
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
             [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract to speak')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds')
+            [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound: pending messages an inbox may hold before sends are rejected')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the canonical JSON value instead of the rendered text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'dsh-agents;send-message' {
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id or a unique prefix (>= 4 characters)')
+            [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'Message id: repeating a send with the same id writes nothing and returns the same receipt')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
+            [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract to speak')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds')
+            [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound: pending messages an inbox may hold before sends are rejected')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the canonical JSON value instead of the rendered text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'dsh-agents;subagent-send-message' {
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id or a unique prefix (>= 4 characters)')
+            [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'Message id: repeating a send with the same id writes nothing and returns the same receipt')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
+            [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract to speak')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds')
+            [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound: pending messages an inbox may hold before sends are rejected')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the canonical JSON value instead of the rendered text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'dsh-agents;subagent-parent-message' {
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id or a unique prefix (>= 4 characters)')
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'mode')
+            [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'Message id: repeating a send with the same id writes nothing and returns the same receipt')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
+            [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract to speak')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds')
+            [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound: pending messages an inbox may hold before sends are rejected')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the canonical JSON value instead of the rendered text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'dsh-agents;followup' {
+            [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'Message id: repeating a send with the same id writes nothing and returns the same receipt')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
+            [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract to speak')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds')
+            [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound: pending messages an inbox may hold before sends are rejected')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the canonical JSON value instead of the rendered text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'dsh-agents;steer' {
+            [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'Message id: repeating a send with the same id writes nothing and returns the same receipt')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
+            [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract to speak')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds')
+            [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound: pending messages an inbox may hold before sends are rejected')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the canonical JSON value instead of the rendered text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'dsh-agents;inbox' {
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
+            [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract to speak')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds')
+            [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound: pending messages an inbox may hold before sends are rejected')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the canonical JSON value instead of the rendered text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'dsh-agents;claim' {
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id or a unique prefix (>= 4 characters)')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
+            [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract to speak')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds')
+            [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound: pending messages an inbox may hold before sends are rejected')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the canonical JSON value instead of the rendered text')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -50,8 +141,11 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
         }
         'dsh-agents;call' {
             [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id or a unique prefix (>= 4 characters)')
+            [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'Message id: repeating a send with the same id writes nothing and returns the same receipt')
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
             [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract to speak')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds')
+            [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound: pending messages an inbox may hold before sends are rejected')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the canonical JSON value instead of the rendered text')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -61,6 +155,8 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id or a unique prefix (>= 4 characters)')
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
             [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract to speak')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds')
+            [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound: pending messages an inbox may hold before sends are rejected')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the canonical JSON value instead of the rendered text')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -69,6 +165,8 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
         'dsh-agents;tree' {
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
             [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract to speak')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds')
+            [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound: pending messages an inbox may hold before sends are rejected')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the canonical JSON value instead of the rendered text')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -77,6 +175,8 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
         'dsh-agents;check' {
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
             [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract to speak')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds')
+            [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound: pending messages an inbox may hold before sends are rejected')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the canonical JSON value instead of the rendered text')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -95,6 +195,8 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'Subagent provider recorded in the descriptor')
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
             [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract to speak')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds')
+            [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound: pending messages an inbox may hold before sends are rejected')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the canonical JSON value instead of the rendered text')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -103,6 +205,8 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
         'dsh-agents;completions' {
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
             [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract to speak')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds')
+            [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound: pending messages an inbox may hold before sends are rejected')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the canonical JSON value instead of the rendered text')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -110,6 +214,13 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
         }
         'dsh-agents;help' {
             [CompletionResult]::new('list-agents', 'list-agents', [CompletionResultType]::ParameterValue, 'list_agents: v2 lists the caller''s whole tree; v1 lists children or descendants')
+            [CompletionResult]::new('send-message', 'send-message', [CompletionResultType]::ParameterValue, 'send_message: v2 any member of the caller''s tree by name or id; v1 a direct child by id')
+            [CompletionResult]::new('subagent-send-message', 'subagent-send-message', [CompletionResultType]::ParameterValue, 'subagent_send_message (seed 002): parent to a direct continuable child, by id')
+            [CompletionResult]::new('subagent-parent-message', 'subagent-parent-message', [CompletionResultType]::ParameterValue, 'subagent_parent_message (seed 002): child to its direct parent')
+            [CompletionResult]::new('followup', 'followup', [CompletionResultType]::ParameterValue, 'Deliver a message as the user to AGENT''s next turn')
+            [CompletionResult]::new('steer', 'steer', [CompletionResultType]::ParameterValue, 'Deliver a message as the user to AGENT''s next step')
+            [CompletionResult]::new('inbox', 'inbox', [CompletionResultType]::ParameterValue, 'Show AGENT''s pending next-step and next-turn messages and parked state')
+            [CompletionResult]::new('claim', 'claim', [CompletionResultType]::ParameterValue, 'Consume pending input as the agent loop does at a step boundary; print it as JSON')
             [CompletionResult]::new('call', 'call', [CompletionResultType]::ParameterValue, 'Run a model tool by name with its raw JSON arguments')
             [CompletionResult]::new('identity', 'identity', [CompletionResultType]::ParameterValue, 'Print the subagent:identity runtime context for the caller (seed 001)')
             [CompletionResult]::new('tree', 'tree', [CompletionResultType]::ParameterValue, 'Table of every tree (or the one holding AGENT)')
@@ -120,6 +231,27 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             break
         }
         'dsh-agents;help;list-agents' {
+            break
+        }
+        'dsh-agents;help;send-message' {
+            break
+        }
+        'dsh-agents;help;subagent-send-message' {
+            break
+        }
+        'dsh-agents;help;subagent-parent-message' {
+            break
+        }
+        'dsh-agents;help;followup' {
+            break
+        }
+        'dsh-agents;help;steer' {
+            break
+        }
+        'dsh-agents;help;inbox' {
+            break
+        }
+        'dsh-agents;help;claim' {
             break
         }
         'dsh-agents;help;call' {

@@ -22,8 +22,14 @@ _dsh__agents() {
             dsh__agents,check)
                 cmd="dsh__agents__subcmd__check"
                 ;;
+            dsh__agents,claim)
+                cmd="dsh__agents__subcmd__claim"
+                ;;
             dsh__agents,completions)
                 cmd="dsh__agents__subcmd__completions"
+                ;;
+            dsh__agents,followup)
+                cmd="dsh__agents__subcmd__followup"
                 ;;
             dsh__agents,help)
                 cmd="dsh__agents__subcmd__help"
@@ -31,11 +37,26 @@ _dsh__agents() {
             dsh__agents,identity)
                 cmd="dsh__agents__subcmd__identity"
                 ;;
+            dsh__agents,inbox)
+                cmd="dsh__agents__subcmd__inbox"
+                ;;
             dsh__agents,list-agents)
                 cmd="dsh__agents__subcmd__list__subcmd__agents"
                 ;;
+            dsh__agents,send-message)
+                cmd="dsh__agents__subcmd__send__subcmd__message"
+                ;;
             dsh__agents,spawn)
                 cmd="dsh__agents__subcmd__spawn"
+                ;;
+            dsh__agents,steer)
+                cmd="dsh__agents__subcmd__steer"
+                ;;
+            dsh__agents,subagent-parent-message)
+                cmd="dsh__agents__subcmd__subagent__subcmd__parent__subcmd__message"
+                ;;
+            dsh__agents,subagent-send-message)
+                cmd="dsh__agents__subcmd__subagent__subcmd__send__subcmd__message"
                 ;;
             dsh__agents,tree)
                 cmd="dsh__agents__subcmd__tree"
@@ -46,8 +67,14 @@ _dsh__agents() {
             dsh__agents__subcmd__help,check)
                 cmd="dsh__agents__subcmd__help__subcmd__check"
                 ;;
+            dsh__agents__subcmd__help,claim)
+                cmd="dsh__agents__subcmd__help__subcmd__claim"
+                ;;
             dsh__agents__subcmd__help,completions)
                 cmd="dsh__agents__subcmd__help__subcmd__completions"
+                ;;
+            dsh__agents__subcmd__help,followup)
+                cmd="dsh__agents__subcmd__help__subcmd__followup"
                 ;;
             dsh__agents__subcmd__help,help)
                 cmd="dsh__agents__subcmd__help__subcmd__help"
@@ -55,11 +82,26 @@ _dsh__agents() {
             dsh__agents__subcmd__help,identity)
                 cmd="dsh__agents__subcmd__help__subcmd__identity"
                 ;;
+            dsh__agents__subcmd__help,inbox)
+                cmd="dsh__agents__subcmd__help__subcmd__inbox"
+                ;;
             dsh__agents__subcmd__help,list-agents)
                 cmd="dsh__agents__subcmd__help__subcmd__list__subcmd__agents"
                 ;;
+            dsh__agents__subcmd__help,send-message)
+                cmd="dsh__agents__subcmd__help__subcmd__send__subcmd__message"
+                ;;
             dsh__agents__subcmd__help,spawn)
                 cmd="dsh__agents__subcmd__help__subcmd__spawn"
+                ;;
+            dsh__agents__subcmd__help,steer)
+                cmd="dsh__agents__subcmd__help__subcmd__steer"
+                ;;
+            dsh__agents__subcmd__help,subagent-parent-message)
+                cmd="dsh__agents__subcmd__help__subcmd__subagent__subcmd__parent__subcmd__message"
+                ;;
+            dsh__agents__subcmd__help,subagent-send-message)
+                cmd="dsh__agents__subcmd__help__subcmd__subagent__subcmd__send__subcmd__message"
                 ;;
             dsh__agents__subcmd__help,tree)
                 cmd="dsh__agents__subcmd__help__subcmd__tree"
@@ -71,7 +113,7 @@ _dsh__agents() {
 
     case "${cmd}" in
         dsh__agents)
-            opts="-h -V --store --contract --json --help --version list-agents call identity tree check spawn completions help"
+            opts="-h -V --store --contract --json --lock-timeout --max-pending --help --version list-agents send-message subagent-send-message subagent-parent-message followup steer inbox claim call identity tree check spawn completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -85,6 +127,14 @@ _dsh__agents() {
                     COMPREPLY=($(compgen -W "v1 v2" -- "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-pending)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -93,7 +143,75 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__call)
-            opts="-h --as --store --contract --json --help"
+            opts="-h --as --id --store --contract --json --lock-timeout --max-pending --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --contract)
+                    COMPREPLY=($(compgen -W "v1 v2" -- "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-pending)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__subcmd__agents__subcmd__check)
+            opts="-h --store --contract --json --lock-timeout --max-pending --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --contract)
+                    COMPREPLY=($(compgen -W "v1 v2" -- "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-pending)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__subcmd__agents__subcmd__claim)
+            opts="-h --as --store --contract --json --lock-timeout --max-pending --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -111,26 +229,12 @@ _dsh__agents() {
                     COMPREPLY=($(compgen -W "v1 v2" -- "${cur}"))
                     return 0
                     ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        dsh__subcmd__agents__subcmd__check)
-            opts="-h --store --contract --json --help"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                --store)
+                --lock-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --contract)
-                    COMPREPLY=($(compgen -W "v1 v2" -- "${cur}"))
+                --max-pending)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -141,7 +245,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__completions)
-            opts="-h --store --contract --json --help bash elvish fish powershell zsh"
+            opts="-h --store --contract --json --lock-timeout --max-pending --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -155,6 +259,48 @@ _dsh__agents() {
                     COMPREPLY=($(compgen -W "v1 v2" -- "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-pending)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__subcmd__agents__subcmd__followup)
+            opts="-h --id --store --contract --json --lock-timeout --max-pending --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --contract)
+                    COMPREPLY=($(compgen -W "v1 v2" -- "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-pending)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -163,7 +309,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__help)
-            opts="list-agents call identity tree check spawn completions help"
+            opts="list-agents send-message subagent-send-message subagent-parent-message followup steer inbox claim call identity tree check spawn completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -204,7 +350,35 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        dsh__subcmd__agents__subcmd__help__subcmd__claim)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         dsh__subcmd__agents__subcmd__help__subcmd__completions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__subcmd__agents__subcmd__help__subcmd__followup)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -246,6 +420,20 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        dsh__subcmd__agents__subcmd__help__subcmd__inbox)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         dsh__subcmd__agents__subcmd__help__subcmd__list__subcmd__agents)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -260,7 +448,63 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        dsh__subcmd__agents__subcmd__help__subcmd__send__subcmd__message)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         dsh__subcmd__agents__subcmd__help__subcmd__spawn)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__subcmd__agents__subcmd__help__subcmd__steer)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__subcmd__agents__subcmd__help__subcmd__subagent__subcmd__parent__subcmd__message)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__subcmd__agents__subcmd__help__subcmd__subagent__subcmd__send__subcmd__message)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -289,7 +533,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__identity)
-            opts="-h --as --store --contract --json --help"
+            opts="-h --as --store --contract --json --lock-timeout --max-pending --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -307,6 +551,44 @@ _dsh__agents() {
                     COMPREPLY=($(compgen -W "v1 v2" -- "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-pending)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__subcmd__agents__subcmd__inbox)
+            opts="-h --store --contract --json --lock-timeout --max-pending --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --contract)
+                    COMPREPLY=($(compgen -W "v1 v2" -- "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-pending)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -315,7 +597,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__list__subcmd__agents)
-            opts="-h --as --scope --store --contract --json --help"
+            opts="-h --as --scope --store --contract --json --lock-timeout --max-pending --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -337,6 +619,52 @@ _dsh__agents() {
                     COMPREPLY=($(compgen -W "v1 v2" -- "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-pending)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__subcmd__agents__subcmd__send__subcmd__message)
+            opts="-h --as --id --store --contract --json --lock-timeout --max-pending --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --contract)
+                    COMPREPLY=($(compgen -W "v1 v2" -- "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-pending)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -345,7 +673,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__spawn)
-            opts="-h --parent --name --label --mode --prompt --id --created-at --cwd --compression --provider --store --contract --json --help"
+            opts="-h --parent --name --label --mode --prompt --id --created-at --cwd --compression --provider --store --contract --json --lock-timeout --max-pending --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -399,6 +727,128 @@ _dsh__agents() {
                     COMPREPLY=($(compgen -W "v1 v2" -- "${cur}"))
                     return 0
                     ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-pending)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__subcmd__agents__subcmd__steer)
+            opts="-h --id --store --contract --json --lock-timeout --max-pending --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --contract)
+                    COMPREPLY=($(compgen -W "v1 v2" -- "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-pending)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__subcmd__agents__subcmd__subagent__subcmd__parent__subcmd__message)
+            opts="-h --as --mode --id --store --contract --json --lock-timeout --max-pending --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mode)
+                    COMPREPLY=($(compgen -W "followup steer" -- "${cur}"))
+                    return 0
+                    ;;
+                --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --contract)
+                    COMPREPLY=($(compgen -W "v1 v2" -- "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-pending)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__subcmd__agents__subcmd__subagent__subcmd__send__subcmd__message)
+            opts="-h --as --id --store --contract --json --lock-timeout --max-pending --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --contract)
+                    COMPREPLY=($(compgen -W "v1 v2" -- "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-pending)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -407,7 +857,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__tree)
-            opts="-h --store --contract --json --help"
+            opts="-h --store --contract --json --lock-timeout --max-pending --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -419,6 +869,14 @@ _dsh__agents() {
                     ;;
                 --contract)
                     COMPREPLY=($(compgen -W "v1 v2" -- "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-pending)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

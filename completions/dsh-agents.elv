@@ -20,12 +20,21 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
         &'dsh-agents'= {
             cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
             cand --contract 'Which tool contract to speak'
+            cand --lock-timeout 'Longest wait for an inbox lock, in seconds'
+            cand --max-pending 'Admission bound: pending messages an inbox may hold before sends are rejected'
             cand --json 'Print the canonical JSON value instead of the rendered text'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
             cand list-agents 'list_agents: v2 lists the caller''s whole tree; v1 lists children or descendants'
+            cand send-message 'send_message: v2 any member of the caller''s tree by name or id; v1 a direct child by id'
+            cand subagent-send-message 'subagent_send_message (seed 002): parent to a direct continuable child, by id'
+            cand subagent-parent-message 'subagent_parent_message (seed 002): child to its direct parent'
+            cand followup 'Deliver a message as the user to AGENT''s next turn'
+            cand steer 'Deliver a message as the user to AGENT''s next step'
+            cand inbox 'Show AGENT''s pending next-step and next-turn messages and parked state'
+            cand claim 'Consume pending input as the agent loop does at a step boundary; print it as JSON'
             cand call 'Run a model tool by name with its raw JSON arguments'
             cand identity 'Print the subagent:identity runtime context for the caller (seed 001)'
             cand tree 'Table of every tree (or the one holding AGENT)'
@@ -39,14 +48,92 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --scope 'v1 only: children (default) or descendants'
             cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
             cand --contract 'Which tool contract to speak'
+            cand --lock-timeout 'Longest wait for an inbox lock, in seconds'
+            cand --max-pending 'Admission bound: pending messages an inbox may hold before sends are rejected'
+            cand --json 'Print the canonical JSON value instead of the rendered text'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'dsh-agents;send-message'= {
+            cand --as 'The calling agent: a Session id or a unique prefix (>= 4 characters)'
+            cand --id 'Message id: repeating a send with the same id writes nothing and returns the same receipt'
+            cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
+            cand --contract 'Which tool contract to speak'
+            cand --lock-timeout 'Longest wait for an inbox lock, in seconds'
+            cand --max-pending 'Admission bound: pending messages an inbox may hold before sends are rejected'
+            cand --json 'Print the canonical JSON value instead of the rendered text'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'dsh-agents;subagent-send-message'= {
+            cand --as 'The calling agent: a Session id or a unique prefix (>= 4 characters)'
+            cand --id 'Message id: repeating a send with the same id writes nothing and returns the same receipt'
+            cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
+            cand --contract 'Which tool contract to speak'
+            cand --lock-timeout 'Longest wait for an inbox lock, in seconds'
+            cand --max-pending 'Admission bound: pending messages an inbox may hold before sends are rejected'
+            cand --json 'Print the canonical JSON value instead of the rendered text'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'dsh-agents;subagent-parent-message'= {
+            cand --as 'The calling agent: a Session id or a unique prefix (>= 4 characters)'
+            cand --mode 'mode'
+            cand --id 'Message id: repeating a send with the same id writes nothing and returns the same receipt'
+            cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
+            cand --contract 'Which tool contract to speak'
+            cand --lock-timeout 'Longest wait for an inbox lock, in seconds'
+            cand --max-pending 'Admission bound: pending messages an inbox may hold before sends are rejected'
+            cand --json 'Print the canonical JSON value instead of the rendered text'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'dsh-agents;followup'= {
+            cand --id 'Message id: repeating a send with the same id writes nothing and returns the same receipt'
+            cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
+            cand --contract 'Which tool contract to speak'
+            cand --lock-timeout 'Longest wait for an inbox lock, in seconds'
+            cand --max-pending 'Admission bound: pending messages an inbox may hold before sends are rejected'
+            cand --json 'Print the canonical JSON value instead of the rendered text'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'dsh-agents;steer'= {
+            cand --id 'Message id: repeating a send with the same id writes nothing and returns the same receipt'
+            cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
+            cand --contract 'Which tool contract to speak'
+            cand --lock-timeout 'Longest wait for an inbox lock, in seconds'
+            cand --max-pending 'Admission bound: pending messages an inbox may hold before sends are rejected'
+            cand --json 'Print the canonical JSON value instead of the rendered text'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'dsh-agents;inbox'= {
+            cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
+            cand --contract 'Which tool contract to speak'
+            cand --lock-timeout 'Longest wait for an inbox lock, in seconds'
+            cand --max-pending 'Admission bound: pending messages an inbox may hold before sends are rejected'
+            cand --json 'Print the canonical JSON value instead of the rendered text'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'dsh-agents;claim'= {
+            cand --as 'The calling agent: a Session id or a unique prefix (>= 4 characters)'
+            cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
+            cand --contract 'Which tool contract to speak'
+            cand --lock-timeout 'Longest wait for an inbox lock, in seconds'
+            cand --max-pending 'Admission bound: pending messages an inbox may hold before sends are rejected'
             cand --json 'Print the canonical JSON value instead of the rendered text'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'dsh-agents;call'= {
             cand --as 'The calling agent: a Session id or a unique prefix (>= 4 characters)'
+            cand --id 'Message id: repeating a send with the same id writes nothing and returns the same receipt'
             cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
             cand --contract 'Which tool contract to speak'
+            cand --lock-timeout 'Longest wait for an inbox lock, in seconds'
+            cand --max-pending 'Admission bound: pending messages an inbox may hold before sends are rejected'
             cand --json 'Print the canonical JSON value instead of the rendered text'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -55,6 +142,8 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --as 'The calling agent: a Session id or a unique prefix (>= 4 characters)'
             cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
             cand --contract 'Which tool contract to speak'
+            cand --lock-timeout 'Longest wait for an inbox lock, in seconds'
+            cand --max-pending 'Admission bound: pending messages an inbox may hold before sends are rejected'
             cand --json 'Print the canonical JSON value instead of the rendered text'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -62,6 +151,8 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
         &'dsh-agents;tree'= {
             cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
             cand --contract 'Which tool contract to speak'
+            cand --lock-timeout 'Longest wait for an inbox lock, in seconds'
+            cand --max-pending 'Admission bound: pending messages an inbox may hold before sends are rejected'
             cand --json 'Print the canonical JSON value instead of the rendered text'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -69,6 +160,8 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
         &'dsh-agents;check'= {
             cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
             cand --contract 'Which tool contract to speak'
+            cand --lock-timeout 'Longest wait for an inbox lock, in seconds'
+            cand --max-pending 'Admission bound: pending messages an inbox may hold before sends are rejected'
             cand --json 'Print the canonical JSON value instead of the rendered text'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -86,6 +179,8 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --provider 'Subagent provider recorded in the descriptor'
             cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
             cand --contract 'Which tool contract to speak'
+            cand --lock-timeout 'Longest wait for an inbox lock, in seconds'
+            cand --max-pending 'Admission bound: pending messages an inbox may hold before sends are rejected'
             cand --json 'Print the canonical JSON value instead of the rendered text'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -93,12 +188,21 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
         &'dsh-agents;completions'= {
             cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
             cand --contract 'Which tool contract to speak'
+            cand --lock-timeout 'Longest wait for an inbox lock, in seconds'
+            cand --max-pending 'Admission bound: pending messages an inbox may hold before sends are rejected'
             cand --json 'Print the canonical JSON value instead of the rendered text'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'dsh-agents;help'= {
             cand list-agents 'list_agents: v2 lists the caller''s whole tree; v1 lists children or descendants'
+            cand send-message 'send_message: v2 any member of the caller''s tree by name or id; v1 a direct child by id'
+            cand subagent-send-message 'subagent_send_message (seed 002): parent to a direct continuable child, by id'
+            cand subagent-parent-message 'subagent_parent_message (seed 002): child to its direct parent'
+            cand followup 'Deliver a message as the user to AGENT''s next turn'
+            cand steer 'Deliver a message as the user to AGENT''s next step'
+            cand inbox 'Show AGENT''s pending next-step and next-turn messages and parked state'
+            cand claim 'Consume pending input as the agent loop does at a step boundary; print it as JSON'
             cand call 'Run a model tool by name with its raw JSON arguments'
             cand identity 'Print the subagent:identity runtime context for the caller (seed 001)'
             cand tree 'Table of every tree (or the one holding AGENT)'
@@ -108,6 +212,20 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'dsh-agents;help;list-agents'= {
+        }
+        &'dsh-agents;help;send-message'= {
+        }
+        &'dsh-agents;help;subagent-send-message'= {
+        }
+        &'dsh-agents;help;subagent-parent-message'= {
+        }
+        &'dsh-agents;help;followup'= {
+        }
+        &'dsh-agents;help;steer'= {
+        }
+        &'dsh-agents;help;inbox'= {
+        }
+        &'dsh-agents;help;claim'= {
         }
         &'dsh-agents;help;call'= {
         }

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_dsh_agents_global_optspecs
-    string join \n store= contract= json h/help V/version
+    string join \n store= contract= json lock-timeout= max-pending= h/help V/version
 end
 
 function __fish_dsh_agents_needs_command
@@ -27,10 +27,19 @@ end
 complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
 complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
 v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds' -r
+complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -l max-pending -d 'Admission bound: pending messages an inbox may hold before sends are rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -l json -d 'Print the canonical JSON value instead of the rendered text'
 complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -s V -l version -d 'Print version'
 complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "list-agents" -d 'list_agents: v2 lists the caller\'s whole tree; v1 lists children or descendants'
+complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "send-message" -d 'send_message: v2 any member of the caller\'s tree by name or id; v1 a direct child by id'
+complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "subagent-send-message" -d 'subagent_send_message (seed 002): parent to a direct continuable child, by id'
+complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "subagent-parent-message" -d 'subagent_parent_message (seed 002): child to its direct parent'
+complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "followup" -d 'Deliver a message as the user to AGENT\'s next turn'
+complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "steer" -d 'Deliver a message as the user to AGENT\'s next step'
+complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "inbox" -d 'Show AGENT\'s pending next-step and next-turn messages and parked state'
+complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "claim" -d 'Consume pending input as the agent loop does at a step boundary; print it as JSON'
 complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "call" -d 'Run a model tool by name with its raw JSON arguments'
 complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "identity" -d 'Print the subagent:identity runtime context for the caller (seed 001)'
 complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "tree" -d 'Table of every tree (or the one holding AGENT)'
@@ -44,28 +53,99 @@ descendants\t''"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
 v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l max-pending -d 'Admission bound: pending messages an inbox may hold before sends are rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l json -d 'Print the canonical JSON value instead of the rendered text'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l id -d 'Message id: repeating a send with the same id writes nothing and returns the same receipt' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l max-pending -d 'Admission bound: pending messages an inbox may hold before sends are rejected' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l json -d 'Print the canonical JSON value instead of the rendered text'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l id -d 'Message id: repeating a send with the same id writes nothing and returns the same receipt' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l max-pending -d 'Admission bound: pending messages an inbox may hold before sends are rejected' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l json -d 'Print the canonical JSON value instead of the rendered text'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l mode -r -f -a "followup\t'Queue as the parent\'s next turn'
+steer\t'Inject at the parent\'s next step'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l id -d 'Message id: repeating a send with the same id writes nothing and returns the same receipt' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l max-pending -d 'Admission bound: pending messages an inbox may hold before sends are rejected' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l json -d 'Print the canonical JSON value instead of the rendered text'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l id -d 'Message id: repeating a send with the same id writes nothing and returns the same receipt' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l max-pending -d 'Admission bound: pending messages an inbox may hold before sends are rejected' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l json -d 'Print the canonical JSON value instead of the rendered text'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l id -d 'Message id: repeating a send with the same id writes nothing and returns the same receipt' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l max-pending -d 'Admission bound: pending messages an inbox may hold before sends are rejected' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l json -d 'Print the canonical JSON value instead of the rendered text'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -l max-pending -d 'Admission bound: pending messages an inbox may hold before sends are rejected' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -l json -d 'Print the canonical JSON value instead of the rendered text'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l max-pending -d 'Admission bound: pending messages an inbox may hold before sends are rejected' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l json -d 'Print the canonical JSON value instead of the rendered text'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l id -d 'Message id: repeating a send with the same id writes nothing and returns the same receipt' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
 v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l max-pending -d 'Admission bound: pending messages an inbox may hold before sends are rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l json -d 'Print the canonical JSON value instead of the rendered text'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
 v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l max-pending -d 'Admission bound: pending messages an inbox may hold before sends are rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l json -d 'Print the canonical JSON value instead of the rendered text'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
 v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l max-pending -d 'Admission bound: pending messages an inbox may hold before sends are rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l json -d 'Print the canonical JSON value instead of the rendered text'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
 v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l max-pending -d 'Admission bound: pending messages an inbox may hold before sends are rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l json -d 'Print the canonical JSON value instead of the rendered text'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l parent -d 'Parent Session id or unique prefix; omit to create a root' -r
@@ -84,18 +164,29 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l provider
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
 v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l max-pending -d 'Admission bound: pending messages an inbox may hold before sends are rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l json -d 'Print the canonical JSON value instead of the rendered text'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand completions" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand completions" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
 v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand completions" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand completions" -l max-pending -d 'Admission bound: pending messages an inbox may hold before sends are rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand completions" -l json -d 'Print the canonical JSON value instead of the rendered text'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents call identity tree check spawn completions help" -f -a "list-agents" -d 'list_agents: v2 lists the caller\'s whole tree; v1 lists children or descendants'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents call identity tree check spawn completions help" -f -a "call" -d 'Run a model tool by name with its raw JSON arguments'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents call identity tree check spawn completions help" -f -a "identity" -d 'Print the subagent:identity runtime context for the caller (seed 001)'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents call identity tree check spawn completions help" -f -a "tree" -d 'Table of every tree (or the one holding AGENT)'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents call identity tree check spawn completions help" -f -a "check" -d 'Verify the whole store; report every problem with its path'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents call identity tree check spawn completions help" -f -a "spawn" -d 'Create a session (a root, or a child with --parent) and print its id'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents call identity tree check spawn completions help" -f -a "completions" -d 'Print shell completions'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents call identity tree check spawn completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer inbox claim call identity tree check spawn completions help" -f -a "list-agents" -d 'list_agents: v2 lists the caller\'s whole tree; v1 lists children or descendants'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer inbox claim call identity tree check spawn completions help" -f -a "send-message" -d 'send_message: v2 any member of the caller\'s tree by name or id; v1 a direct child by id'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer inbox claim call identity tree check spawn completions help" -f -a "subagent-send-message" -d 'subagent_send_message (seed 002): parent to a direct continuable child, by id'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer inbox claim call identity tree check spawn completions help" -f -a "subagent-parent-message" -d 'subagent_parent_message (seed 002): child to its direct parent'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer inbox claim call identity tree check spawn completions help" -f -a "followup" -d 'Deliver a message as the user to AGENT\'s next turn'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer inbox claim call identity tree check spawn completions help" -f -a "steer" -d 'Deliver a message as the user to AGENT\'s next step'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer inbox claim call identity tree check spawn completions help" -f -a "inbox" -d 'Show AGENT\'s pending next-step and next-turn messages and parked state'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer inbox claim call identity tree check spawn completions help" -f -a "claim" -d 'Consume pending input as the agent loop does at a step boundary; print it as JSON'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer inbox claim call identity tree check spawn completions help" -f -a "call" -d 'Run a model tool by name with its raw JSON arguments'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer inbox claim call identity tree check spawn completions help" -f -a "identity" -d 'Print the subagent:identity runtime context for the caller (seed 001)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer inbox claim call identity tree check spawn completions help" -f -a "tree" -d 'Table of every tree (or the one holding AGENT)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer inbox claim call identity tree check spawn completions help" -f -a "check" -d 'Verify the whole store; report every problem with its path'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer inbox claim call identity tree check spawn completions help" -f -a "spawn" -d 'Create a session (a root, or a child with --parent) and print its id'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer inbox claim call identity tree check spawn completions help" -f -a "completions" -d 'Print shell completions'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer inbox claim call identity tree check spawn completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

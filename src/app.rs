@@ -1,10 +1,12 @@
 //! Dispatch: one function per command, each calling the module that holds
 //! its rules. Returns what to print; the binary owns the process.
 
-use crate::cli::{Cli, Command, Contract, ScopeArg};
+use crate::cli::{Cli, Command, Contract, DeliveryMode, ScopeArg};
 use crate::error::{Error, Result};
+use crate::inbox::{Limits, Target};
 use crate::list_agents::{self, Scope};
 use crate::resolve::resolve_caller;
+use crate::send_message::Sent;
 use crate::store::Store;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -41,11 +43,162 @@ fn to_json(v: &Value) -> String {
     serde_json::to_string(v).unwrap_or_default()
 }
 
+/// A MESSAGE argument; `-` reads standard input (any size, UTF-8).
+fn message_text(arg: &str) -> Result<String> {
+    if arg != "-" {
+        return Ok(arg.to_string());
+    }
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
+        .map_err(|e| Error::usage(format!("MESSAGE: reading standard input: {e}")))?;
+    String::from_utf8(bytes).map_err(|_| Error::usage("MESSAGE: standard input is not valid UTF-8"))
+}
+
+fn limits(cli: &Cli) -> Result<Limits> {
+    let secs = cli.global.lock_timeout;
+    if !(secs.is_finite() && (0.0..=86_400.0).contains(&secs)) {
+        return Err(Error::usage(
+            "--lock-timeout: seconds must be between 0 and 86400",
+        ));
+    }
+    Ok(Limits {
+        lock_timeout: std::time::Duration::from_secs_f64(secs),
+        max_pending: cli.global.max_pending,
+    })
+}
+
+fn sent(s: Sent, json: bool) -> Output {
+    if json {
+        Output::Text(to_json(
+            &serde_json::json!({"messageId": s.receipt.message_id}),
+        ))
+    } else {
+        Output::Text(s.text)
+    }
+}
+
 pub fn run(cli: Cli) -> Result<Output> {
     let root = store_root(&cli)?;
     let json = cli.global.json;
     let contract = cli.global.contract;
+    let limits = limits(&cli)?;
     match &cli.command {
+        Command::SendMessage {
+            caller,
+            agent,
+            message,
+            id,
+        } => {
+            let message = message_text(message)?;
+            let store = Store::open(&root)?;
+            let out = match contract {
+                Contract::V2 => {
+                    let caller = resolve_caller(&store, caller.agent.as_deref())?;
+                    crate::send_message::send_v2(
+                        &store,
+                        caller,
+                        agent,
+                        &message,
+                        id.id.clone(),
+                        limits,
+                    )?
+                }
+                Contract::V1 => {
+                    let caller = v1_caller(&store, caller.agent.as_deref())?;
+                    crate::send_message::send_v1(
+                        &store,
+                        &caller,
+                        agent,
+                        &message,
+                        id.id.clone(),
+                        limits,
+                    )?
+                }
+            };
+            Ok(sent(out, json))
+        }
+        Command::SubagentSendMessage {
+            caller,
+            agent_id,
+            message,
+            id,
+        } => {
+            let message = message_text(message)?;
+            let store = Store::open(&root)?;
+            let caller = v1_caller(&store, caller.agent.as_deref())?;
+            Ok(sent(
+                crate::send_message::send_v1(
+                    &store,
+                    &caller,
+                    agent_id,
+                    &message,
+                    id.id.clone(),
+                    limits,
+                )?,
+                json,
+            ))
+        }
+        Command::SubagentParentMessage {
+            caller,
+            message,
+            mode,
+            id,
+        } => {
+            let message = message_text(message)?;
+            let store = Store::open(&root)?;
+            let caller = resolve_caller(&store, caller.agent.as_deref())?;
+            let steer = *mode == DeliveryMode::Steer;
+            Ok(sent(
+                crate::parent_message::send_to_parent(
+                    &store,
+                    caller,
+                    &message,
+                    steer,
+                    id.id.clone(),
+                    limits,
+                )?,
+                json,
+            ))
+        }
+        Command::Followup { agent, message, id } | Command::Steer { agent, message, id } => {
+            let list = if matches!(cli.command, Command::Steer { .. }) {
+                Target::NextStep
+            } else {
+                Target::NextTurn
+            };
+            let message = message_text(message)?;
+            let store = Store::open(&root)?;
+            let target = crate::resolve::resolve_session(&store, agent)?;
+            Ok(sent(
+                crate::send_message::send_as_user(
+                    &store,
+                    target,
+                    &message,
+                    list,
+                    id.id.clone(),
+                    limits,
+                )?,
+                json,
+            ))
+        }
+        Command::Inbox { agent } => {
+            let store = Store::open(&root)?;
+            let target = crate::resolve::resolve_session(&store, agent)?;
+            let fold = crate::inbox::Inbox::new(&store.sessions[target].dir).read()?;
+            Ok(Output::Text(if json {
+                to_json(&crate::inbox_view::json(&fold))
+            } else {
+                crate::inbox_view::render(&fold)
+            }))
+        }
+        Command::Claim { caller } => {
+            let store = Store::open(&root)?;
+            let caller = resolve_caller(&store, caller.agent.as_deref())?;
+            let claimed = crate::inbox_view::claim(&store.sessions[caller].dir, limits)?;
+            Ok(Output::Text(to_json(&crate::inbox_view::claimed_json(
+                &claimed,
+            ))))
+        }
         Command::ListAgents { caller, scope } => {
             let store = Store::open(&root)?;
             match contract {
@@ -77,6 +230,7 @@ pub fn run(cli: Cli) -> Result<Output> {
         }
         Command::Call {
             caller,
+            id,
             tool,
             json_args,
         } => {
@@ -98,8 +252,102 @@ pub fn run(cli: Cli) -> Result<Output> {
                         json,
                     ),
                 },
+                "send_message" => {
+                    use crate::args::{Kind, req, string, validate};
+                    let out = match contract {
+                        Contract::V2 => {
+                            let map = validate(
+                                &args,
+                                &[req("agent", Kind::String), req("message", Kind::String)],
+                            )?;
+                            let caller = resolve_caller(&store, caller.agent.as_deref())?;
+                            let (agent, message) = (
+                                string(map, "agent").unwrap_or_default(),
+                                string(map, "message").unwrap_or_default(),
+                            );
+                            crate::send_message::send_v2(
+                                &store,
+                                caller,
+                                agent,
+                                message,
+                                id.id.clone(),
+                                limits,
+                            )?
+                        }
+                        Contract::V1 => {
+                            let map = validate(
+                                &args,
+                                &[
+                                    req("subagent_id", Kind::String),
+                                    req("message", Kind::String),
+                                ],
+                            )?;
+                            let caller = v1_caller(&store, caller.agent.as_deref())?;
+                            let (agent, message) = (
+                                string(map, "subagent_id").unwrap_or_default(),
+                                string(map, "message").unwrap_or_default(),
+                            );
+                            crate::send_message::send_v1(
+                                &store,
+                                &caller,
+                                agent,
+                                message,
+                                id.id.clone(),
+                                limits,
+                            )?
+                        }
+                    };
+                    Ok(sent(out, json))
+                }
+                "subagent_send_message" => {
+                    use crate::args::{Kind, req, string, validate};
+                    let map = validate(
+                        &args,
+                        &[req("agent_id", Kind::String), req("message", Kind::String)],
+                    )?;
+                    let caller = v1_caller(&store, caller.agent.as_deref())?;
+                    let (agent, message) = (
+                        string(map, "agent_id").unwrap_or_default(),
+                        string(map, "message").unwrap_or_default(),
+                    );
+                    Ok(sent(
+                        crate::send_message::send_v1(
+                            &store,
+                            &caller,
+                            agent,
+                            message,
+                            id.id.clone(),
+                            limits,
+                        )?,
+                        json,
+                    ))
+                }
+                "subagent_parent_message" => {
+                    use crate::args::{Kind, opt, req, string, validate};
+                    let map = validate(
+                        &args,
+                        &[
+                            req("message", Kind::String),
+                            opt("mode", Kind::Enum(&["followup", "steer"])),
+                        ],
+                    )?;
+                    let caller = resolve_caller(&store, caller.agent.as_deref())?;
+                    let steer = string(map, "mode") == Some("steer");
+                    let message = string(map, "message").unwrap_or_default();
+                    Ok(sent(
+                        crate::parent_message::send_to_parent(
+                            &store,
+                            caller,
+                            message,
+                            steer,
+                            id.id.clone(),
+                            limits,
+                        )?,
+                        json,
+                    ))
+                }
                 other => Err(Error::usage(format!(
-                    "unknown tool \"{other}\"; known tools: list_agents"
+                    "unknown tool \"{other}\"; known tools: list_agents, send_message, subagent_send_message, subagent_parent_message"
                 ))),
             }
         }

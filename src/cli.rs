@@ -34,6 +34,18 @@ pub struct GlobalArgs {
     /// Print the canonical JSON value instead of the rendered text
     #[arg(long, global = true)]
     pub json: bool,
+    /// Longest wait for an inbox lock, in seconds
+    #[arg(
+        long,
+        global = true,
+        env = "DSH_LOCK_TIMEOUT",
+        value_name = "SECONDS",
+        default_value_t = 10.0
+    )]
+    pub lock_timeout: f64,
+    /// Admission bound: pending messages an inbox may hold before sends are rejected
+    #[arg(long, global = true, env = "DSH_INBOX_MAX_PENDING", value_name = "N", default_value_t = crate::inbox::DEFAULT_MAX_PENDING)]
+    pub max_pending: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -47,8 +59,24 @@ pub enum Contract {
 #[derive(Debug, Clone, Args)]
 pub struct CallerArgs {
     /// The calling agent: a Session id or a unique prefix (>= 4 characters)
-    #[arg(long = "as", env = "DSH_AGENT", value_name = "AGENT")]
+    #[arg(long = "as", id = "caller", env = "DSH_AGENT", value_name = "AGENT")]
     pub agent: Option<String>,
+}
+
+/// A message-sending command's idempotency key.
+#[derive(Debug, Clone, Args)]
+pub struct IdArg {
+    /// Message id: repeating a send with the same id writes nothing and returns the same receipt
+    #[arg(long = "id", value_name = "MESSAGE_ID")]
+    pub id: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DeliveryMode {
+    /// Queue as the parent's next turn
+    Followup,
+    /// Inject at the parent's next step
+    Steer,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -81,10 +109,72 @@ pub enum Command {
         #[arg(long, value_enum)]
         scope: Option<ScopeArg>,
     },
+    /// send_message: v2 any member of the caller's tree by name or id; v1 a direct child by id
+    SendMessage {
+        #[command(flatten)]
+        caller: CallerArgs,
+        /// v2: a name from list_agents (lead, reviewer/checker) or a Session id; v1: the subagent id
+        agent: String,
+        /// The message; - reads standard input
+        message: String,
+        #[command(flatten)]
+        id: IdArg,
+    },
+    /// subagent_send_message (seed 002): parent to a direct continuable child, by id
+    SubagentSendMessage {
+        #[command(flatten)]
+        caller: CallerArgs,
+        agent_id: String,
+        /// The message; - reads standard input
+        message: String,
+        #[command(flatten)]
+        id: IdArg,
+    },
+    /// subagent_parent_message (seed 002): child to its direct parent
+    SubagentParentMessage {
+        #[command(flatten)]
+        caller: CallerArgs,
+        /// The message; - reads standard input
+        message: String,
+        #[arg(long, value_enum, default_value = "followup")]
+        mode: DeliveryMode,
+        #[command(flatten)]
+        id: IdArg,
+    },
+    /// Deliver a message as the user to AGENT's next turn
+    Followup {
+        /// A Session id or unique prefix
+        agent: String,
+        /// The message; - reads standard input
+        message: String,
+        #[command(flatten)]
+        id: IdArg,
+    },
+    /// Deliver a message as the user to AGENT's next step
+    Steer {
+        /// A Session id or unique prefix
+        agent: String,
+        /// The message; - reads standard input
+        message: String,
+        #[command(flatten)]
+        id: IdArg,
+    },
+    /// Show AGENT's pending next-step and next-turn messages and parked state
+    Inbox {
+        /// A Session id or unique prefix
+        agent: String,
+    },
+    /// Consume pending input as the agent loop does at a step boundary; print it as JSON
+    Claim {
+        #[command(flatten)]
+        caller: CallerArgs,
+    },
     /// Run a model tool by name with its raw JSON arguments
     Call {
         #[command(flatten)]
         caller: CallerArgs,
+        #[command(flatten)]
+        id: IdArg,
         /// The tool's model name, e.g. list_agents
         tool: String,
         /// The JSON arguments [default: {}]

@@ -3,6 +3,7 @@
 //! holds one part of it.
 
 pub mod app;
+pub mod args;
 pub mod check;
 pub mod cli;
 pub mod codec;
@@ -12,11 +13,15 @@ pub mod error;
 pub mod events;
 pub mod header;
 pub mod identity;
+pub mod inbox;
+pub mod inbox_view;
 pub mod list_agents;
 pub mod liveness;
 pub mod log;
 pub mod parallel;
+pub mod parent_message;
 pub mod resolve;
+pub mod send_message;
 pub mod spawn;
 pub mod store;
 pub mod tree;

@@ -109,6 +109,9 @@ pub struct Inspection {
     pub committed_bytes: u64,
     /// Whether the committed log ends inside a turn.
     pub open_turn: bool,
+    /// rc.8's resume authority: the first descriptor in the session's own
+    /// suffix (from `seedLength`). `None`: none there; `Some(Err)`: malformed.
+    pub own_descriptor: Option<Result<Option<Identity>, String>>,
 }
 
 /// DSH `inspect`: `Err` is any reason the log cannot be read ("unavailable").
@@ -223,6 +226,7 @@ struct Scanner {
     rc8: IdentityFold,
     seed001: IdentityFold,
     open_turn: bool,
+    own_descriptor: Option<Result<Option<Identity>, String>>,
 }
 
 impl Scanner {
@@ -238,6 +242,7 @@ impl Scanner {
             rc8: IdentityFold::default(),
             seed001: IdentityFold::default(),
             open_turn: false,
+            own_descriptor: None,
         }
     }
 
@@ -321,6 +326,9 @@ impl Scanner {
                 let data = &event["data"];
                 self.rc8.apply(data, Dialect::Rc8);
                 self.seed001.apply(data, Dialect::Seed001);
+                if self.own_descriptor.is_none() && self.count >= self.header.seed_len() {
+                    self.own_descriptor = Some(crate::descriptor::parse(data, Dialect::Rc8));
+                }
             }
             Some("turn/start") => self.open_turn = true,
             Some("turn/end") => self.open_turn = false,
@@ -339,6 +347,7 @@ impl Scanner {
             events: self.count,
             committed_bytes: self.committed_bytes,
             open_turn: self.open_turn,
+            own_descriptor: self.own_descriptor,
         }
     }
 }

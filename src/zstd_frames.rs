@@ -166,7 +166,10 @@ pub fn decode_frame(frame: &[u8]) -> io::Result<Vec<u8>> {
             if slot.is_none() {
                 *slot = Some(zstd::bulk::Decompressor::new()?);
             }
-            slot.as_mut().map_or_else(|| Err(io::Error::other("no zstd context")), |d| d.decompress(frame, size))
+            slot.as_mut().map_or_else(
+                || Err(io::Error::other("no zstd context")),
+                |d| d.decompress(frame, size),
+            )
         });
         return bulk;
     }

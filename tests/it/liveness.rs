@@ -45,6 +45,44 @@ fn statuses_follow_the_live_lock() {
     assert!(list(store, "v2", &[]).contains("reviewer [running] — Review the diff"));
     assert!(list(store, "v1", &[]).contains("rev-0001 [idle] — Review the diff"));
 
+    // A live target is steered (next step) under v2; rc.8 always queues a turn.
+    let send = |contract: &str, target: &str| {
+        let r = run([
+            "--contract",
+            contract,
+            "--store",
+            store,
+            "--json",
+            "send-message",
+            target,
+            "x",
+            "--as",
+            "lead-1",
+        ]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+    };
+    send("v2", "reviewer");
+    send("v1", "rev-0001");
+    send("v2", "anon-0001");
+    let records = |dir: &str| -> Vec<String> {
+        std::fs::read_to_string(tmp.path().join("_no-cwd").join(dir).join("inbox.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<serde_json::Value>(l).unwrap()["target"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect()
+    };
+    assert_eq!(records("rev-0001"), ["next-step", "next-turn"]);
+    assert_eq!(
+        records("anon-0001"),
+        ["next-turn"],
+        "a target that is not live gets its next turn"
+    );
+
     // A live session without a descriptor is in its creation window: omitted.
     let brk = tmp.path().join("_no-cwd/brk-0001");
     let brk_lock = File::create(brk.join("live.lock")).unwrap();

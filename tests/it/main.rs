@@ -3,8 +3,10 @@
 
 mod common;
 mod completions;
+mod concurrency;
 mod conformance;
 mod golden;
 mod liveness;
+mod messaging;
 mod spawn;
 mod store_errors;
