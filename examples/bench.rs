@@ -32,6 +32,12 @@ struct Args {
     /// Where to write the store [default: a temp dir, removed afterwards]
     #[arg(long)]
     dir: Option<PathBuf>,
+    /// Time sends instead: one send with a small and with a large inbox and session log
+    #[arg(long)]
+    send: bool,
+    /// With --send: the size of the large inbox and session log, in MB
+    #[arg(long, default_value_t = 100)]
+    large_mb: usize,
     /// Internal: time one form on an existing store and print one line
     #[arg(long, num_args = 2, value_names = ["STORE", "FORM"])]
     measure: Option<Vec<String>>,
@@ -172,8 +178,93 @@ fn measure(store: &str, form: usize, runs: usize) {
     );
 }
 
+/// A store with a root and one continuable child whose log and inbox are
+/// padded to about `bytes` each.
+fn send_store(dir: &Path, bytes: usize) {
+    let project = dir.join("_no-cwd");
+    std::fs::create_dir_all(project.join("root")).unwrap();
+    std::fs::create_dir_all(project.join("kid")).unwrap();
+    std::fs::write(project.join("root/session.jsonl"), "{\"type\":\"session\",\"version\":0,\"id\":\"root\",\"createdAt\":1,\"delegationDepth\":0}\n").unwrap();
+    let mut log = String::from(
+        "{\"type\":\"session\",\"version\":0,\"id\":\"kid\",\"createdAt\":2,\"parentSession\":\"root\",\"origin\":\"subagent\",\"delegationDepth\":1,\"name\":\"kid\"}\n",
+    );
+    log.push_str("{\"type\":\"subagent/descriptor\",\"seq\":0,\"time\":1,\"data\":{\"version\":2,\"mode\":\"continuable\",\"provider\":\"spawn\",\"label\":\"padded\"}}\n");
+    let pad = "lorem ipsum ".repeat(80);
+    let mut seq = 1;
+    while log.len() < bytes {
+        log.push_str(&format!("{{\"type\":\"user/message\",\"seq\":{seq},\"time\":2,\"data\":{{\"content\":[{{\"type\":\"text\",\"text\":\"{pad}\"}}],\"source\":{{\"kind\":\"user\"}},\"role\":\"user\",\"id\":\"m{seq}\"}},\"surfaceOp\":\"append\"}}\n"));
+        seq += 1;
+    }
+    std::fs::write(project.join("kid/session.jsonl"), log).unwrap();
+    let mut inbox = String::new();
+    let mut n = 0;
+    while inbox.len() < bytes {
+        inbox.push_str(&format!("{{\"type\":\"message\",\"id\":\"pad-{n}\",\"time\":1,\"target\":\"next-turn\",\"source\":{{\"kind\":\"user\"}},\"content\":[{{\"type\":\"text\",\"text\":\"{pad}\"}}]}}\n{{\"type\":\"claim\",\"time\":1,\"ids\":[\"pad-{n}\"]}}\n"));
+        n += 1;
+    }
+    std::fs::write(project.join("kid/inbox.jsonl"), inbox).unwrap();
+}
+
+fn time_sends(dir: &Path, argv: &[&str], runs: usize) -> (f64, f64) {
+    let store = dir.to_str().unwrap();
+    let mut times = Vec::new();
+    // The first send builds the pending-count and scan caches.
+    for i in 0..=runs {
+        let mut full = vec!["dsh-agents", "--store", store];
+        full.extend_from_slice(argv);
+        let start = Instant::now();
+        app::run(Cli::parse_from(&full)).expect("send succeeds");
+        if i > 0 {
+            times.push(start.elapsed().as_secs_f64() * 1000.0);
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    (times[times.len() / 2], times[times.len() - 1])
+}
+
+fn bench_sends(args: &Args) {
+    let base = std::env::temp_dir().join(format!("dsh-bench-send-{}", std::process::id()));
+    println!("| inbox and session log | form | median ms | max ms |");
+    println!("|---|---|---:|---:|");
+    for (label, bytes) in [
+        ("1 KB".to_string(), 1024),
+        (format!("{} MB", args.large_mb), args.large_mb << 20),
+    ] {
+        let dir = base.join(&label.replace(' ', ""));
+        let _ = std::fs::remove_dir_all(&dir);
+        send_store(&dir, bytes);
+        for (form, argv) in [
+            (
+                "v2 send_message",
+                &["send-message", "kid", "hello", "--as", "root"][..],
+            ),
+            (
+                "v1 send_message",
+                &[
+                    "--contract",
+                    "v1",
+                    "send-message",
+                    "kid",
+                    "hello",
+                    "--as",
+                    "root",
+                ][..],
+            ),
+            ("operator followup", &["followup", "kid", "hello"][..]),
+        ] {
+            let (median, max) = time_sends(&dir, argv, args.runs);
+            println!("| {label} | {form} | {median:.2} | {max:.2} |");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
 fn main() {
     let args = Args::parse();
+    if args.send {
+        bench_sends(&args);
+        return;
+    }
     if let Some(m) = &args.measure {
         measure(&m[0], m[1].parse().unwrap(), args.runs);
         return;

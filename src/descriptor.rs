@@ -6,7 +6,7 @@
 use serde_json::{Map, Value};
 
 /// The mode a descriptor declares.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Mode {
     OneShot,
     Continuable,
@@ -27,7 +27,7 @@ impl Mode {
 }
 
 /// A session's listing identity.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Identity {
     pub mode: Mode,
     pub label: Option<String>,

@@ -8,6 +8,7 @@ use crate::descriptor::{Dialect, Identity, IdentityFold};
 use crate::events::{decode_storage_record, validate_event};
 use crate::header::{Header, HeaderParse, parse_header_line, validate_for_restore};
 use crate::zstd_frames::{self, Frame, FrameError, FrameReader, ZSTD_MAGIC};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
@@ -116,12 +117,149 @@ pub struct Inspection {
 
 /// DSH `inspect`: `Err` is any reason the log cannot be read ("unavailable").
 pub fn inspect(path: &Path) -> Result<Inspection, String> {
+    inspect_from(path, None).map(|(i, _)| i)
+}
+
+/// Where a scan may resume: the state after a committed prefix that ends
+/// on a record boundary (raw) or a frame boundary (zstd), with no pending
+/// defect. Only ever used for logs that grow by appending, as DSH's do.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Resume {
+    dev: u64,
+    ino: u64,
+    /// File offset to continue reading at.
+    offset: u64,
+    /// The raw header record, re-validated on resume.
+    header: String,
+    encoding_zstd: bool,
+    count: u64,
+    line_no: u64,
+    rc8: Option<Identity>,
+    seed001: Option<Identity>,
+    open_turn: bool,
+    own_descriptor: Option<Result<Option<Identity>, String>>,
+}
+
+/// The scan cache's file name in the session directory.
+pub const SCAN_CACHE: &str = "scan.cache";
+
+/// Inspections that resume from each session directory's scan cache when
+/// it still describes the log, so a send reads only what a log gained since
+/// the last one. Refreshed caches are written by `commit`, which a command
+/// calls only once it has succeeded: a rejected command writes nothing.
+#[derive(Default)]
+pub struct ScanCache {
+    pending: std::cell::RefCell<Vec<(std::path::PathBuf, Resume)>>,
+}
+
+impl ScanCache {
+    pub fn inspect(&self, path: &Path, session_dir: &Path) -> Result<Inspection, String> {
+        let cache = session_dir.join(SCAN_CACHE);
+        let resume = std::fs::symlink_metadata(&cache)
+            .ok()
+            .filter(|m| m.is_file() && m.len() < 1 << 20)
+            .and_then(|_| std::fs::read(&cache).ok())
+            .and_then(|b| serde_json::from_slice::<Resume>(&b).ok());
+        let (inspection, next) = match inspect_from(path, resume) {
+            Ok(r) => r,
+            // A stale or lying cache must never decide: read from the start.
+            Err(_) => inspect_from(path, None)?,
+        };
+        if let Some(next) = next {
+            self.pending
+                .borrow_mut()
+                .push((session_dir.to_path_buf(), next));
+        }
+        Ok(inspection)
+    }
+
+    /// Write the refreshed caches (best effort: they are only caches).
+    pub fn commit(self) {
+        use std::os::unix::fs::{FileExt, OpenOptionsExt};
+        for (dir, next) in self.pending.into_inner() {
+            let tmp = dir.join(format!("{SCAN_CACHE}.tmp"));
+            let _ = std::fs::remove_file(&tmp);
+            let mut options = std::fs::OpenOptions::new();
+            options.write(true).create_new(true).mode(0o600);
+            if let Ok(f) = crate::inbox::open_sidecar(&tmp, &options) {
+                if f.write_all_at(&serde_json::to_vec(&next).unwrap_or_default(), 0)
+                    .is_ok()
+                {
+                    let _ = std::fs::rename(&tmp, dir.join(SCAN_CACHE));
+                }
+            }
+        }
+    }
+}
+
+fn inspect_from(
+    path: &Path,
+    resume: Option<Resume>,
+) -> Result<(Inspection, Option<Resume>), String> {
+    use std::io::{Seek, SeekFrom};
+    use std::os::unix::fs::MetadataExt;
     let file = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let meta = file.metadata().map_err(|e| e.to_string())?;
+    let (dev, ino) = (meta.dev(), meta.ino());
+    let resume = resume.filter(|r| r.dev == dev && r.ino == ino && r.offset <= meta.len());
     let mut reader = BufReader::with_capacity(64 * 1024, file);
     let encoding = sniff(&mut reader).map_err(|e| e.to_string())?;
+    if let Some(r) = resume {
+        if r.encoding_zstd != (encoding == Encoding::Zstd) {
+            return Err("scan cache does not match the log".into());
+        }
+        let header = parse_header_record(r.header.as_bytes())?;
+        let mut scanner = Scanner::new(header, encoding, r.offset);
+        scanner.count = r.count;
+        scanner.line_no = r.line_no;
+        scanner.rc8.identity = r.rc8;
+        scanner.seed001.identity = r.seed001;
+        scanner.open_turn = r.open_turn;
+        scanner.own_descriptor = r.own_descriptor;
+        reader
+            .seek(SeekFrom::Start(r.offset))
+            .map_err(|e| e.to_string())?;
+        let header_line = r.header;
+        return match encoding {
+            Encoding::Raw => scan_raw(reader, scanner, header_line, (dev, ino)),
+            Encoding::Zstd => scan_zstd(
+                FrameReader::new(reader),
+                scanner,
+                header_line,
+                r.offset,
+                (dev, ino),
+            ),
+        };
+    }
     match encoding {
-        Encoding::Raw => inspect_raw(reader),
-        Encoding::Zstd => inspect_zstd(reader),
+        Encoding::Raw => {
+            let mut line = Vec::new();
+            reader
+                .read_until(b'\n', &mut line)
+                .map_err(|e| e.to_string())?;
+            if line.last() != Some(&b'\n') {
+                return Err("empty or header-less session log".into());
+            }
+            let record = String::from_utf8_lossy(&line[..line.len() - 1]).into_owned();
+            let header = parse_header_record(record.as_bytes())?;
+            let scanner = Scanner::new(header, Encoding::Raw, line.len() as u64);
+            scan_raw(reader, scanner, record, (dev, ino))
+        }
+        Encoding::Zstd => {
+            let mut frames = FrameReader::new(reader);
+            let first = match frames.next_frame().map_err(frame_err)? {
+                Some(Frame::Complete(f)) => f,
+                _ => return Err("empty or header-less Zstandard session log".into()),
+            };
+            let plain = zstd_frames::decode_frame(&first).map_err(|_| {
+                "corrupt Zstandard session log: frame at byte 0 failed validation".to_string()
+            })?;
+            check_header_frame(&plain)?;
+            let record = String::from_utf8_lossy(&plain[..plain.len() - 1]).into_owned();
+            let header = parse_header_record(record.as_bytes())?;
+            let scanner = Scanner::new(header, Encoding::Zstd, plain.len() as u64);
+            scan_zstd(frames, scanner, record, first.len() as u64, (dev, ino))
+        }
     }
 }
 
@@ -136,16 +274,36 @@ fn parse_header_record(record: &[u8]) -> Result<Header, String> {
     }
 }
 
-fn inspect_raw(mut reader: BufReader<File>) -> Result<Inspection, String> {
-    let mut line = Vec::new();
-    reader
-        .read_until(b'\n', &mut line)
-        .map_err(|e| e.to_string())?;
-    if line.last() != Some(&b'\n') {
-        return Err("empty or header-less session log".into());
+fn frame_err(e: FrameError) -> String {
+    match e {
+        FrameError::Io(e) => e.to_string(),
+        FrameError::Corrupt(m) => m,
     }
-    let header = parse_header_record(&line[..line.len() - 1])?;
-    let mut scanner = Scanner::new(header, Encoding::Raw, line.len() as u64);
+}
+
+fn resume_point(s: &Scanner, header: String, offset: u64, id: (u64, u64)) -> Option<Resume> {
+    s.issue.is_none().then(|| Resume {
+        dev: id.0,
+        ino: id.1,
+        offset,
+        header,
+        encoding_zstd: s.encoding == Encoding::Zstd,
+        count: s.count,
+        line_no: s.line_no,
+        rc8: s.rc8.identity.clone(),
+        seed001: s.seed001.identity.clone(),
+        open_turn: s.open_turn,
+        own_descriptor: s.own_descriptor.clone(),
+    })
+}
+
+fn scan_raw(
+    mut reader: BufReader<File>,
+    mut scanner: Scanner,
+    header: String,
+    id: (u64, u64),
+) -> Result<(Inspection, Option<Resume>), String> {
+    let mut line = Vec::new();
     loop {
         line.clear();
         let n = reader
@@ -157,27 +315,18 @@ fn inspect_raw(mut reader: BufReader<File>) -> Result<Inspection, String> {
         }
         scanner.consume_line(&line[..line.len() - 1], n as u64)?;
     }
-    Ok(scanner.finish())
+    let resume = resume_point(&scanner, header, scanner.committed_bytes, id);
+    Ok((scanner.finish(), resume))
 }
 
-fn inspect_zstd(reader: BufReader<File>) -> Result<Inspection, String> {
-    let mut frames = FrameReader::new(reader);
-    let frame_err = |e: FrameError| match e {
-        FrameError::Io(e) => e.to_string(),
-        FrameError::Corrupt(m) => m,
-    };
-    let first = match frames.next_frame().map_err(frame_err)? {
-        Some(Frame::Complete(f)) => f,
-        _ => return Err("empty or header-less Zstandard session log".into()),
-    };
-    let plain = zstd_frames::decode_frame(&first).map_err(|_| {
-        "corrupt Zstandard session log: frame at byte 0 failed validation".to_string()
-    })?;
-    check_header_frame(&plain)?;
-    let header = parse_header_record(&plain[..plain.len() - 1])?;
-    let mut scanner = Scanner::new(header, Encoding::Zstd, plain.len() as u64);
+fn scan_zstd(
+    mut frames: FrameReader<BufReader<File>>,
+    mut scanner: Scanner,
+    header: String,
+    mut offset: u64,
+    id: (u64, u64),
+) -> Result<(Inspection, Option<Resume>), String> {
     let mut fragment: Vec<u8> = Vec::new();
-    let mut offset = first.len() as u64;
     loop {
         match frames.next_frame().map_err(frame_err)? {
             Some(Frame::Complete(f)) => {
@@ -191,17 +340,18 @@ fn inspect_zstd(reader: BufReader<File>) -> Result<Inspection, String> {
             }
             Some(Frame::Torn(f)) => {
                 check_complete(&scanner, &fragment)?;
+                let resume = resume_point(&scanner, header, offset, id);
                 let plain = zstd_frames::decode_torn_prefix(&f);
                 scanner.write(&mut fragment, &plain)?;
-                break;
+                return Ok((scanner.finish(), resume));
             }
             None => {
                 check_complete(&scanner, &fragment)?;
-                break;
+                let resume = resume_point(&scanner, header, offset, id);
+                return Ok((scanner.finish(), resume));
             }
         }
     }
-    Ok(scanner.finish())
 }
 
 /// In zstd mode only the torn final frame may hold a partial record.

@@ -59,39 +59,3 @@ pub fn resolve_session(store: &Store, text: &str) -> Result<usize> {
         store.root.display()
     )))
 }
-
-/// How a v2 `agent` argument resolved in the caller's tree.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum AgentRef {
-    /// A member of the tree, by name (or by the id it is listed under).
-    Member(usize),
-    /// Several members share the name: their Session ids, in tree order.
-    Ambiguous(Vec<String>),
-    /// Not a name in the tree, but a Session id in the store.
-    Session(usize),
-    Unknown,
-}
-
-/// Seed-001 resolution: `lead`, a full name, else a Session id. Resolution
-/// grants no authority; the tool checks the result.
-pub fn resolve_agent(store: &Store, members: &[crate::tree::Member], text: &str) -> AgentRef {
-    let named: Vec<&crate::tree::Member> = members.iter().filter(|m| m.name == text).collect();
-    match named.as_slice() {
-        [one] => return AgentRef::Member(one.index),
-        [] => {}
-        many => {
-            return AgentRef::Ambiguous(
-                many.iter()
-                    .map(|m| store.sessions[m.index].header.id.clone())
-                    .collect(),
-            );
-        }
-    }
-    match store.index_of(text) {
-        Some(i) => match members.iter().find(|m| m.index == i) {
-            Some(m) => AgentRef::Member(m.index),
-            None => AgentRef::Session(i),
-        },
-        None => AgentRef::Unknown,
-    }
-}

@@ -6,7 +6,6 @@ use crate::descriptor::Mode;
 use crate::error::{Error, ErrorKind, Result};
 use crate::inbox::{INBOX_FULL, Inbox, Limits, NewMessage, Receipt, Target, text_block};
 use crate::liveness;
-use crate::resolve::{AgentRef, resolve_agent};
 use crate::store::Store;
 use crate::tree::{Corpus, Member, MemberKind};
 use serde_json::json;
@@ -24,14 +23,8 @@ fn v2_error(message: String) -> Error {
     Error::tool(format!("{message}{NOT_DELIVERED}"))
 }
 
-/// The caller's tree: its root and every node reached (unlisted ones too).
-pub fn caller_tree(store: &Store, caller: usize) -> Result<(usize, Vec<Member>)> {
-    let corpus = Corpus::new(store);
-    let root = corpus.root_of(caller)?;
-    Ok((root, corpus.v2_tree(root)))
-}
-
-/// Seed-001 `send_message` from `caller` to the `agent` argument.
+/// Seed-001 `send_message` from `caller` to the `agent` argument. Only the
+/// caller's and the target's ancestries are read, never the whole tree.
 pub fn send_v2(
     store: &Store,
     caller: usize,
@@ -40,9 +33,11 @@ pub fn send_v2(
     id: Option<String>,
     limits: Limits,
 ) -> Result<Sent> {
-    let (root, members) = caller_tree(store, caller).map_err(|e| v2_error(e.message))?;
+    let corpus = Corpus::new(store);
+    let cache = crate::log::ScanCache::default();
+    let root = corpus.root_of(caller).map_err(|e| v2_error(e.message))?;
     let caller_id = &store.sessions[caller].header.id;
-    let Some(me) = members.iter().find(|m| m.index == caller) else {
+    let Some(me) = corpus.v2_member_by_path(&cache, root, caller) else {
         return Err(v2_error(format!(
             "agent \"{caller_id}\" is not a member of a subagent tree (an ancestor's history is unreadable)"
         )));
@@ -53,40 +48,50 @@ pub fn send_v2(
             me.name
         )));
     }
-    let target = match resolve_agent(store, &members, agent) {
-        AgentRef::Member(i) => i,
-        AgentRef::Ambiguous(ids) => {
+    let named: Vec<Member> = corpus
+        .v2_named(root, agent)
+        .into_iter()
+        .filter_map(|i| corpus.v2_member_by_path(&cache, root, i))
+        .collect();
+    let member = match named.len() {
+        1 => named.into_iter().next().expect("one candidate"),
+        0 => match store.index_of(agent) {
+            Some(i) => match corpus.v2_member_by_path(&cache, root, i) {
+                Some(m) => m,
+                None => {
+                    let same_root = corpus.root_of(i).map(|r| r == root).unwrap_or(false);
+                    return Err(v2_error(if same_root {
+                        format!(
+                            "agent \"{agent}\" cannot be reached in the caller's subagent tree: an ancestor's history is unreadable"
+                        )
+                    } else {
+                        format!("agent \"{agent}\" is not in the caller's subagent tree")
+                    }));
+                }
+            },
+            None => {
+                return Err(v2_error(format!(
+                    "no agent named \"{agent}\" in the caller's subagent tree, and no session with that id"
+                )));
+            }
+        },
+        _ => {
+            let ids: Vec<&str> = named
+                .iter()
+                .map(|m| store.sessions[m.index].header.id.as_str())
+                .collect();
             return Err(v2_error(format!(
                 "agent name \"{agent}\" is ambiguous: it names sessions {}; use a Session id",
                 ids.join(", ")
             )));
         }
-        AgentRef::Session(i) => {
-            let corpus = Corpus::new(store);
-            let same_root = corpus.root_of(i).map(|r| r == root).unwrap_or(false);
-            return Err(v2_error(if same_root {
-                format!(
-                    "agent \"{agent}\" cannot be reached in the caller's subagent tree: an ancestor's history is unreadable"
-                )
-            } else {
-                format!("agent \"{agent}\" is not in the caller's subagent tree")
-            }));
-        }
-        AgentRef::Unknown => {
-            return Err(v2_error(format!(
-                "no agent named \"{agent}\" in the caller's subagent tree, and no session with that id"
-            )));
-        }
     };
+    let target = member.index;
     if target == caller {
         return Err(v2_error(format!(
             "agent \"{agent}\" is the caller; an agent cannot message itself"
         )));
     }
-    let member = members
-        .iter()
-        .find(|m| m.index == target)
-        .expect("resolved members are in the tree");
     match &member.kind {
         MemberKind::Root | MemberKind::Continuable { .. } => {}
         MemberKind::OneShot => {
@@ -136,15 +141,17 @@ pub fn send_v2(
         ],
         id,
     };
-    let receipt = Inbox::new(&store.sessions[target].dir)
-        .deliver(new, limits)
-        .map_err(|e| match e.kind {
-            ErrorKind::Tool if e.message.starts_with(INBOX_FULL) => v2_error(format!(
-                "the inbox of agent \"{agent}\"{}",
-                e.message.trim_start_matches("the inbox")
-            )),
-            _ => e,
-        })?;
+    let delivered = Inbox::new(&store.sessions[target].dir).deliver(new, limits);
+    if delivered.is_ok() {
+        cache.commit();
+    }
+    let receipt = delivered.map_err(|e| match e.kind {
+        ErrorKind::Tool if e.message.starts_with(INBOX_FULL) => v2_error(format!(
+            "the inbox of agent \"{agent}\"{}",
+            e.message.trim_start_matches("the inbox")
+        )),
+        _ => e,
+    })?;
     Ok(Sent {
         text: format!("message delivered to agent {agent}"),
         receipt,
@@ -162,6 +169,7 @@ pub fn send_v1(
     limits: Limits,
 ) -> Result<Sent> {
     let unavailable = || Error::tool(format!("subagent \"{subagent_id}\" is unavailable"));
+    let cache = crate::log::ScanCache::default();
     let Some(rec) = store.get(subagent_id) else {
         return Err(unavailable());
     };
@@ -172,7 +180,9 @@ pub fn send_v1(
     };
     if !liveness::probe(&rec.dir).is_live() {
         // Cold resume: inspect, authorize, then the resume authority.
-        let inspection = crate::log::inspect(&rec.log).map_err(|_| unavailable())?;
+        let inspection = cache
+            .inspect(&rec.log, &rec.dir)
+            .map_err(|_| unavailable())?;
         if rec.header.parent() != Some(caller_id) {
             return Err(foreign());
         }
@@ -194,15 +204,17 @@ pub fn send_v1(
         content: vec![text_block(message)],
         id,
     };
-    let receipt = Inbox::new(&rec.dir)
-        .deliver(new, limits)
-        .map_err(|e| match e.kind {
-            ErrorKind::Tool if e.message.starts_with(INBOX_FULL) => Error::tool(format!(
-                "subagent \"{subagent_id}\" inbox is full{}; the message was not accepted",
-                e.message.trim_start_matches(INBOX_FULL)
-            )),
-            _ => e,
-        })?;
+    let delivered = Inbox::new(&rec.dir).deliver(new, limits);
+    if delivered.is_ok() {
+        cache.commit();
+    }
+    let receipt = delivered.map_err(|e| match e.kind {
+        ErrorKind::Tool if e.message.starts_with(INBOX_FULL) => Error::tool(format!(
+            "subagent \"{subagent_id}\" inbox is full{}; the message was not accepted",
+            e.message.trim_start_matches(INBOX_FULL)
+        )),
+        _ => e,
+    })?;
     Ok(Sent {
         text: format!("message queued as the next turn for subagent {subagent_id}"),
         receipt,

@@ -200,6 +200,94 @@ impl<'a> Corpus<'a> {
 }
 
 impl Corpus<'_> {
+    /// The member `index` would be in `root`'s v2 tree, found by checking
+    /// only its own ancestry (each log read through the scan cache), or
+    /// `None` when the traversal would not reach it. Sends use this so
+    /// their cost does not grow with the tree or with log sizes.
+    pub fn v2_member_by_path(
+        &self,
+        cache: &log::ScanCache,
+        root: usize,
+        index: usize,
+    ) -> Option<Member> {
+        let classify = |i: usize| {
+            let rec = &self.store.sessions[i];
+            let live = liveness::probe(&rec.dir);
+            (
+                classify_inspected(rec, live, cache.inspect(&rec.log, &rec.dir)),
+                live,
+            )
+        };
+        if index == root {
+            let live = liveness::probe(&self.store.sessions[root].dir);
+            return Some(Member {
+                index,
+                name: "lead".into(),
+                parent: None,
+                kind: MemberKind::Root,
+                live,
+            });
+        }
+        let mut chain = Vec::new();
+        let mut seen = HashSet::new();
+        let mut current = index;
+        loop {
+            if !seen.insert(current) {
+                return None;
+            }
+            let header = &self.store.sessions[current].header;
+            if !header.origin_subagent {
+                return None;
+            }
+            let parent = self.store.index_of(header.parent()?)?;
+            if parent == root {
+                break;
+            }
+            chain.push(parent);
+            current = parent;
+        }
+        for ancestor in chain.iter().rev() {
+            if !classify(*ancestor).0.is_traversed() {
+                return None;
+            }
+        }
+        let (kind, live) = classify(index);
+        let parent = self
+            .store
+            .index_of(self.store.sessions[index].header.parent()?);
+        Some(Member {
+            index,
+            name: self.v2_name(root, index),
+            parent,
+            kind,
+            live,
+        })
+    }
+
+    /// Sessions whose full v2 name is `name`, walking header names down from
+    /// the root (reachability is checked by the caller).
+    pub fn v2_named(&self, root: usize, name: &str) -> Vec<usize> {
+        if name == "lead" {
+            return vec![root];
+        }
+        let mut current = vec![root];
+        for segment in name.split('/') {
+            let mut next = Vec::new();
+            for node in &current {
+                let id = &self.store.sessions[*node].header.id;
+                next.extend(
+                    self.subagent_children_of(id)
+                        .filter(|c| self.store.sessions[*c].header.valid_name() == Some(segment)),
+                );
+            }
+            current = next;
+            if current.is_empty() {
+                break;
+            }
+        }
+        current
+    }
+
     /// Classify every node the v2 traversal will reach, one tree level at a
     /// time so each level's log reads run in parallel.
     fn classify_reachable(&self, root: usize) -> HashMap<usize, (MemberKind, Liveness)> {
@@ -304,7 +392,15 @@ impl Member {
 }
 
 fn classify_v2(rec: &crate::store::SessionRecord, live: Liveness) -> MemberKind {
-    let inspection = match log::inspect(&rec.log) {
+    classify_inspected(rec, live, log::inspect(&rec.log))
+}
+
+fn classify_inspected(
+    rec: &crate::store::SessionRecord,
+    live: Liveness,
+    inspected: Result<log::Inspection, String>,
+) -> MemberKind {
+    let inspection = match inspected {
         Ok(i) if i.header == rec.header => i,
         Ok(_) => return MemberKind::Corrupt,
         Err(_) => return MemberKind::Unavailable,

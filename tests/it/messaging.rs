@@ -482,3 +482,44 @@ fn the_inbox_is_never_written_through_a_symlink() {
         r.stderr
     );
 }
+
+#[test]
+fn the_scan_cache_follows_a_growing_log() {
+    let store = team();
+    let s = store.path().to_str().unwrap();
+    let dir = store.path().join("_no-cwd/rev-0001");
+    let send = || {
+        run([
+            "--store",
+            s,
+            "send-message",
+            "reviewer",
+            "x",
+            "--as",
+            "lead-1",
+        ])
+    };
+    assert_eq!(send().code, 0);
+    assert!(
+        dir.join("scan.cache").is_file(),
+        "a send leaves a scan cache"
+    );
+    // DSH appends a later descriptor: the last one wins, read from the cache on.
+    let log = dir.join("session.jsonl");
+    let mut text = std::fs::read_to_string(&log).unwrap();
+    let next_seq = text.lines().count() - 1;
+    text.push_str(&format!(
+        "{{\"type\":\"subagent/descriptor\",\"seq\":{next_seq},\"time\":5,\"data\":{{\"version\":2,\"mode\":\"one-shot\",\"provider\":\"spawn\"}}}}\n"
+    ));
+    let mut f = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    std::io::Write::write_all(&mut f, text.lines().last().unwrap().as_bytes()).unwrap();
+    std::io::Write::write_all(&mut f, b"\n").unwrap();
+    drop(f);
+    let r = send();
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("one-shot"), "{}", r.stderr);
+    // A cache that lies about the file is never trusted over the log.
+    std::fs::write(dir.join("scan.cache"), r#"{"dev":0,"ino":0,"offset":0}"#).unwrap();
+    let r = send();
+    assert!(r.stderr.contains("one-shot"), "{}", r.stderr);
+}
