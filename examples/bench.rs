@@ -230,7 +230,7 @@ fn bench_sends(args: &Args) {
         ("1 KB".to_string(), 1024),
         (format!("{} MB", args.large_mb), args.large_mb << 20),
     ] {
-        let dir = base.join(&label.replace(' ', ""));
+        let dir = base.join(label.replace(' ', ""));
         let _ = std::fs::remove_dir_all(&dir);
         send_store(&dir, bytes);
         for (form, argv) in [

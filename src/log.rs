@@ -181,12 +181,11 @@ impl ScanCache {
             let _ = std::fs::remove_file(&tmp);
             let mut options = std::fs::OpenOptions::new();
             options.write(true).create_new(true).mode(0o600);
-            if let Ok(f) = crate::inbox::open_sidecar(&tmp, &options) {
-                if f.write_all_at(&serde_json::to_vec(&next).unwrap_or_default(), 0)
+            if let Ok(f) = crate::inbox::open_sidecar(&tmp, &options)
+                && f.write_all_at(&serde_json::to_vec(&next).unwrap_or_default(), 0)
                     .is_ok()
-                {
-                    let _ = std::fs::rename(&tmp, dir.join(SCAN_CACHE));
-                }
+            {
+                let _ = std::fs::rename(&tmp, dir.join(SCAN_CACHE));
             }
         }
     }
