@@ -76,6 +76,15 @@ pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
                 format!("header name \"{name}\" is not a valid agent name; it is ignored"),
             );
         }
+        match crate::inbox::Inbox::new(&rec.dir).read() {
+            Err(e) => push(Severity::Error, &rec.dir.join(crate::inbox::INBOX), format!("unreadable inbox: {}", e.message)),
+            Ok(fold) if fold.bad_lines > 0 => push(
+                Severity::Error,
+                &rec.dir.join(crate::inbox::INBOX),
+                format!("{} complete line(s) are not inbox records", fold.bad_lines),
+            ),
+            Ok(_) => {}
+        }
         if let Some(parent) = h.parent()
             && store.get(parent).is_none()
         {

@@ -16,6 +16,8 @@ pub struct TreeRow {
     pub status: String,
     pub mode: &'static str,
     pub session: String,
+    /// Pending inbox messages; `None` when the inbox cannot be read.
+    pub pending: Option<usize>,
     pub created: i64,
     pub label: String,
 }
@@ -50,6 +52,7 @@ pub fn rows(store: &Store, only: Option<usize>) -> Result<Vec<Vec<TreeRow>>> {
                         status: m.status().to_string(),
                         mode: m.kind.mode(),
                         session: h.id.clone(),
+                        pending: crate::inbox::Inbox::new(&store.sessions[m.index].dir).pending_now().ok(),
                         created: h.created_at,
                         label,
                     }
@@ -69,7 +72,7 @@ pub fn render(trees: &[Vec<TreeRow>]) -> String {
         .set_content_arrangement(ContentArrangement::Disabled)
         .force_no_tty();
     table.set_header(vec![
-        "NAME", "STATUS", "MODE", "SESSION", "CREATED", "LABEL",
+        "NAME", "STATUS", "MODE", "SESSION", "PENDING", "CREATED", "LABEL",
     ]);
     for rows in trees {
         for r in rows {
@@ -80,6 +83,7 @@ pub fn render(trees: &[Vec<TreeRow>]) -> String {
                 r.status.clone(),
                 r.mode.to_string(),
                 r.session.clone(),
+                r.pending.map_or("?".to_string(), |n| n.to_string()),
                 r.created.to_string(),
                 label,
             ]);
@@ -95,7 +99,7 @@ pub fn json(trees: &[Vec<TreeRow>]) -> Value {
             .map(|rows| {
                 Value::Array(
                     rows.iter()
-                        .map(|r| json!({"name":r.name,"status":r.status,"mode":r.mode,"session":r.session,"createdAt":r.created,"label":r.label}))
+                        .map(|r| json!({"name":r.name,"status":r.status,"mode":r.mode,"session":r.session,"pending":r.pending,"createdAt":r.created,"label":r.label}))
                         .collect(),
                 )
             })
