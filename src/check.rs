@@ -77,7 +77,11 @@ pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
             );
         }
         match crate::inbox::Inbox::new(&rec.dir).read() {
-            Err(e) => push(Severity::Error, &rec.dir.join(crate::inbox::INBOX), format!("unreadable inbox: {}", e.message)),
+            Err(e) => push(
+                Severity::Error,
+                &rec.dir.join(crate::inbox::INBOX),
+                format!("unreadable inbox: {}", e.message),
+            ),
             Ok(fold) if fold.bad_lines > 0 => push(
                 Severity::Error,
                 &rec.dir.join(crate::inbox::INBOX),

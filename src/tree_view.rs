@@ -52,7 +52,9 @@ pub fn rows(store: &Store, only: Option<usize>) -> Result<Vec<Vec<TreeRow>>> {
                         status: m.status().to_string(),
                         mode: m.kind.mode(),
                         session: h.id.clone(),
-                        pending: crate::inbox::Inbox::new(&store.sessions[m.index].dir).pending_now().ok(),
+                        pending: crate::inbox::Inbox::new(&store.sessions[m.index].dir)
+                            .pending_now()
+                            .ok(),
                         created: h.created_at,
                         label,
                     }
