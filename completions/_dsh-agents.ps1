@@ -36,6 +36,10 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             [CompletionResult]::new('subagent-parent-message', 'subagent-parent-message', [CompletionResultType]::ParameterValue, 'subagent_parent_message (seed 002): child to its direct parent')
             [CompletionResult]::new('followup', 'followup', [CompletionResultType]::ParameterValue, 'Deliver a message as the user to AGENT''s next turn')
             [CompletionResult]::new('steer', 'steer', [CompletionResultType]::ParameterValue, 'Deliver a message as the user to AGENT''s next step')
+            [CompletionResult]::new('interrupt-agent', 'interrupt-agent', [CompletionResultType]::ParameterValue, 'interrupt_agent: stop a descendant''s current turn (v2 by name or id; v1 by id)')
+            [CompletionResult]::new('interrupt', 'interrupt', [CompletionResultType]::ParameterValue, 'Interrupt AGENT''s current turn as the user')
+            [CompletionResult]::new('wait-agent', 'wait-agent', [CompletionResultType]::ParameterValue, 'wait_agent (v2): wait for new next-step input in the caller''s own inbox')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Hold AGENT live and run CMD once per turn with the claimed messages on stdin')
             [CompletionResult]::new('inbox', 'inbox', [CompletionResultType]::ParameterValue, 'Show AGENT''s pending next-step and next-turn messages and parked state')
             [CompletionResult]::new('claim', 'claim', [CompletionResultType]::ParameterValue, 'Consume pending input as the agent loop does at a step boundary; print it as JSON')
             [CompletionResult]::new('call', 'call', [CompletionResultType]::ParameterValue, 'Run a model tool by name with its raw JSON arguments')
@@ -113,6 +117,55 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract to speak')
             [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds')
             [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound: pending messages an inbox may hold before sends are rejected')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the canonical JSON value instead of the rendered text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'dsh-agents;interrupt-agent' {
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id or a unique prefix (>= 4 characters)')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
+            [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract to speak')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds')
+            [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound: pending messages an inbox may hold before sends are rejected')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the canonical JSON value instead of the rendered text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'dsh-agents;interrupt' {
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
+            [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract to speak')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds')
+            [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound: pending messages an inbox may hold before sends are rejected')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the canonical JSON value instead of the rendered text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'dsh-agents;wait-agent' {
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id or a unique prefix (>= 4 characters)')
+            [CompletionResult]::new('--timeout-ms', '--timeout-ms', [CompletionResultType]::ParameterName, 'Timeout in milliseconds, 10000 through 3600000')
+            [CompletionResult]::new('--call', '--call', [CompletionResultType]::ParameterName, 'The root tool call: waits under one call report each id once')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
+            [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract to speak')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds')
+            [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound: pending messages an inbox may hold before sends are rejected')
+            [CompletionResult]::new('--poll', '--poll', [CompletionResultType]::ParameterName, 'Poll instead of using file notification')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the canonical JSON value instead of the rendered text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'dsh-agents;serve' {
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id or a unique prefix (>= 4 characters)')
+            [CompletionResult]::new('--grace-ms', '--grace-ms', [CompletionResultType]::ParameterName, 'Milliseconds between SIGTERM and SIGKILL when a turn is stopped')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
+            [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract to speak')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds')
+            [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound: pending messages an inbox may hold before sends are rejected')
+            [CompletionResult]::new('--once', '--once', [CompletionResultType]::ParameterName, 'Exit when nothing runnable is left')
+            [CompletionResult]::new('--poll', '--poll', [CompletionResultType]::ParameterName, 'Poll instead of using file notification')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the canonical JSON value instead of the rendered text')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -219,6 +272,10 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             [CompletionResult]::new('subagent-parent-message', 'subagent-parent-message', [CompletionResultType]::ParameterValue, 'subagent_parent_message (seed 002): child to its direct parent')
             [CompletionResult]::new('followup', 'followup', [CompletionResultType]::ParameterValue, 'Deliver a message as the user to AGENT''s next turn')
             [CompletionResult]::new('steer', 'steer', [CompletionResultType]::ParameterValue, 'Deliver a message as the user to AGENT''s next step')
+            [CompletionResult]::new('interrupt-agent', 'interrupt-agent', [CompletionResultType]::ParameterValue, 'interrupt_agent: stop a descendant''s current turn (v2 by name or id; v1 by id)')
+            [CompletionResult]::new('interrupt', 'interrupt', [CompletionResultType]::ParameterValue, 'Interrupt AGENT''s current turn as the user')
+            [CompletionResult]::new('wait-agent', 'wait-agent', [CompletionResultType]::ParameterValue, 'wait_agent (v2): wait for new next-step input in the caller''s own inbox')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Hold AGENT live and run CMD once per turn with the claimed messages on stdin')
             [CompletionResult]::new('inbox', 'inbox', [CompletionResultType]::ParameterValue, 'Show AGENT''s pending next-step and next-turn messages and parked state')
             [CompletionResult]::new('claim', 'claim', [CompletionResultType]::ParameterValue, 'Consume pending input as the agent loop does at a step boundary; print it as JSON')
             [CompletionResult]::new('call', 'call', [CompletionResultType]::ParameterValue, 'Run a model tool by name with its raw JSON arguments')
@@ -246,6 +303,18 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             break
         }
         'dsh-agents;help;steer' {
+            break
+        }
+        'dsh-agents;help;interrupt-agent' {
+            break
+        }
+        'dsh-agents;help;interrupt' {
+            break
+        }
+        'dsh-agents;help;wait-agent' {
+            break
+        }
+        'dsh-agents;help;serve' {
             break
         }
         'dsh-agents;help;inbox' {

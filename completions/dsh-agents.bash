@@ -40,11 +40,20 @@ _dsh__agents() {
             dsh__agents,inbox)
                 cmd="dsh__agents__subcmd__inbox"
                 ;;
+            dsh__agents,interrupt)
+                cmd="dsh__agents__subcmd__interrupt"
+                ;;
+            dsh__agents,interrupt-agent)
+                cmd="dsh__agents__subcmd__interrupt__subcmd__agent"
+                ;;
             dsh__agents,list-agents)
                 cmd="dsh__agents__subcmd__list__subcmd__agents"
                 ;;
             dsh__agents,send-message)
                 cmd="dsh__agents__subcmd__send__subcmd__message"
+                ;;
+            dsh__agents,serve)
+                cmd="dsh__agents__subcmd__serve"
                 ;;
             dsh__agents,spawn)
                 cmd="dsh__agents__subcmd__spawn"
@@ -60,6 +69,9 @@ _dsh__agents() {
                 ;;
             dsh__agents,tree)
                 cmd="dsh__agents__subcmd__tree"
+                ;;
+            dsh__agents,wait-agent)
+                cmd="dsh__agents__subcmd__wait__subcmd__agent"
                 ;;
             dsh__agents__subcmd__help,call)
                 cmd="dsh__agents__subcmd__help__subcmd__call"
@@ -85,11 +97,20 @@ _dsh__agents() {
             dsh__agents__subcmd__help,inbox)
                 cmd="dsh__agents__subcmd__help__subcmd__inbox"
                 ;;
+            dsh__agents__subcmd__help,interrupt)
+                cmd="dsh__agents__subcmd__help__subcmd__interrupt"
+                ;;
+            dsh__agents__subcmd__help,interrupt-agent)
+                cmd="dsh__agents__subcmd__help__subcmd__interrupt__subcmd__agent"
+                ;;
             dsh__agents__subcmd__help,list-agents)
                 cmd="dsh__agents__subcmd__help__subcmd__list__subcmd__agents"
                 ;;
             dsh__agents__subcmd__help,send-message)
                 cmd="dsh__agents__subcmd__help__subcmd__send__subcmd__message"
+                ;;
+            dsh__agents__subcmd__help,serve)
+                cmd="dsh__agents__subcmd__help__subcmd__serve"
                 ;;
             dsh__agents__subcmd__help,spawn)
                 cmd="dsh__agents__subcmd__help__subcmd__spawn"
@@ -106,6 +127,9 @@ _dsh__agents() {
             dsh__agents__subcmd__help,tree)
                 cmd="dsh__agents__subcmd__help__subcmd__tree"
                 ;;
+            dsh__agents__subcmd__help,wait-agent)
+                cmd="dsh__agents__subcmd__help__subcmd__wait__subcmd__agent"
+                ;;
             *)
                 ;;
         esac
@@ -113,7 +137,7 @@ _dsh__agents() {
 
     case "${cmd}" in
         dsh__agents)
-            opts="-h -V --store --contract --json --lock-timeout --max-pending --help --version list-agents send-message subagent-send-message subagent-parent-message followup steer inbox claim call identity tree check spawn completions help"
+            opts="-h -V --store --contract --json --lock-timeout --max-pending --help --version list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check spawn completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -309,7 +333,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__help)
-            opts="list-agents send-message subagent-send-message subagent-parent-message followup steer inbox claim call identity tree check spawn completions help"
+            opts="list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check spawn completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -434,6 +458,34 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        dsh__subcmd__agents__subcmd__help__subcmd__interrupt)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__subcmd__agents__subcmd__help__subcmd__interrupt__subcmd__agent)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         dsh__subcmd__agents__subcmd__help__subcmd__list__subcmd__agents)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -449,6 +501,20 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__help__subcmd__send__subcmd__message)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__subcmd__agents__subcmd__help__subcmd__serve)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -532,6 +598,20 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        dsh__subcmd__agents__subcmd__help__subcmd__wait__subcmd__agent)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         dsh__subcmd__agents__subcmd__identity)
             opts="-h --as --store --contract --json --lock-timeout --max-pending --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -573,6 +653,70 @@ _dsh__agents() {
                 return 0
             fi
             case "${prev}" in
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --contract)
+                    COMPREPLY=($(compgen -W "v1 v2" -- "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-pending)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__subcmd__agents__subcmd__interrupt)
+            opts="-h --store --contract --json --lock-timeout --max-pending --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --contract)
+                    COMPREPLY=($(compgen -W "v1 v2" -- "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-pending)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__subcmd__agents__subcmd__interrupt__subcmd__agent)
+            opts="-h --as --store --contract --json --lock-timeout --max-pending --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -646,6 +790,44 @@ _dsh__agents() {
                     return 0
                     ;;
                 --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --contract)
+                    COMPREPLY=($(compgen -W "v1 v2" -- "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-pending)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__subcmd__agents__subcmd__serve)
+            opts="-h --as --once --poll --grace-ms --store --contract --json --lock-timeout --max-pending --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --grace-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -863,6 +1045,48 @@ _dsh__agents() {
                 return 0
             fi
             case "${prev}" in
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --contract)
+                    COMPREPLY=($(compgen -W "v1 v2" -- "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-pending)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__subcmd__agents__subcmd__wait__subcmd__agent)
+            opts="-h --as --timeout-ms --call --poll --store --contract --json --lock-timeout --max-pending --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --call)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -33,6 +33,10 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand subagent-parent-message 'subagent_parent_message (seed 002): child to its direct parent'
             cand followup 'Deliver a message as the user to AGENT''s next turn'
             cand steer 'Deliver a message as the user to AGENT''s next step'
+            cand interrupt-agent 'interrupt_agent: stop a descendant''s current turn (v2 by name or id; v1 by id)'
+            cand interrupt 'Interrupt AGENT''s current turn as the user'
+            cand wait-agent 'wait_agent (v2): wait for new next-step input in the caller''s own inbox'
+            cand serve 'Hold AGENT live and run CMD once per turn with the claimed messages on stdin'
             cand inbox 'Show AGENT''s pending next-step and next-turn messages and parked state'
             cand claim 'Consume pending input as the agent loop does at a step boundary; print it as JSON'
             cand call 'Run a model tool by name with its raw JSON arguments'
@@ -104,6 +108,51 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --contract 'Which tool contract to speak'
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds'
             cand --max-pending 'Admission bound: pending messages an inbox may hold before sends are rejected'
+            cand --json 'Print the canonical JSON value instead of the rendered text'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'dsh-agents;interrupt-agent'= {
+            cand --as 'The calling agent: a Session id or a unique prefix (>= 4 characters)'
+            cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
+            cand --contract 'Which tool contract to speak'
+            cand --lock-timeout 'Longest wait for an inbox lock, in seconds'
+            cand --max-pending 'Admission bound: pending messages an inbox may hold before sends are rejected'
+            cand --json 'Print the canonical JSON value instead of the rendered text'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'dsh-agents;interrupt'= {
+            cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
+            cand --contract 'Which tool contract to speak'
+            cand --lock-timeout 'Longest wait for an inbox lock, in seconds'
+            cand --max-pending 'Admission bound: pending messages an inbox may hold before sends are rejected'
+            cand --json 'Print the canonical JSON value instead of the rendered text'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'dsh-agents;wait-agent'= {
+            cand --as 'The calling agent: a Session id or a unique prefix (>= 4 characters)'
+            cand --timeout-ms 'Timeout in milliseconds, 10000 through 3600000'
+            cand --call 'The root tool call: waits under one call report each id once'
+            cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
+            cand --contract 'Which tool contract to speak'
+            cand --lock-timeout 'Longest wait for an inbox lock, in seconds'
+            cand --max-pending 'Admission bound: pending messages an inbox may hold before sends are rejected'
+            cand --poll 'Poll instead of using file notification'
+            cand --json 'Print the canonical JSON value instead of the rendered text'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'dsh-agents;serve'= {
+            cand --as 'The calling agent: a Session id or a unique prefix (>= 4 characters)'
+            cand --grace-ms 'Milliseconds between SIGTERM and SIGKILL when a turn is stopped'
+            cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
+            cand --contract 'Which tool contract to speak'
+            cand --lock-timeout 'Longest wait for an inbox lock, in seconds'
+            cand --max-pending 'Admission bound: pending messages an inbox may hold before sends are rejected'
+            cand --once 'Exit when nothing runnable is left'
+            cand --poll 'Poll instead of using file notification'
             cand --json 'Print the canonical JSON value instead of the rendered text'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -201,6 +250,10 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand subagent-parent-message 'subagent_parent_message (seed 002): child to its direct parent'
             cand followup 'Deliver a message as the user to AGENT''s next turn'
             cand steer 'Deliver a message as the user to AGENT''s next step'
+            cand interrupt-agent 'interrupt_agent: stop a descendant''s current turn (v2 by name or id; v1 by id)'
+            cand interrupt 'Interrupt AGENT''s current turn as the user'
+            cand wait-agent 'wait_agent (v2): wait for new next-step input in the caller''s own inbox'
+            cand serve 'Hold AGENT live and run CMD once per turn with the claimed messages on stdin'
             cand inbox 'Show AGENT''s pending next-step and next-turn messages and parked state'
             cand claim 'Consume pending input as the agent loop does at a step boundary; print it as JSON'
             cand call 'Run a model tool by name with its raw JSON arguments'
@@ -222,6 +275,14 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
         &'dsh-agents;help;followup'= {
         }
         &'dsh-agents;help;steer'= {
+        }
+        &'dsh-agents;help;interrupt-agent'= {
+        }
+        &'dsh-agents;help;interrupt'= {
+        }
+        &'dsh-agents;help;wait-agent'= {
+        }
+        &'dsh-agents;help;serve'= {
         }
         &'dsh-agents;help;inbox'= {
         }

@@ -67,6 +67,14 @@ fn limits(cli: &Cli) -> Result<Limits> {
     })
 }
 
+fn accepted(text: String, json: bool) -> Output {
+    if json {
+        Output::Text(to_json(&serde_json::json!({"accepted": true})))
+    } else {
+        Output::Text(text)
+    }
+}
+
 fn sent(s: Sent, json: bool) -> Output {
     if json {
         Output::Text(to_json(
@@ -180,6 +188,48 @@ pub fn run(cli: Cli) -> Result<Output> {
                 )?,
                 json,
             ))
+        }
+        Command::InterruptAgent { caller, agent } => {
+            let store = Store::open(&root)?;
+            let text = match contract {
+                Contract::V2 => {
+                    let caller = resolve_caller(&store, caller.agent.as_deref())?;
+                    crate::interrupt_agent::interrupt_v2(&store, caller, agent, limits)?
+                }
+                Contract::V1 => {
+                    let caller = v1_caller(&store, caller.agent.as_deref())?;
+                    crate::interrupt_agent::interrupt_v1(&store, &caller, agent, limits)?
+                }
+            };
+            Ok(accepted(text, json))
+        }
+        Command::Interrupt { agent } => {
+            let store = Store::open(&root)?;
+            let target = crate::resolve::resolve_session(&store, agent)?;
+            Ok(accepted(crate::interrupt_agent::interrupt_as_user(&store, target, limits)?, json))
+        }
+        Command::WaitAgent { caller, timeout_ms, call, poll } => {
+            if contract == Contract::V1 {
+                return Err(Error::usage("wait_agent is a contract v2 tool"));
+            }
+            let store = Store::open(&root)?;
+            let caller = resolve_caller(&store, caller.agent.as_deref())?;
+            crate::signals::install();
+            let timed_out = crate::wait_agent::wait(&store.sessions[caller].dir, *timeout_ms, call.as_deref(), *poll, limits)?;
+            Ok(Output::Text(to_json(&serde_json::json!({"timedOut": timed_out}))))
+        }
+        Command::Serve { caller, once, poll, grace_ms, command } => {
+            let store = Store::open(&root)?;
+            let agent = resolve_caller(&store, caller.agent.as_deref())?;
+            let opts = crate::runtime::ServeOptions {
+                once: *once,
+                poll: *poll,
+                grace: std::time::Duration::from_millis(*grace_ms),
+                command: command.clone(),
+                limits,
+            };
+            crate::runtime::serve(&root, &store, agent, opts)?;
+            Ok(Output::Raw(String::new()))
         }
         Command::Inbox { agent } => {
             let store = Store::open(&root)?;
@@ -346,8 +396,34 @@ pub fn run(cli: Cli) -> Result<Output> {
                         json,
                     ))
                 }
+                "interrupt_agent" => {
+                    use crate::args::{Kind, req, string, validate};
+                    let text = match contract {
+                        Contract::V2 => {
+                            let map = validate(&args, &[req("agent", Kind::String)])?;
+                            let caller = resolve_caller(&store, caller.agent.as_deref())?;
+                            crate::interrupt_agent::interrupt_v2(&store, caller, string(map, "agent").unwrap_or_default(), limits)?
+                        }
+                        Contract::V1 => {
+                            let map = validate(&args, &[req("agent_id", Kind::String)])?;
+                            let caller = v1_caller(&store, caller.agent.as_deref())?;
+                            crate::interrupt_agent::interrupt_v1(&store, &caller, string(map, "agent_id").unwrap_or_default(), limits)?
+                        }
+                    };
+                    Ok(accepted(text, json))
+                }
+                "wait_agent" if contract == Contract::V2 => {
+                    use crate::args::{Kind, opt, validate};
+                    let map = validate(&args, &[opt("timeout_ms", Kind::Integer)])?;
+                    let timeout = crate::wait_agent::check_timeout(map.get("timeout_ms"))?;
+                    let caller = resolve_caller(&store, caller.agent.as_deref())?;
+                    let call = std::env::var("DSH_CALL_ID").ok().filter(|c| !c.is_empty());
+                    crate::signals::install();
+                    let timed_out = crate::wait_agent::wait(&store.sessions[caller].dir, timeout, call.as_deref(), false, limits)?;
+                    Ok(Output::Text(to_json(&serde_json::json!({"timedOut": timed_out}))))
+                }
                 other => Err(Error::usage(format!(
-                    "unknown tool \"{other}\"; known tools: list_agents, send_message, subagent_send_message, subagent_parent_message"
+                    "unknown tool \"{other}\"; known tools: list_agents, send_message, interrupt_agent, wait_agent (v2), subagent_send_message, subagent_parent_message"
                 ))),
             }
         }

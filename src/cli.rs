@@ -159,6 +159,49 @@ pub enum Command {
         #[command(flatten)]
         id: IdArg,
     },
+    /// interrupt_agent: stop a descendant's current turn (v2 by name or id; v1 by id)
+    InterruptAgent {
+        #[command(flatten)]
+        caller: CallerArgs,
+        /// v2: a name from list_agents or a Session id; v1: the agent id
+        agent: String,
+    },
+    /// Interrupt AGENT's current turn as the user
+    Interrupt {
+        /// A Session id or unique prefix
+        agent: String,
+    },
+    /// wait_agent (v2): wait for new next-step input in the caller's own inbox
+    WaitAgent {
+        #[command(flatten)]
+        caller: CallerArgs,
+        /// Timeout in milliseconds, 10000 through 3600000
+        #[arg(long, value_name = "MS", default_value_t = crate::wait_agent::DEFAULT_TIMEOUT_MS)]
+        timeout_ms: u64,
+        /// The root tool call: waits under one call report each id once
+        #[arg(long, env = "DSH_CALL_ID", value_name = "ID")]
+        call: Option<String>,
+        /// Poll instead of using file notification
+        #[arg(long)]
+        poll: bool,
+    },
+    /// Hold AGENT live and run CMD once per turn with the claimed messages on stdin
+    Serve {
+        #[command(flatten)]
+        caller: CallerArgs,
+        /// Exit when nothing runnable is left
+        #[arg(long)]
+        once: bool,
+        /// Poll instead of using file notification
+        #[arg(long)]
+        poll: bool,
+        /// Milliseconds between SIGTERM and SIGKILL when a turn is stopped
+        #[arg(long, value_name = "MS", default_value_t = 2000)]
+        grace_ms: u64,
+        /// The handler command and its arguments
+        #[arg(last = true, required = true, value_name = "CMD")]
+        command: Vec<String>,
+    },
     /// Show AGENT's pending next-step and next-turn messages and parked state
     Inbox {
         /// A Session id or unique prefix

@@ -25,6 +25,8 @@ pub const INBOX: &str = "inbox.jsonl";
 pub const INBOX_LOCK: &str = "inbox.lock";
 pub const INBOX_STATE: &str = "inbox.state";
 pub const INBOX_IDS: &str = "inbox.ids";
+/// Present once an external execution was interrupted: it takes no more messages.
+pub const STOPPED: &str = "inbox.stopped";
 
 /// The start of the admission error, so tools can phrase it in their own words.
 pub const INBOX_FULL: &str = "the inbox is full";
@@ -75,6 +77,9 @@ pub enum Record {
         id: String,
         time: i64,
         source: Value,
+        /// An external execution's interrupt stops it for good.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        permanent: bool,
     },
     Wait {
         time: i64,
@@ -133,6 +138,8 @@ pub struct Fold {
     pub last_next_turn: Option<usize>,
     /// Ids each root call's waits have reported.
     pub waits: HashMap<String, HashSet<String>>,
+    /// A permanent interrupt was recorded.
+    pub stopped: bool,
     /// Complete lines that did not parse as records (never written by us).
     pub bad_lines: usize,
     /// Bytes of complete lines read.
@@ -166,7 +173,10 @@ impl Fold {
             }
             Record::Claim { ids, .. } => self.claimed.extend(ids),
             Record::Cancel { ids, .. } => self.canceled.extend(ids),
-            Record::Interrupt { .. } => self.last_interrupt = Some(position),
+            Record::Interrupt { permanent, .. } => {
+                self.last_interrupt = Some(position);
+                self.stopped |= permanent;
+            }
             Record::Wait { call, ids, .. } => self.waits.entry(call).or_default().extend(ids),
         }
     }
@@ -282,6 +292,23 @@ impl Inbox {
 
     pub fn path(&self) -> PathBuf {
         self.dir.join(INBOX)
+    }
+
+    /// Whether an interrupt stopped this (external) agent for good.
+    pub fn stopped(&self) -> bool {
+        fs::symlink_metadata(self.dir.join(STOPPED)).is_ok()
+    }
+
+    /// Record an interrupt request; a permanent one also leaves the stop marker.
+    pub fn interrupt(&self, source: Value, permanent: bool, limits: Limits) -> Result<String> {
+        let mut guard = self.lock(limits.lock_timeout)?;
+        let id = new_message_id();
+        self.record(&mut guard, &Record::Interrupt { id: id.clone(), time: now_ms(), source, permanent })?;
+        if permanent {
+            let marker = self.dir.join(STOPPED);
+            open_sidecar(&marker, OpenOptions::new().write(true).create(true).mode(0o600))?;
+        }
+        Ok(id)
     }
 
     /// Read and fold without locking; a missing inbox is empty.
@@ -433,6 +460,9 @@ impl Inbox {
             return Err(Error::usage("--id: a message id cannot be empty"));
         }
         let mut guard = self.lock(limits.lock_timeout)?;
+        if self.stopped() {
+            return Err(Error::tool("the agent was stopped permanently by an interrupt; the message was not delivered"));
+        }
         let marker = message
             .id
             .as_ref()

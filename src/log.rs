@@ -110,6 +110,8 @@ pub struct Inspection {
     pub committed_bytes: u64,
     /// Whether the committed log ends inside a turn.
     pub open_turn: bool,
+    /// The highest turn number seen (turns continue across a fork seed).
+    pub last_turn: u64,
     /// rc.8's resume authority: the first descriptor in the session's own
     /// suffix (from `seedLength`). `None`: none there; `Some(Err)`: malformed.
     pub own_descriptor: Option<Result<Option<Identity>, String>>,
@@ -137,6 +139,8 @@ pub struct Resume {
     rc8: Option<Identity>,
     seed001: Option<Identity>,
     open_turn: bool,
+    #[serde(default)]
+    last_turn: u64,
     own_descriptor: Option<Result<Option<Identity>, String>>,
 }
 
@@ -214,6 +218,7 @@ fn inspect_from(
         scanner.rc8.identity = r.rc8;
         scanner.seed001.identity = r.seed001;
         scanner.open_turn = r.open_turn;
+        scanner.last_turn = r.last_turn;
         scanner.own_descriptor = r.own_descriptor;
         reader
             .seek(SeekFrom::Start(r.offset))
@@ -292,6 +297,7 @@ fn resume_point(s: &Scanner, header: String, offset: u64, id: (u64, u64)) -> Opt
         rc8: s.rc8.identity.clone(),
         seed001: s.seed001.identity.clone(),
         open_turn: s.open_turn,
+        last_turn: s.last_turn,
         own_descriptor: s.own_descriptor.clone(),
     })
 }
@@ -375,6 +381,7 @@ struct Scanner {
     rc8: IdentityFold,
     seed001: IdentityFold,
     open_turn: bool,
+    last_turn: u64,
     own_descriptor: Option<Result<Option<Identity>, String>>,
 }
 
@@ -391,6 +398,7 @@ impl Scanner {
             rc8: IdentityFold::default(),
             seed001: IdentityFold::default(),
             open_turn: false,
+            last_turn: 0,
             own_descriptor: None,
         }
     }
@@ -479,8 +487,11 @@ impl Scanner {
                     self.own_descriptor = Some(crate::descriptor::parse(data, Dialect::Rc8));
                 }
             }
-            Some("turn/start") => self.open_turn = true,
-            Some("turn/end") => self.open_turn = false,
+            Some(t @ ("turn/start" | "turn/end")) => {
+                self.open_turn = t == "turn/start";
+                let turn = event["data"]["turn"].as_u64().unwrap_or(0);
+                self.last_turn = self.last_turn.max(turn);
+            }
             _ => {}
         }
         self.count += 1;
@@ -496,6 +507,7 @@ impl Scanner {
             events: self.count,
             committed_bytes: self.committed_bytes,
             open_turn: self.open_turn,
+            last_turn: self.last_turn,
             own_descriptor: self.own_descriptor,
         }
     }

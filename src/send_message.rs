@@ -125,9 +125,11 @@ pub fn send_v2(
             )));
         }
     }
-    // A working target is steered at its next step; otherwise the message
-    // waits for its next turn.
-    let target_list = if member.live.is_live() {
+    // A target working on a turn is steered at its next step; an idle or
+    // absent one gets the message as its next turn (which also unparks a
+    // queue an interrupt parked, keeping FIFO order).
+    let working = member.live == crate::liveness::Liveness::Live { state: crate::liveness::LiveState::Running };
+    let target_list = if working {
         Target::NextStep
     } else {
         Target::NextTurn

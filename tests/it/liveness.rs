@@ -45,7 +45,8 @@ fn statuses_follow_the_live_lock() {
     assert!(list(store, "v2", &[]).contains("reviewer [running] — Review the diff"));
     assert!(list(store, "v1", &[]).contains("rev-0001 [idle] — Review the diff"));
 
-    // A live target is steered (next step) under v2; rc.8 always queues a turn.
+    // A target working on a turn is steered (next step) under v2; an idle
+    // resident one gets its next turn; rc.8 always queues a turn.
     let send = |contract: &str, target: &str| {
         let r = run([
             "--contract",
@@ -62,6 +63,8 @@ fn statuses_follow_the_live_lock() {
         assert_eq!(r.code, 0, "{}", r.stderr);
     };
     send("v2", "reviewer");
+    std::fs::write(dir.join("live.json"), r#"{"pid":1,"state":"running","since":0,"turn":1}"#).unwrap();
+    send("v2", "reviewer");
     send("v1", "rev-0001");
     send("v2", "anon-0001");
     let records = |dir: &str| -> Vec<String> {
@@ -76,7 +79,7 @@ fn statuses_follow_the_live_lock() {
             })
             .collect()
     };
-    assert_eq!(records("rev-0001"), ["next-step", "next-turn"]);
+    assert_eq!(records("rev-0001"), ["next-turn", "next-step", "next-turn"]);
     assert_eq!(
         records("anon-0001"),
         ["next-turn"],
