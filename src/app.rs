@@ -206,19 +206,41 @@ pub fn run(cli: Cli) -> Result<Output> {
         Command::Interrupt { agent } => {
             let store = Store::open(&root)?;
             let target = crate::resolve::resolve_session(&store, agent)?;
-            Ok(accepted(crate::interrupt_agent::interrupt_as_user(&store, target, limits)?, json))
+            Ok(accepted(
+                crate::interrupt_agent::interrupt_as_user(&store, target, limits)?,
+                json,
+            ))
         }
-        Command::WaitAgent { caller, timeout_ms, call, poll } => {
+        Command::WaitAgent {
+            caller,
+            timeout_ms,
+            call,
+            poll,
+        } => {
             if contract == Contract::V1 {
                 return Err(Error::usage("wait_agent is a contract v2 tool"));
             }
             let store = Store::open(&root)?;
             let caller = resolve_caller(&store, caller.agent.as_deref())?;
             crate::signals::install();
-            let timed_out = crate::wait_agent::wait(&store.sessions[caller].dir, *timeout_ms, call.as_deref(), *poll, limits)?;
-            Ok(Output::Text(to_json(&serde_json::json!({"timedOut": timed_out}))))
+            let timed_out = crate::wait_agent::wait(
+                &store.sessions[caller].dir,
+                *timeout_ms,
+                call.as_deref(),
+                *poll,
+                limits,
+            )?;
+            Ok(Output::Text(to_json(
+                &serde_json::json!({"timedOut": timed_out}),
+            )))
         }
-        Command::Serve { caller, once, poll, grace_ms, command } => {
+        Command::Serve {
+            caller,
+            once,
+            poll,
+            grace_ms,
+            command,
+        } => {
             let store = Store::open(&root)?;
             let agent = resolve_caller(&store, caller.agent.as_deref())?;
             let opts = crate::runtime::ServeOptions {
@@ -402,12 +424,22 @@ pub fn run(cli: Cli) -> Result<Output> {
                         Contract::V2 => {
                             let map = validate(&args, &[req("agent", Kind::String)])?;
                             let caller = resolve_caller(&store, caller.agent.as_deref())?;
-                            crate::interrupt_agent::interrupt_v2(&store, caller, string(map, "agent").unwrap_or_default(), limits)?
+                            crate::interrupt_agent::interrupt_v2(
+                                &store,
+                                caller,
+                                string(map, "agent").unwrap_or_default(),
+                                limits,
+                            )?
                         }
                         Contract::V1 => {
                             let map = validate(&args, &[req("agent_id", Kind::String)])?;
                             let caller = v1_caller(&store, caller.agent.as_deref())?;
-                            crate::interrupt_agent::interrupt_v1(&store, &caller, string(map, "agent_id").unwrap_or_default(), limits)?
+                            crate::interrupt_agent::interrupt_v1(
+                                &store,
+                                &caller,
+                                string(map, "agent_id").unwrap_or_default(),
+                                limits,
+                            )?
                         }
                     };
                     Ok(accepted(text, json))
@@ -419,8 +451,16 @@ pub fn run(cli: Cli) -> Result<Output> {
                     let caller = resolve_caller(&store, caller.agent.as_deref())?;
                     let call = std::env::var("DSH_CALL_ID").ok().filter(|c| !c.is_empty());
                     crate::signals::install();
-                    let timed_out = crate::wait_agent::wait(&store.sessions[caller].dir, timeout, call.as_deref(), false, limits)?;
-                    Ok(Output::Text(to_json(&serde_json::json!({"timedOut": timed_out}))))
+                    let timed_out = crate::wait_agent::wait(
+                        &store.sessions[caller].dir,
+                        timeout,
+                        call.as_deref(),
+                        false,
+                        limits,
+                    )?;
+                    Ok(Output::Text(to_json(
+                        &serde_json::json!({"timedOut": timed_out}),
+                    )))
                 }
                 other => Err(Error::usage(format!(
                     "unknown tool \"{other}\"; known tools: list_agents, send_message, interrupt_agent, wait_agent (v2), subagent_send_message, subagent_parent_message"

@@ -303,10 +303,21 @@ impl Inbox {
     pub fn interrupt(&self, source: Value, permanent: bool, limits: Limits) -> Result<String> {
         let mut guard = self.lock(limits.lock_timeout)?;
         let id = new_message_id();
-        self.record(&mut guard, &Record::Interrupt { id: id.clone(), time: now_ms(), source, permanent })?;
+        self.record(
+            &mut guard,
+            &Record::Interrupt {
+                id: id.clone(),
+                time: now_ms(),
+                source,
+                permanent,
+            },
+        )?;
         if permanent {
             let marker = self.dir.join(STOPPED);
-            open_sidecar(&marker, OpenOptions::new().write(true).create(true).mode(0o600))?;
+            open_sidecar(
+                &marker,
+                OpenOptions::new().write(true).create(true).mode(0o600),
+            )?;
         }
         Ok(id)
     }
@@ -461,7 +472,9 @@ impl Inbox {
         }
         let mut guard = self.lock(limits.lock_timeout)?;
         if self.stopped() {
-            return Err(Error::tool("the agent was stopped permanently by an interrupt; the message was not delivered"));
+            return Err(Error::tool(
+                "the agent was stopped permanently by an interrupt; the message was not delivered",
+            ));
         }
         let marker = message
             .id

@@ -32,7 +32,14 @@ pub struct ServeOptions {
 /// Hold `live.lock` exclusively; fail naming the holder's pid when taken.
 fn take_live_lock(dir: &Path, id: &str) -> Result<File> {
     let path = dir.join(LIVE_LOCK);
-    let file = crate::inbox::open_sidecar(&path, OpenOptions::new().read(true).write(true).create(true).mode(0o600))?;
+    let file = crate::inbox::open_sidecar(
+        &path,
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .mode(0o600),
+    )?;
     match file.try_lock() {
         Ok(()) => Ok(file),
         Err(TryLockError::WouldBlock) => {
@@ -40,7 +47,10 @@ fn take_live_lock(dir: &Path, id: &str) -> Result<File> {
                 .ok()
                 .and_then(|b| serde_json::from_slice::<LiveInfo>(&b).ok())
                 .map_or("another process".to_string(), |i| format!("pid {}", i.pid));
-            Err(Error::store(format!("agent \"{id}\" is already live: {holder} holds {}", path.display())))
+            Err(Error::store(format!(
+                "agent \"{id}\" is already live: {holder} holds {}",
+                path.display()
+            )))
         }
         Err(TryLockError::Error(e)) => Err(Error::io(&path, &e)),
     }
@@ -48,11 +58,20 @@ fn take_live_lock(dir: &Path, id: &str) -> Result<File> {
 
 /// Replace `live.json` atomically.
 fn write_live(dir: &Path, state: LiveState, turn: u64) -> Result<()> {
-    let info = LiveInfo { pid: std::process::id(), state, since: now_ms(), turn };
+    let info = LiveInfo {
+        pid: std::process::id(),
+        state,
+        since: now_ms(),
+        turn,
+    };
     let tmp = dir.join(format!("{LIVE_JSON}.tmp"));
     let _ = std::fs::remove_file(&tmp);
-    let f = crate::inbox::open_sidecar(&tmp, OpenOptions::new().write(true).create_new(true).mode(0o600))?;
-    f.write_all_at(&serde_json::to_vec(&info).unwrap_or_default(), 0).map_err(|e| Error::io(&tmp, &e))?;
+    let f = crate::inbox::open_sidecar(
+        &tmp,
+        OpenOptions::new().write(true).create_new(true).mode(0o600),
+    )?;
+    f.write_all_at(&serde_json::to_vec(&info).unwrap_or_default(), 0)
+        .map_err(|e| Error::io(&tmp, &e))?;
     std::fs::rename(&tmp, dir.join(LIVE_JSON)).map_err(|e| Error::io(&tmp, &e))
 }
 
@@ -122,13 +141,17 @@ impl Runtime {
                     "message": format!("command exited with {status}"), "code": "COMMAND_FAILED"}}),
                 Ok(Ending::Interrupted { .. }) => json!({"kind": "interrupted"}),
                 Ok(Ending::Stopped) => json!({"kind": "aborted", "reason": {"kind": "user"}}),
-                Err(e) => json!({"kind": "error", "error": {"message": e.message, "code": "COMMAND_NOT_RUN"}}),
+                Err(e) => {
+                    json!({"kind": "error", "error": {"message": e.message, "code": "COMMAND_NOT_RUN"}})
+                }
             };
             transcript.end_turn(reason)?;
             write_live(&self.dir, LiveState::Idle, turn)?;
             match ending {
                 Err(e) => return Err(e),
-                Ok(Ending::Interrupted { permanent: true }) | Ok(Ending::Stopped) => return Ok(turns),
+                Ok(Ending::Interrupted { permanent: true }) | Ok(Ending::Stopped) => {
+                    return Ok(turns);
+                }
                 Ok(_) => {}
             }
         }
@@ -143,7 +166,13 @@ impl Runtime {
             return Ok(None);
         }
         let ids = claimed.iter().map(|m| m.id.clone()).collect();
-        self.inbox.record(&mut guard, &Record::Claim { time: now_ms(), ids })?;
+        self.inbox.record(
+            &mut guard,
+            &Record::Claim {
+                time: now_ms(),
+                ids,
+            },
+        )?;
         Ok(Some((claimed, fold.last_interrupt)))
     }
 
@@ -157,7 +186,9 @@ impl Runtime {
             // Waits inside one turn share a root call, as in one run_code program.
             .env("DSH_CALL_ID", format!("{}:turn-{turn}", self.id))
             .process_group(0);
-        let mut child = cmd.spawn().map_err(|e| Error::store(format!("cannot run {}: {e}", self.opts.command[0])))?;
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| Error::store(format!("cannot run {}: {e}", self.opts.command[0])))?;
         let input = crate::inbox_view::claimed_json(claimed).to_string();
         if let Some(mut stdin) = child.stdin.take() {
             // A handler that does not read its input must not block the turn.
@@ -185,7 +216,9 @@ impl Runtime {
                 let fold: Fold = self.inbox.read()?;
                 if fold.last_interrupt != baseline && fold.last_interrupt.is_some() {
                     self.stop(&mut child);
-                    return Ok(Ending::Interrupted { permanent: fold.stopped });
+                    return Ok(Ending::Interrupted {
+                        permanent: fold.stopped,
+                    });
                 }
             }
             self.watcher.wait(Duration::from_millis(50));

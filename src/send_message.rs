@@ -128,7 +128,10 @@ pub fn send_v2(
     // A target working on a turn is steered at its next step; an idle or
     // absent one gets the message as its next turn (which also unparks a
     // queue an interrupt parked, keeping FIFO order).
-    let working = member.live == crate::liveness::Liveness::Live { state: crate::liveness::LiveState::Running };
+    let working = member.live
+        == crate::liveness::Liveness::Live {
+            state: crate::liveness::LiveState::Running,
+        };
     let target_list = if working {
         Target::NextStep
     } else {

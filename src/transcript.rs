@@ -27,23 +27,44 @@ impl Transcript {
     pub fn open(rec: &SessionRecord) -> Result<Transcript> {
         let inspection = log::inspect(&rec.log)
             .map_err(|e| Error::store(format!("cannot append to {}: {e}", rec.log.display())))?;
-        let len = std::fs::metadata(&rec.log).map_err(|e| Error::io(&rec.log, &e))?.len();
+        let len = std::fs::metadata(&rec.log)
+            .map_err(|e| Error::io(&rec.log, &e))?
+            .len();
         if inspection.encoding == Encoding::Raw && inspection.committed_bytes < len {
-            let f = OpenOptions::new().write(true).open(&rec.log).map_err(|e| Error::io(&rec.log, &e))?;
-            f.set_len(inspection.committed_bytes).and_then(|()| f.sync_data()).map_err(|e| Error::io(&rec.log, &e))?;
+            let f = OpenOptions::new()
+                .write(true)
+                .open(&rec.log)
+                .map_err(|e| Error::io(&rec.log, &e))?;
+            f.set_len(inspection.committed_bytes)
+                .and_then(|()| f.sync_data())
+                .map_err(|e| Error::io(&rec.log, &e))?;
         }
-        let mut t = Transcript { path: rec.log.clone(), encoding: inspection.encoding, next_seq: inspection.events, last_turn: inspection.last_turn };
+        let mut t = Transcript {
+            path: rec.log.clone(),
+            encoding: inspection.encoding,
+            next_seq: inspection.events,
+            last_turn: inspection.last_turn,
+        };
         if inspection.encoding == Encoding::Zstd {
-            let mut check = crate::zstd_frames::FrameReader::new(std::fs::File::open(&rec.log).map_err(|e| Error::io(&rec.log, &e))?);
+            let mut check = crate::zstd_frames::FrameReader::new(
+                std::fs::File::open(&rec.log).map_err(|e| Error::io(&rec.log, &e))?,
+            );
             while let Ok(Some(frame)) = check.next_frame() {
                 if matches!(frame, crate::zstd_frames::Frame::Torn(_)) {
-                    return Err(Error::store(format!("{}: the log ends in a torn Zstandard frame; let DSH repair it first", rec.log.display())));
+                    return Err(Error::store(format!(
+                        "{}: the log ends in a torn Zstandard frame; let DSH repair it first",
+                        rec.log.display()
+                    )));
                 }
             }
         }
         if inspection.open_turn {
             let turn = t.last_turn;
-            t.append(&[("turn/end", json!({"turn": turn, "reason": {"kind": "interrupted"}}), None)])?;
+            t.append(&[(
+                "turn/end",
+                json!({"turn": turn, "reason": {"kind": "interrupted"}}),
+                None,
+            )])?;
         }
         Ok(t)
     }
@@ -63,9 +84,14 @@ impl Transcript {
         }
         let bytes = match self.encoding {
             Encoding::Raw => batch.into_bytes(),
-            Encoding::Zstd => encode_frame(batch.as_bytes()).map_err(|e| Error::store(format!("zstd: {e}")))?,
+            Encoding::Zstd => {
+                encode_frame(batch.as_bytes()).map_err(|e| Error::store(format!("zstd: {e}")))?
+            }
         };
-        let mut f = OpenOptions::new().append(true).open(&self.path).map_err(|e| Error::io(&self.path, &e))?;
+        let mut f = OpenOptions::new()
+            .append(true)
+            .open(&self.path)
+            .map_err(|e| Error::io(&self.path, &e))?;
         let before = f.metadata().map_err(|e| Error::io(&self.path, &e))?.len();
         if let Err(e) = f.write_all(&bytes).and_then(|()| f.sync_data()) {
             // Never leave half a batch behind.
@@ -81,7 +107,8 @@ impl Transcript {
         let turn = self.last_turn;
         let mut events = vec![("turn/start", json!({"turn": turn}), None)];
         for m in messages {
-            let data = json!({"content": m.content, "source": m.source, "role": "user", "id": m.id});
+            let data =
+                json!({"content": m.content, "source": m.source, "role": "user", "id": m.id});
             events.push(("user/message", data, Some("append")));
         }
         self.append(&events)?;

@@ -15,21 +15,37 @@ pub const MAX_TIMEOUT_MS: u64 = 3_600_000;
 
 /// Validate `timeout_ms` as the tool runtime would.
 pub fn check_timeout(value: Option<&serde_json::Value>) -> Result<u64> {
-    let Some(v) = value else { return Ok(DEFAULT_TIMEOUT_MS) };
-    let int = v.as_u64().or_else(|| v.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0).map(|f| f as u64));
+    let Some(v) = value else {
+        return Ok(DEFAULT_TIMEOUT_MS);
+    };
+    let int = v.as_u64().or_else(|| {
+        v.as_f64()
+            .filter(|f| f.fract() == 0.0 && *f >= 0.0)
+            .map(|f| f as u64)
+    });
     match (v.is_number(), int) {
         (true, Some(n)) if (MIN_TIMEOUT_MS..=MAX_TIMEOUT_MS).contains(&n) => Ok(n),
         (true, _) if v.as_f64().is_some_and(|f| f.fract() == 0.0) => Err(range_error()),
-        _ => Err(Error::tool("invalid arguments: \"timeout_ms\" must be an integer")),
+        _ => Err(Error::tool(
+            "invalid arguments: \"timeout_ms\" must be an integer",
+        )),
     }
 }
 
 fn range_error() -> Error {
-    Error::tool(format!("invalid arguments: \"timeout_ms\" must be an integer from {MIN_TIMEOUT_MS} through {MAX_TIMEOUT_MS}"))
+    Error::tool(format!(
+        "invalid arguments: \"timeout_ms\" must be an integer from {MIN_TIMEOUT_MS} through {MAX_TIMEOUT_MS}"
+    ))
 }
 
 /// Wait on the inbox in `session_dir`; `Ok(true)` is a timeout.
-pub fn wait(session_dir: &Path, timeout_ms: u64, call: Option<&str>, poll: bool, limits: Limits) -> Result<bool> {
+pub fn wait(
+    session_dir: &Path,
+    timeout_ms: u64,
+    call: Option<&str>,
+    poll: bool,
+    limits: Limits,
+) -> Result<bool> {
     if !(MIN_TIMEOUT_MS..=MAX_TIMEOUT_MS).contains(&timeout_ms) {
         return Err(range_error());
     }
@@ -62,15 +78,28 @@ pub fn wait(session_dir: &Path, timeout_ms: u64, call: Option<&str>, poll: bool,
 /// (and a call is named) record what this wait reported.
 fn report_new(inbox: &Inbox, call: Option<&str>, limits: Limits) -> Result<bool> {
     let fold = inbox.read()?;
-    let pending: Vec<String> = fold.pending(Target::NextStep).into_iter().map(|m| m.id.clone()).collect();
+    let pending: Vec<String> = fold
+        .pending(Target::NextStep)
+        .into_iter()
+        .map(|m| m.id.clone())
+        .collect();
     let reported = call.and_then(|c| fold.waits.get(c));
-    let fresh = pending.iter().any(|id| reported.is_none_or(|r| !r.contains(id)));
+    let fresh = pending
+        .iter()
+        .any(|id| reported.is_none_or(|r| !r.contains(id)));
     if !fresh {
         return Ok(false);
     }
     if let Some(call) = call {
         let mut guard = inbox.lock(limits.lock_timeout)?;
-        inbox.record(&mut guard, &Record::Wait { time: now_ms(), call: call.to_string(), ids: pending })?;
+        inbox.record(
+            &mut guard,
+            &Record::Wait {
+                time: now_ms(),
+                call: call.to_string(),
+                ids: pending,
+            },
+        )?;
     }
     Ok(true)
 }

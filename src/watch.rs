@@ -34,14 +34,20 @@ impl Watcher {
         match &self.fd {
             Some(fd) => {
                 let ms = timeout.min(RECHECK).as_millis() as libc::c_int;
-                let mut pfd = libc::pollfd { fd: fd.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+                let mut pfd = libc::pollfd {
+                    fd: fd.as_raw_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                };
                 // SAFETY: one valid pollfd for the duration of the call.
                 let ready = unsafe { libc::poll(&mut pfd, 1, ms) };
                 if ready > 0 {
                     let mut buf = [0u8; 4096];
                     // Drain the events; their content does not matter, only that something changed.
                     // SAFETY: the buffer is valid for its length; the fd is non-blocking.
-                    while unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) } > 0 {}
+                    while unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) }
+                        > 0
+                    {}
                 }
             }
             None => std::thread::sleep(timeout.min(POLL)),

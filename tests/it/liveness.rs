@@ -63,7 +63,11 @@ fn statuses_follow_the_live_lock() {
         assert_eq!(r.code, 0, "{}", r.stderr);
     };
     send("v2", "reviewer");
-    std::fs::write(dir.join("live.json"), r#"{"pid":1,"state":"running","since":0,"turn":1}"#).unwrap();
+    std::fs::write(
+        dir.join("live.json"),
+        r#"{"pid":1,"state":"running","since":0,"turn":1}"#,
+    )
+    .unwrap();
     send("v2", "reviewer");
     send("v1", "rev-0001");
     send("v2", "anon-0001");

@@ -8,5 +8,6 @@ mod conformance;
 mod golden;
 mod liveness;
 mod messaging;
+mod runtime;
 mod spawn;
 mod store_errors;

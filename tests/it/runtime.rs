@@ -1,0 +1,609 @@
+//! Resident agents end to end: `serve` runs small shell handlers, messages
+//! wake them, steers are claimed at the next step, interrupts stop a turn
+//! and park the queue, and `list-agents` shows the statuses throughout.
+
+use crate::common::{TempDir, copy_store, repo, run};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const HANDLER: &str = r#"#!/bin/sh
+input=$(cat)
+texts=$(printf '%s' "$input" | tr -d '\n' | sed 's/"text":"/\n/g' | sed -n '2,$p' | sed 's/".*//' | tr '\n' '|')
+echo "$DSH_AGENT $DSH_TURN $texts" >> "$HANDLER_LOG"
+case "$input" in
+  *nap*) sleep 1 ;;
+  *sleep*) sleep 30 ;;
+esac
+"#;
+
+struct Served(Child);
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn serve(store: &Path, agent: &str, handler: &Path, log: &Path) -> Served {
+    let child = Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
+        .args([
+            "--store",
+            store.to_str().unwrap(),
+            "serve",
+            "--as",
+            agent,
+            "--grace-ms",
+            "300",
+            "--",
+            handler.to_str().unwrap(),
+        ])
+        .env("HANDLER_LOG", log)
+        .env_remove("DSH_AGENT")
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap();
+    Served(child)
+}
+
+fn eventually(what: &str, mut f: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while Instant::now() < deadline {
+        if f() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("timed out waiting for: {what}");
+}
+
+fn ok(store: &Path, args: &[&str]) -> String {
+    let mut argv = vec!["--store", store.to_str().unwrap()];
+    argv.extend_from_slice(args);
+    let r = run(&argv);
+    assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+    r.stdout
+}
+
+fn handler_lines(log: &Path) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+fn log_events(store: &Path, dir: &str) -> Vec<Value> {
+    std::fs::read_to_string(store.join("_no-cwd").join(dir).join("session.jsonl"))
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn setup(tag: &str) -> (TempDir, PathBuf, PathBuf) {
+    let store = copy_store(&repo().join("testdata/stores/team"), tag);
+    let handler = store.path().join("handler.sh");
+    std::fs::write(&handler, HANDLER).unwrap();
+    std::fs::set_permissions(
+        &handler,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let log = store.path().join("handler.log");
+    (store, handler, log)
+}
+
+#[test]
+fn a_served_team_works_end_to_end() {
+    let (store, handler, log) = setup("e2e");
+    let s = store.path();
+    let _reviewer = serve(s, "rev-0001", &handler, &log);
+    let _checker = serve(s, "chk-0001", &handler, &log);
+    eventually("both agents live", || {
+        let out = ok(s, &["list-agents", "--as", "lead-1"]);
+        out.contains("reviewer [running]") && out.contains("reviewer/checker [running]")
+    });
+    assert!(
+        ok(s, &["--contract", "v1", "list-agents", "--as", "lead-1"]).contains("rev-0001 [idle]")
+    );
+
+    // A message to an idle agent runs one turn.
+    assert_eq!(
+        ok(
+            s,
+            &[
+                "send-message",
+                "reviewer/checker",
+                "hello checker",
+                "--as",
+                "lead-1"
+            ]
+        ),
+        "message delivered to agent reviewer/checker\n"
+    );
+    eventually("the checker's turn", || {
+        handler_lines(&log)
+            .iter()
+            .any(|l| l.starts_with("chk-0001 2 ") && l.contains("hello checker"))
+    });
+    eventually("the checker's turn ends", || {
+        log_events(s, "chk-0001")
+            .last()
+            .is_some_and(|e| e["type"] == "turn/end" && e["data"]["reason"]["kind"] == "completed")
+    });
+    let ev = log_events(s, "chk-0001");
+    let tail: Vec<&str> = ev[ev.len() - 3..]
+        .iter()
+        .map(|e| e["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(tail, ["turn/start", "user/message", "turn/end"]);
+    assert_eq!(
+        ev[ev.len() - 2]["data"]["content"][1]["text"],
+        "hello checker"
+    );
+    assert_eq!(
+        handler_lines(&log)
+            .iter()
+            .filter(|l| l.starts_with("chk-0001"))
+            .count(),
+        1,
+        "exactly one turn"
+    );
+
+    // A steer to a running agent is claimed at its next step.
+    ok(
+        s,
+        &["send-message", "reviewer", "take a nap", "--as", "lead-1"],
+    );
+    eventually("reviewer running", || {
+        ok(s, &["--contract", "v1", "list-agents", "--as", "lead-1"]).contains("rev-0001 [running]")
+    });
+    assert!(ok(s, &["list-agents", "--as", "lead-1"]).contains("reviewer [running]"));
+    ok(
+        s,
+        &[
+            "send-message",
+            "reviewer",
+            "steer while napping",
+            "--as",
+            "lead-1",
+        ],
+    );
+    let inbox: Value = serde_json::from_str(&ok(s, &["--json", "inbox", "rev-0001"])).unwrap();
+    assert_eq!(
+        inbox["nextStep"].as_array().unwrap().len(),
+        1,
+        "a working target is steered"
+    );
+    eventually("the steer's turn", || {
+        handler_lines(&log)
+            .iter()
+            .any(|l| l.contains("steer while napping"))
+    });
+    let lines = handler_lines(&log);
+    let nap = lines.iter().position(|l| l.contains("take a nap")).unwrap();
+    let steer = lines
+        .iter()
+        .position(|l| l.contains("steer while napping"))
+        .unwrap();
+    assert!(
+        steer > nap,
+        "claimed after the running turn, at the next step"
+    );
+
+    // interrupt_agent stops a sleeping handler; the queued message is parked.
+    eventually("reviewer idle", || {
+        ok(s, &["--contract", "v1", "list-agents", "--as", "lead-1"]).contains("rev-0001 [idle]")
+    });
+    ok(
+        s,
+        &["send-message", "reviewer", "go to sleep", "--as", "lead-1"],
+    );
+    eventually("sleeping", || {
+        handler_lines(&log)
+            .iter()
+            .any(|l| l.contains("go to sleep"))
+    });
+    ok(s, &["followup", "rev-0001", "queued first"]);
+    let started = Instant::now();
+    assert_eq!(
+        ok(s, &["interrupt-agent", "reviewer", "--as", "lead-1"]),
+        "interrupt requested for agent reviewer\n"
+    );
+    eventually("the turn ends interrupted", || {
+        log_events(s, "rev-0001").last().is_some_and(|e| {
+            e["type"] == "turn/end" && e["data"]["reason"]["kind"] == "interrupted"
+        })
+    });
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "the sleeping handler was stopped, not waited for"
+    );
+    assert!(
+        ok(s, &["inbox", "rev-0001"]).contains("next-turn: 1 pending (parked by an interrupt)")
+    );
+    std::thread::sleep(Duration::from_millis(600));
+    assert!(
+        !handler_lines(&log)
+            .iter()
+            .any(|l| l.contains("queued first")),
+        "a parked message does not run"
+    );
+    // The checker (a descendant of the reviewer) kept running.
+    assert!(ok(s, &["list-agents", "--as", "lead-1"]).contains("reviewer/checker [running]"));
+
+    // A later message runs both, in FIFO order.
+    ok(
+        s,
+        &[
+            "send-message",
+            "reviewer",
+            "later message",
+            "--as",
+            "lead-1",
+        ],
+    );
+    eventually("both ran", || {
+        handler_lines(&log)
+            .iter()
+            .any(|l| l.contains("later message"))
+    });
+    let lines = handler_lines(&log);
+    let first = lines
+        .iter()
+        .position(|l| l.contains("queued first"))
+        .expect("the parked message ran");
+    let later = lines
+        .iter()
+        .position(|l| l.contains("later message"))
+        .unwrap();
+    assert!(first < later, "FIFO: {lines:?}");
+}
+
+#[test]
+fn serve_holds_the_agent_exclusively_and_a_crash_releases_it() {
+    let (store, handler, log) = setup("excl");
+    let s = store.path();
+    let mut first = serve(s, "rev-0001", &handler, &log);
+    eventually("live", || {
+        ok(s, &["list-agents", "--as", "lead-1"]).contains("reviewer [running]")
+    });
+    let r = run([
+        "--store",
+        s.to_str().unwrap(),
+        "serve",
+        "--as",
+        "rev-0001",
+        "--",
+        "true",
+    ]);
+    assert_eq!(r.code, 3);
+    assert!(
+        r.stderr.contains(&format!("pid {}", first.0.id())),
+        "{}",
+        r.stderr
+    );
+    // Killed mid-turn: the lock dies with the process; the next server
+    // closes the open turn as DSH's crash repair would.
+    ok(s, &["followup", "rev-0001", "go to sleep"]);
+    eventually("sleeping", || {
+        handler_lines(&log)
+            .iter()
+            .any(|l| l.contains("go to sleep"))
+    });
+    first.0.kill().unwrap();
+    first.0.wait().unwrap();
+    assert!(ok(s, &["list-agents", "--as", "lead-1"]).contains("reviewer [inactive]"));
+    assert_eq!(
+        log_events(s, "rev-0001").last().unwrap()["type"],
+        "user/message",
+        "the turn was left open"
+    );
+    let r = run([
+        "--store",
+        s.to_str().unwrap(),
+        "serve",
+        "--as",
+        "rev-0001",
+        "--once",
+        "--",
+        "true",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let last = log_events(s, "rev-0001").last().unwrap().clone();
+    assert_eq!(
+        (
+            last["type"].as_str(),
+            last["data"]["reason"]["kind"].as_str()
+        ),
+        (Some("turn/end"), Some("interrupted"))
+    );
+    // The repaired log still lists and reads cleanly.
+    assert_eq!(
+        run(["--store", s.to_str().unwrap(), "check"])
+            .stdout
+            .matches("rev-0001")
+            .count(),
+        0
+    );
+}
+
+#[test]
+fn interrupt_rules() {
+    let (store, handler, log) = setup("intr");
+    let s = store.path();
+    let _reviewer = serve(s, "rev-0001", &handler, &log);
+    eventually("live", || {
+        ok(s, &["list-agents", "--as", "lead-1"]).contains("reviewer [running]")
+    });
+    let err = |args: &[&str]| {
+        let mut argv = vec!["--store", s.to_str().unwrap()];
+        argv.extend_from_slice(args);
+        let r = run(&argv);
+        assert_eq!(r.code, 1, "{args:?}: {}", r.stdout);
+        r.stderr
+    };
+    assert_eq!(
+        err(&["interrupt-agent", "lead", "--as", "lead-1"]),
+        "Error: agent \"lead\" cannot interrupt itself\n"
+    );
+    assert_eq!(
+        err(&["interrupt-agent", "reviewer", "--as", "anon-0001"]),
+        "Error: agent \"reviewer\" is not a descendant of agent \"anon-0001\"\n"
+    );
+    assert_eq!(
+        err(&["interrupt-agent", "lead", "--as", "rev-0001"]),
+        "Error: agent \"lead\" is not a descendant of agent \"reviewer\"\n"
+    );
+    assert_eq!(
+        err(&[
+            "--contract",
+            "v1",
+            "interrupt-agent",
+            "lead-1",
+            "--as",
+            "lead-1"
+        ]),
+        "Error: agent \"lead-1\" cannot interrupt itself\n"
+    );
+    assert_eq!(
+        err(&[
+            "--contract",
+            "v1",
+            "interrupt-agent",
+            "rev-0001",
+            "--as",
+            "anon-0001"
+        ]),
+        "Error: subagent \"rev-0001\" is not a live descendant of agent \"anon-0001\"\n"
+    );
+    assert_eq!(
+        err(&[
+            "--contract",
+            "v1",
+            "call",
+            "interrupt_agent",
+            "{}",
+            "--as",
+            "lead-1"
+        ]),
+        "Error: invalid arguments: missing required property \"agent_id\"\n"
+    );
+    // Not live, or absent: an accepted no-op that writes nothing.
+    let before = crate::common::snapshot(s);
+    assert_eq!(
+        ok(
+            s,
+            &["interrupt-agent", "reviewer/checker", "--as", "lead-1"]
+        ),
+        "interrupt requested for agent reviewer/checker\n"
+    );
+    assert_eq!(
+        ok(
+            s,
+            &[
+                "--contract",
+                "v1",
+                "interrupt-agent",
+                "anon-0001",
+                "--as",
+                "rev-0001"
+            ]
+        ),
+        "interrupt requested for agent anon-0001\n"
+    );
+    assert_eq!(
+        ok(
+            s,
+            &["interrupt-agent", "nobody", "--as", "lead-1", "--json"]
+        ),
+        "{\"accepted\":true}\n"
+    );
+    assert!(before == crate::common::snapshot(s), "no-ops write nothing");
+    // Deeper descendants may be interrupted by any ancestor (v1 ancestry at any depth).
+    assert_eq!(
+        ok(
+            s,
+            &[
+                "--contract",
+                "v1",
+                "interrupt-agent",
+                "rev-0001",
+                "--as",
+                "lead-1"
+            ]
+        ),
+        "interrupt requested for agent rev-0001\n"
+    );
+    // An external execution stops for good: later messages are rejected.
+    assert_eq!(
+        ok(s, &["interrupt", "ext-0001"]),
+        "interrupt requested for agent ext-0001\n"
+    );
+    let r = run([
+        "--store",
+        s.to_str().unwrap(),
+        "followup",
+        "ext-0001",
+        "more",
+    ]);
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("stopped permanently"), "{}", r.stderr);
+}
+
+#[test]
+fn wait_agent_semantics() {
+    let store = copy_store(&repo().join("testdata/stores/team"), "wait");
+    let s = store.path().to_str().unwrap().to_string();
+    let wait = |extra: &[&str]| {
+        let mut argv = vec![
+            "--store",
+            s.as_str(),
+            "wait-agent",
+            "--as",
+            "rev-0001",
+            "--timeout-ms",
+            "10000",
+        ];
+        argv.extend_from_slice(extra);
+        let start = Instant::now();
+        let r = run(&argv);
+        (r, start.elapsed())
+    };
+    ok(store.path(), &["steer", "rev-0001", "pending input"]);
+    let (r, took) = wait(&["--call", "c1"]);
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (0, "{\"timedOut\":false}\n"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        took < Duration::from_secs(5),
+        "pending input returns at once"
+    );
+    // The same root call already reported it: the next wait blocks until new input.
+    let s2 = s.clone();
+    let waiter = std::thread::spawn(move || {
+        let start = Instant::now();
+        let r = run([
+            "--store",
+            s2.as_str(),
+            "wait-agent",
+            "--as",
+            "rev-0001",
+            "--timeout-ms",
+            "10000",
+            "--call",
+            "c1",
+        ]);
+        (r, start.elapsed())
+    });
+    std::thread::sleep(Duration::from_millis(700));
+    assert!(
+        !waiter.is_finished(),
+        "deduped within one call: still waiting"
+    );
+    ok(
+        store.path(),
+        &[
+            "followup",
+            "rev-0001",
+            "next-turn input does not end a wait",
+        ],
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        !waiter.is_finished(),
+        "next-turn input does not end the wait"
+    );
+    ok(store.path(), &["steer", "rev-0001", "new input"]);
+    let (r, took) = waiter.join().unwrap();
+    assert_eq!(r.stdout, "{\"timedOut\":false}\n", "{}", r.stderr);
+    assert!(took < Duration::from_secs(9));
+    // A fresh root call sees pending input again; no call id never dedupes.
+    assert_eq!(wait(&["--call", "c2"]).0.stdout, "{\"timedOut\":false}\n");
+    assert_eq!(wait(&[]).0.stdout, "{\"timedOut\":false}\n");
+    // Nothing pending for this call: the timeout is a normal result.
+    let (r, took) = wait(&["--call", "c2", "--poll"]);
+    assert_eq!((r.code, r.stdout.as_str()), (0, "{\"timedOut\":true}\n"));
+    assert!(took >= Duration::from_secs(10));
+    // Argument validation; v1 has no wait_agent.
+    let r = run([
+        "--store",
+        s.as_str(),
+        "wait-agent",
+        "--as",
+        "rev-0001",
+        "--timeout-ms",
+        "5",
+    ]);
+    assert_eq!(
+        (r.code, r.stderr.as_str()),
+        (
+            1,
+            "Error: invalid arguments: \"timeout_ms\" must be an integer from 10000 through 3600000\n"
+        )
+    );
+    let r = run([
+        "--store",
+        s.as_str(),
+        "call",
+        "wait_agent",
+        r#"{"timeout_ms":"soon"}"#,
+        "--as",
+        "rev-0001",
+    ]);
+    assert_eq!(
+        r.stderr,
+        "Error: invalid arguments: \"timeout_ms\" must be an integer\n"
+    );
+    let r = run([
+        "--store",
+        s.as_str(),
+        "--contract",
+        "v1",
+        "wait-agent",
+        "--as",
+        "rev-0001",
+    ]);
+    assert_eq!(r.code, 2);
+    // Waiting consumes nothing.
+    let inbox: Value =
+        serde_json::from_str(&ok(store.path(), &["--json", "inbox", "rev-0001"])).unwrap();
+    assert_eq!(inbox["nextStep"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn ctrl_c_ends_a_wait_with_an_error() {
+    let store = copy_store(&repo().join("testdata/stores/team"), "sigint");
+    let child = Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
+        .args([
+            "--store",
+            store.path().to_str().unwrap(),
+            "wait-agent",
+            "--as",
+            "rev-0001",
+            "--timeout-ms",
+            "60000",
+        ])
+        .env_remove("DSH_CALL_ID")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(400));
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "Error: wait_agent was cancelled\n"
+    );
+    assert!(out.stdout.is_empty(), "not a timedOut result");
+}
