@@ -35,6 +35,12 @@ struct Args {
     /// Time sends instead: one send with a small and with a large inbox and session log
     #[arg(long)]
     send: bool,
+    /// Time wake-ups instead: wait-agent and serve after a send (needs `cargo build --release`)
+    #[arg(long)]
+    wake: bool,
+    /// With --wake: deliveries per measurement
+    #[arg(long, default_value_t = 100)]
+    deliveries: usize,
     /// With --send: the size of the large inbox and session log, in MB
     #[arg(long, default_value_t = 100)]
     large_mb: usize,
@@ -259,8 +265,165 @@ fn bench_sends(args: &Args) {
     }
 }
 
+fn binary() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let bin = exe
+        .parent()
+        .and_then(Path::parent)
+        .map(|d| d.join("dsh-agents"))
+        .unwrap();
+    assert!(
+        bin.is_file(),
+        "build the binary first: cargo build --release ({})",
+        bin.display()
+    );
+    bin
+}
+
+fn run_lib(store: &Path, argv: &[&str]) {
+    let mut full = vec!["dsh-agents", "--store", store.to_str().unwrap()];
+    full.extend_from_slice(argv);
+    app::run(Cli::parse_from(&full)).expect("command succeeds");
+}
+
+fn summary(mut ms: Vec<f64>) -> (f64, f64) {
+    ms.sort_by(f64::total_cmp);
+    (ms[ms.len() / 2], ms[ms.len() - 1])
+}
+
+/// Latency from the start of a steer to `wait-agent` printing its result.
+fn wake_wait(store: &Path, n: usize, poll: bool) -> (f64, f64) {
+    let bin = binary();
+    let mut ms = Vec::new();
+    for i in 0..n {
+        let call = format!("bench-{i}");
+        let mut args = vec![
+            "--store",
+            store.to_str().unwrap(),
+            "wait-agent",
+            "--as",
+            "kid",
+            "--timeout-ms",
+            "60000",
+            "--call",
+            &call,
+        ];
+        if poll {
+            args.push("--poll");
+        }
+        let mut child = Command::new(&bin)
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+        // Let it subscribe and find nothing pending.
+        std::thread::sleep(std::time::Duration::from_millis(40));
+        let start = Instant::now();
+        run_lib(store, &["steer", "kid", "wake up"]);
+        // The result line is what the caller sees; process teardown is not counted.
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut out, &mut line).unwrap();
+        ms.push(start.elapsed().as_secs_f64() * 1000.0);
+        assert_eq!(line.trim(), "{\"timedOut\":false}");
+        child.wait().unwrap();
+        run_lib(store, &["claim", "--as", "kid"]);
+    }
+    summary(ms)
+}
+
+/// Latency from a send to the served handler starting its turn.
+fn wake_serve(store: &Path, n: usize, poll: bool) -> (f64, f64) {
+    let bin = binary();
+    let stamps = store.join("stamps.txt");
+    let handler = store.join("stamp.sh");
+    std::fs::write(
+        &handler,
+        format!(
+            "#!/bin/sh\ndate +%s%N >> '{}'\ncat > /dev/null\n",
+            stamps.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        &handler,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let mut args = vec!["--store", store.to_str().unwrap(), "serve", "--as", "kid"];
+    if poll {
+        args.push("--poll");
+    }
+    args.extend_from_slice(&["--", handler.to_str().unwrap()]);
+    let mut server = Command::new(&bin).args(&args).spawn().unwrap();
+    // Wait until the server is live and idle.
+    let live = store.join("_no-cwd/kid/live.json");
+    let started = Instant::now();
+    while !live.is_file() && started.elapsed() < std::time::Duration::from_secs(10) {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    if std::env::var_os("BENCH_DEBUG").is_some() {
+        eprintln!(
+            "server live after {:.1} ms",
+            started.elapsed().as_secs_f64() * 1000.0
+        );
+    }
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let mut ms = Vec::new();
+    for i in 0..n {
+        let before = std::fs::read_to_string(&stamps)
+            .map(|s| s.lines().count())
+            .unwrap_or(0);
+        let t0 = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
+        run_lib(store, &["followup", "kid", &format!("turn {i}")]);
+        let line = loop {
+            let text = std::fs::read_to_string(&stamps).unwrap_or_default();
+            if text.lines().count() > before {
+                break text.lines().last().unwrap().to_string();
+            }
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        };
+        let t1: u128 = line.trim().parse().unwrap();
+        ms.push((t1.saturating_sub(t0)) as f64 / 1e6);
+        if std::env::var_os("BENCH_DEBUG").is_some() && ms[ms.len() - 1] > 100.0 {
+            eprintln!("delivery {i}: {:.1} ms", ms[ms.len() - 1]);
+        }
+        // Let the turn end before the next delivery.
+        std::thread::sleep(std::time::Duration::from_millis(30));
+    }
+    let _ = server.kill();
+    let _ = server.wait();
+    summary(ms)
+}
+
+fn bench_wake(args: &Args) {
+    let dir = std::env::temp_dir().join(format!("dsh-bench-wake-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    send_store(&dir, 1024);
+    println!("| what | wake-up | median ms | max ms |");
+    println!("|---|---|---:|---:|");
+    for poll in [false, true] {
+        let mode = if poll { "--poll" } else { "file notification" };
+        let (median, max) = wake_wait(&dir, args.deliveries, poll);
+        println!("| wait-agent returns after a steer | {mode} | {median:.2} | {max:.2} |");
+    }
+    for poll in [false, true] {
+        let mode = if poll { "--poll" } else { "file notification" };
+        let (median, max) = wake_serve(&dir, args.deliveries, poll);
+        println!("| serve starts the handler after a followup | {mode} | {median:.2} | {max:.2} |");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn main() {
     let args = Args::parse();
+    if args.wake {
+        bench_wake(&args);
+        return;
+    }
     if args.send {
         bench_sends(&args);
         return;

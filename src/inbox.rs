@@ -368,7 +368,10 @@ impl Inbox {
                 .mode(0o600),
         )?;
         let deadline = Instant::now() + timeout;
-        let mut pause = Duration::from_millis(1);
+        // Lock holders keep the lock for one fsync'd append (a few ms), so
+        // poll finely: a coarse backoff would add its own latency to every
+        // contended send and every woken waiter.
+        let mut pause = Duration::from_micros(100);
         loop {
             match lock.try_lock() {
                 Ok(()) => break,
@@ -382,7 +385,7 @@ impl Inbox {
                         )));
                     }
                     std::thread::sleep(pause.min(deadline - now));
-                    pause = (pause * 2).min(Duration::from_millis(20));
+                    pause = (pause * 2).min(Duration::from_millis(2));
                 }
                 Err(TryLockError::Error(e)) => return Err(Error::io(&lock_path, &e)),
             }

@@ -159,6 +159,10 @@ impl Runtime {
 
     /// Claim all next-step input plus one unparked next-turn message.
     fn claim(&self) -> Result<Option<(Vec<Message>, Option<usize>)>> {
+        // Look first without the lock: an idle agent must not write anything.
+        if self.inbox.read()?.claimable().is_empty() {
+            return Ok(None);
+        }
         let mut guard = self.inbox.lock(self.opts.limits.lock_timeout)?;
         let fold = self.inbox.read()?;
         let claimed: Vec<Message> = fold.claimable().into_iter().cloned().collect();

@@ -15,6 +15,17 @@ pub struct Watcher {
     fd: Option<OwnedFd>,
 }
 
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        // Closing an inotify instance waits for a kernel grace period
+        // (about 10 ms here), which would delay the result a waiter is about
+        // to print. Leave the descriptor to process exit instead.
+        if let Some(fd) = self.fd.take() {
+            std::mem::forget(fd);
+        }
+    }
+}
+
 impl Watcher {
     /// Watch `dir`; with `poll_only`, or when inotify fails, only poll.
     pub fn new(dir: &Path, poll_only: bool) -> Watcher {
@@ -65,7 +76,9 @@ fn inotify(dir: &Path) -> Option<OwnedFd> {
             return None;
         }
         let owned = OwnedFd::from_raw_fd(fd);
-        let mask = libc::IN_MODIFY | libc::IN_CLOSE_WRITE | libc::IN_MOVED_TO | libc::IN_CREATE;
+        // Not IN_CLOSE_WRITE: merely opening the inbox for writing (as a
+        // lock holder does) would wake every watcher, including ourselves.
+        let mask = libc::IN_MODIFY | libc::IN_MOVED_TO | libc::IN_CREATE;
         if libc::inotify_add_watch(fd, path.as_ptr(), mask) < 0 {
             return None;
         }
