@@ -254,6 +254,21 @@ pub struct Receipt {
     pub duplicate: bool,
 }
 
+/// Crash-test hook: `DSH_AGENTS_FAULT=<stage>` kills the process at that
+/// stage of an inbox append (`after-lock`, `mid-record`, `before-sync`), or
+/// holds the lock forever (`hold-lock`), so tests can prove a writer dying
+/// anywhere loses nothing acknowledged and blocks nobody.
+fn fault(stage: &str) {
+    if std::env::var("DSH_AGENTS_FAULT").is_ok_and(|s| s == stage) {
+        if stage == "hold-lock" {
+            loop {
+                std::thread::sleep(Duration::from_secs(3600));
+            }
+        }
+        std::process::abort();
+    }
+}
+
 /// A text content block.
 pub fn text_block(text: &str) -> Value {
     serde_json::json!({"type": "text", "text": text})
@@ -390,6 +405,8 @@ impl Inbox {
                 Err(TryLockError::Error(e)) => return Err(Error::io(&lock_path, &e)),
             }
         }
+        fault("after-lock");
+        fault("hold-lock");
         let path = self.path();
         let inbox = open_sidecar(
             &path,
@@ -413,6 +430,15 @@ impl Inbox {
         let path = self.path();
         let mut line = serde_json::to_vec(record).map_err(|e| Error::store(e.to_string()))?;
         line.push(b'\n');
+        if std::env::var_os("DSH_AGENTS_FAULT").is_some() {
+            let half = line.len() / 2;
+            let _ = guard.inbox.write_all_at(&line[..half], guard.len);
+            fault("mid-record");
+            let _ = guard
+                .inbox
+                .write_all_at(&line[half..], guard.len + half as u64);
+            fault("before-sync");
+        }
         let written = guard
             .inbox
             .write_all_at(&line, guard.len)

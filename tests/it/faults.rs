@@ -1,0 +1,109 @@
+//! Crash faults: a writer killed at every stage of an append leaves an inbox
+//! that reads correctly and that the next append repairs; a lock held by a
+//! dead process never blocks anyone.
+
+use crate::common::{cmd, copy_store, repo, run};
+use serde_json::Value;
+use std::time::{Duration, Instant};
+
+fn texts(path: &std::path::Path) -> (Vec<String>, bool) {
+    let raw = std::fs::read_to_string(path).unwrap();
+    let mut out = Vec::new();
+    for line in raw.lines() {
+        let v: Value = serde_json::from_str(line)
+            .unwrap_or_else(|e| panic!("unparsable record {line:?}: {e}"));
+        out.push(v["content"][0]["text"].as_str().unwrap_or("").to_string());
+    }
+    (out, raw.ends_with('\n'))
+}
+
+#[test]
+fn a_writer_killed_at_any_stage_of_an_append_loses_nothing_acknowledged() {
+    for (stage, doomed_survives) in [
+        ("after-lock", false),
+        ("mid-record", false),
+        ("before-sync", true),
+    ] {
+        let store = copy_store(&repo().join("testdata/stores/team"), stage);
+        let s = store.path().to_str().unwrap();
+        assert_eq!(
+            run(["--store", s, "followup", "rev-0001", "acked 1"]).code,
+            0
+        );
+        let out = cmd()
+            .args(["--store", s, "followup", "rev-0001", "doomed"])
+            .env("DSH_AGENTS_FAULT", stage)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            None,
+            "{stage}: the writer died by a signal"
+        );
+        // Readers still see every acknowledged record.
+        let r = run(["--store", s, "--json", "inbox", "rev-0001"]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert!(r.stdout.contains("acked 1"), "{stage}");
+        // The next writer repairs whatever was left and appends whole.
+        assert_eq!(
+            run(["--store", s, "followup", "rev-0001", "acked 2"]).code,
+            0
+        );
+        let (texts, terminated) = texts(&store.path().join("_no-cwd/rev-0001/inbox.jsonl"));
+        assert!(terminated, "{stage}");
+        let want: Vec<&str> = if doomed_survives {
+            vec!["acked 1", "doomed", "acked 2"]
+        } else {
+            vec!["acked 1", "acked 2"]
+        };
+        assert_eq!(texts, want, "{stage}");
+        let r = run(["--store", s, "check"]);
+        assert!(!r.stdout.contains("inbox"), "{stage}: {}", r.stdout);
+    }
+}
+
+#[test]
+fn a_lock_held_by_a_dead_process_blocks_nobody() {
+    let store = copy_store(&repo().join("testdata/stores/team"), "deadlock");
+    let s = store.path().to_str().unwrap();
+    let mut holder = std::process::Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
+        .args(["--store", s, "followup", "rev-0001", "held"])
+        .env("DSH_AGENTS_FAULT", "hold-lock")
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(400));
+    let lock = store.path().join("_no-cwd/rev-0001/inbox.lock");
+    let r = run([
+        "--store",
+        s,
+        "--lock-timeout",
+        "0.3",
+        "followup",
+        "rev-0001",
+        "blocked",
+    ]);
+    assert_eq!(r.code, 3);
+    assert_eq!(
+        r.stderr,
+        format!(
+            "Error: timed out after 0.3s waiting for the lock on {}\n",
+            lock.display()
+        )
+    );
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    let start = Instant::now();
+    let r = run([
+        "--store",
+        s,
+        "--lock-timeout",
+        "1",
+        "followup",
+        "rev-0001",
+        "after the holder died",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(start.elapsed() < Duration::from_secs(1));
+    let (texts, _) = texts(&store.path().join("_no-cwd/rev-0001/inbox.jsonl"));
+    assert_eq!(texts, ["after the holder died"]);
+}

@@ -1,0 +1,270 @@
+//! The hostile-store suite: small stores built by the test, each with its
+//! exact outcome (output or error text), no panic, and nothing written
+//! outside the store.
+
+use crate::common::{TempDir, run, snapshot, write_log};
+use dsh_agents::zstd_frames::encode_frame;
+
+const ROOT: &str =
+    r#"{"type":"session","version":0,"id":"root","createdAt":1,"delegationDepth":0}"#;
+
+fn child_header(id: &str, created: u64) -> String {
+    format!(
+        r#"{{"type":"session","version":0,"id":{},"createdAt":{created},"parentSession":"root","origin":"subagent","delegationDepth":1}}"#,
+        serde_json::to_string(id).unwrap()
+    )
+}
+
+fn descriptor(seq: u64, label: &str) -> String {
+    format!(
+        r#"{{"type":"subagent/descriptor","seq":{seq},"time":1,"data":{{"version":2,"mode":"continuable","provider":"spawn","label":"{label}"}}}}"#
+    )
+}
+
+fn lists(store: &TempDir) -> (String, String) {
+    let s = store.path().to_str().unwrap();
+    let v1 = run([
+        "--contract",
+        "v1",
+        "--store",
+        s,
+        "list-agents",
+        "--as",
+        "root",
+    ]);
+    let v2 = run(["--store", s, "list-agents", "--as", "root"]);
+    for r in [&v1, &v2] {
+        assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
+    }
+    (v1.stdout + &v1.stderr, v2.stdout + &v2.stderr)
+}
+
+fn base() -> TempDir {
+    let t = TempDir::new("hostile");
+    write_log(t.path(), "_no-cwd", "root", &[ROOT]);
+    t
+}
+
+#[test]
+fn a_header_that_is_not_first_is_skipped() {
+    let t = base();
+    write_log(
+        t.path(),
+        "_no-cwd",
+        "late",
+        &[&descriptor(0, "x"), &child_header("late", 2)],
+    );
+    let before = snapshot(t.path());
+    assert_eq!(
+        lists(&t),
+        (
+            "(no subagents)\n".into(),
+            "lead [inactive] — root agent\n".into()
+        )
+    );
+    let r = run(["--store", t.path().to_str().unwrap(), "check"]);
+    assert!(
+        r.stdout
+            .contains("late/session.jsonl\": first line is not a session header; DSH skips it"),
+        "{}",
+        r.stdout
+    );
+    assert!(before == snapshot(t.path()));
+}
+
+#[test]
+fn a_foreign_version_lists_but_is_unavailable() {
+    let t = base();
+    let header = child_header("future", 2).replace(r#""version":0"#, r#""version":4"#);
+    write_log(
+        t.path(),
+        "_no-cwd",
+        "future",
+        &[&header, &descriptor(0, "From the future")],
+    );
+    assert_eq!(
+        lists(&t),
+        (
+            "future [diagnostic: unavailable]\n".into(),
+            "lead [inactive] — root agent\nfuture [unavailable]\n".into()
+        )
+    );
+}
+
+fn zstd_child(t: &TempDir, id: &str, created: u64, frames: &[Vec<u8>]) {
+    let d = t.path().join("_no-cwd").join(id);
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(d.join("session.jsonl.zstd"), frames.concat()).unwrap();
+    let _ = created;
+}
+
+fn zstd_base() -> TempDir {
+    let t = TempDir::new("hostile-zstd");
+    let d = t.path().join("_no-cwd/root");
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(
+        d.join("session.jsonl.zstd"),
+        encode_frame(format!("{ROOT}\n").as_bytes()).unwrap(),
+    )
+    .unwrap();
+    t
+}
+
+#[test]
+fn a_truncated_zstd_frame_is_a_torn_tail() {
+    let t = zstd_base();
+    let header = encode_frame(format!("{}\n", child_header("torn", 2)).as_bytes()).unwrap();
+    let body = encode_frame(format!("{}\n", descriptor(0, "Torn but fine")).as_bytes()).unwrap();
+    let mut late =
+        encode_frame(b"{\"type\":\"turn/start\",\"seq\":1,\"time\":1,\"data\":{\"turn\":1}}\n")
+            .unwrap();
+    late.truncate(late.len() - 3);
+    zstd_child(&t, "torn", 2, &[header, body, late]);
+    assert_eq!(
+        lists(&t),
+        (
+            "torn [ready] — Torn but fine\n".into(),
+            "lead [inactive] — root agent\ntorn [inactive] — Torn but fine\n".into()
+        )
+    );
+}
+
+#[test]
+fn a_zstd_frame_with_a_bad_checksum_is_unavailable() {
+    let t = zstd_base();
+    let header = encode_frame(format!("{}\n", child_header("bad", 2)).as_bytes()).unwrap();
+    let mut body = encode_frame(format!("{}\n", descriptor(0, "Bad checksum")).as_bytes()).unwrap();
+    let n = body.len();
+    body[n - 1] ^= 0x55;
+    zstd_child(&t, "bad", 2, &[header, body]);
+    assert_eq!(
+        lists(&t),
+        (
+            "bad [diagnostic: unavailable]\n".into(),
+            "lead [inactive] — root agent\nbad [unavailable]\n".into()
+        )
+    );
+    let r = run(["--store", t.path().to_str().unwrap(), "check"]);
+    assert!(r.stdout.contains("bad/session.jsonl.zstd: unreadable session log: corrupt Zstandard session log: frame at byte"), "{}", r.stdout);
+}
+
+#[test]
+fn a_zstd_header_frame_that_fails_validation_fails_the_listing() {
+    let t = zstd_base();
+    let mut header = encode_frame(format!("{}\n", child_header("hdr", 2)).as_bytes()).unwrap();
+    let n = header.len();
+    header[n - 1] ^= 0x55;
+    zstd_child(&t, "hdr", 2, &[header]);
+    let (v1, v2) = lists(&t);
+    for out in [v1, v2] {
+        assert!(
+            out.starts_with(
+                "Error: corrupt Zstandard session log: header frame failed validation ("
+            ),
+            "{out}"
+        );
+        assert!(out.contains("hdr/session.jsonl.zstd)"), "{out}");
+    }
+}
+
+#[test]
+fn ids_with_tilde_and_astral_characters() {
+    let t = base();
+    for (id, dir, created) in [
+        ("~tilde", "~007Etilde", 2),
+        ("emoji😀", "emoji~D83D~DE00", 3),
+        ("a~b", "a~007Eb", 4),
+    ] {
+        write_log(
+            t.path(),
+            "_no-cwd",
+            dir,
+            &[&child_header(id, created), &descriptor(0, id)],
+        );
+    }
+    assert_eq!(
+        lists(&t).0,
+        "~tilde [ready] — ~tilde\nemoji😀 [ready] — emoji😀\na~b [ready] — a~b\n"
+    );
+    // The same id at an unescaped path is an identity mismatch.
+    write_log(t.path(), "_no-cwd", "~bad", &[&child_header("~bad", 5)]);
+    let (v1, _) = lists(&t);
+    assert!(
+        v1.contains("header id \"~bad\" and cwd identify") && v1.contains("~007Ebad/session.jsonl"),
+        "{v1}"
+    );
+}
+
+#[test]
+fn a_log_that_is_a_directory_fails_the_listing_with_its_path() {
+    let t = base();
+    std::fs::create_dir_all(t.path().join("_no-cwd/dir/session.jsonl")).unwrap();
+    let (v1, _) = lists(&t);
+    assert!(
+        v1.starts_with("Error: cannot read session log \"") && v1.contains("dir/session.jsonl\""),
+        "{v1}"
+    );
+}
+
+#[test]
+fn sidecars_that_are_directories_are_clear_errors() {
+    let t = base();
+    write_log(
+        t.path(),
+        "_no-cwd",
+        "kid",
+        &[&child_header("kid", 2), &descriptor(0, "Kid")],
+    );
+    std::fs::create_dir_all(t.path().join("_no-cwd/kid/inbox.lock")).unwrap();
+    let before = snapshot(t.path());
+    let r = run([
+        "--store",
+        t.path().to_str().unwrap(),
+        "followup",
+        "kid",
+        "x",
+    ]);
+    assert_eq!(r.code, 3);
+    assert!(
+        r.stderr
+            .contains("kid/inbox.lock: is a directory, not a file"),
+        "{}",
+        r.stderr
+    );
+    assert!(before == snapshot(t.path()), "nothing written");
+}
+
+#[test]
+fn a_session_directory_linked_outside_the_store_is_never_written() {
+    let t = base();
+    let outside = TempDir::new("outside-target");
+    write_log(
+        outside.path(),
+        "x",
+        "evil",
+        &[&child_header("evil", 2), &descriptor(0, "Evil")],
+    );
+    std::os::unix::fs::symlink(outside.path().join("x/evil"), t.path().join("_no-cwd/evil"))
+        .unwrap();
+    let before = snapshot(outside.path());
+    let s = t.path().to_str().unwrap();
+    assert_eq!(
+        lists(&t).0,
+        "(no subagents)\n",
+        "DSH lists only real directories"
+    );
+    for args in [
+        vec!["followup", "evil", "x"],
+        vec!["send-message", "evil", "x", "--as", "root"],
+        vec!["spawn", "--parent", "evil"],
+    ] {
+        let mut argv = vec!["--store", s];
+        argv.extend(args.iter().copied());
+        let r = run(&argv);
+        assert_ne!(r.code, 0, "{args:?}");
+    }
+    assert!(
+        before == snapshot(outside.path()),
+        "nothing written outside the store"
+    );
+}
