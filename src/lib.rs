@@ -27,6 +27,7 @@ pub mod send_message;
 pub mod signals;
 pub mod spawn;
 pub mod store;
+pub mod tools;
 pub mod transcript;
 pub mod tree;
 pub mod tree_view;
