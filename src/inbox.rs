@@ -17,7 +17,7 @@ use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{self, Read};
-use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -329,7 +329,7 @@ impl Inbox {
         )?;
         if permanent {
             let marker = self.dir.join(STOPPED);
-            open_sidecar(
+            crate::sidecar::open(
                 &marker,
                 OpenOptions::new().write(true).create(true).mode(0o600),
             )?;
@@ -374,14 +374,7 @@ impl Inbox {
     /// Take the writer lock (bounded wait), open the inbox and repair a torn tail.
     pub fn lock(&self, timeout: Duration) -> Result<WriteGuard> {
         let lock_path = self.dir.join(INBOX_LOCK);
-        let lock = open_sidecar(
-            &lock_path,
-            OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create(true)
-                .mode(0o600),
-        )?;
+        let lock = crate::sidecar::open_rw(&lock_path)?;
         let deadline = Instant::now() + timeout;
         // Lock holders keep the lock for one fsync'd append (a few ms), so
         // poll finely: a coarse backoff would add its own latency to every
@@ -408,14 +401,7 @@ impl Inbox {
         fault("after-lock");
         fault("hold-lock");
         let path = self.path();
-        let inbox = open_sidecar(
-            &path,
-            OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create(true)
-                .mode(0o600),
-        )?;
+        let inbox = crate::sidecar::open_rw(&path)?;
         let len = inbox.metadata().map_err(|e| Error::io(&path, &e))?.len();
         let len = repair_tail(&inbox, len).map_err(|e| Error::io(&path, &e))?;
         Ok(WriteGuard {
@@ -476,20 +462,8 @@ impl Inbox {
 
     /// Replace the cache atomically; it is only a cache, so failure is harmless.
     fn write_state(&self, state: State) {
-        let tmp = self.dir.join(format!("{INBOX_STATE}.tmp"));
-        let _ = fs::remove_file(&tmp);
-        let ok = open_sidecar(
-            &tmp,
-            OpenOptions::new().write(true).create_new(true).mode(0o600),
-        )
-        .ok()
-        .and_then(|f| {
-            f.write_all_at(&serde_json::to_vec(&state).unwrap_or_default(), 0)
-                .ok()
-        });
-        if ok.is_some() {
-            let _ = fs::rename(&tmp, self.dir.join(INBOX_STATE));
-        }
+        let bytes = serde_json::to_vec(&state).unwrap_or_default();
+        let _ = crate::sidecar::replace(&self.dir.join(INBOX_STATE), &bytes, false);
     }
 
     /// Deliver one message: admission bound, idempotency, append, sync.
@@ -602,19 +576,8 @@ impl Inbox {
             Ok(_) => {}
             Err(_) => fs::create_dir(&dir).map_err(|e| Error::io(&dir, &e))?,
         }
-        let tmp = marker.with_extension("tmp");
-        let _ = fs::remove_file(&tmp);
-        let f = open_sidecar(
-            &tmp,
-            OpenOptions::new().write(true).create_new(true).mode(0o600),
-        )?;
-        f.write_all_at(
-            &serde_json::to_vec(&MarkerBody { offset }).unwrap_or_default(),
-            0,
-        )
-        .and_then(|()| f.sync_data())
-        .map_err(|e| Error::io(&tmp, &e))?;
-        fs::rename(&tmp, marker).map_err(|e| Error::io(marker, &e))
+        let bytes = serde_json::to_vec(&MarkerBody { offset }).unwrap_or_default();
+        crate::sidecar::replace(marker, &bytes, true)
     }
 }
 
@@ -627,36 +590,6 @@ struct State {
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 struct MarkerBody {
     offset: u64,
-}
-
-/// Open a sidecar file without following a symbolic link planted at its
-/// name, so a write can never land outside the store.
-pub fn open_sidecar(path: &Path, options: &OpenOptions) -> Result<File> {
-    let before = fs::symlink_metadata(path).ok();
-    if let Some(m) = &before {
-        if m.file_type().is_symlink() {
-            return Err(Error::store(format!(
-                "{}: refusing to follow a symbolic link",
-                path.display()
-            )));
-        }
-        if m.is_dir() {
-            return Err(Error::store(format!(
-                "{}: is a directory, not a file",
-                path.display()
-            )));
-        }
-    }
-    let file = options.open(path).map_err(|e| Error::io(path, &e))?;
-    let opened = file.metadata().map_err(|e| Error::io(path, &e))?;
-    let now = fs::symlink_metadata(path).map_err(|e| Error::io(path, &e))?;
-    if now.file_type().is_symlink() || now.ino() != opened.ino() || now.dev() != opened.dev() {
-        return Err(Error::store(format!(
-            "{}: changed while being opened; refusing to write",
-            path.display()
-        )));
-    }
-    Ok(file)
 }
 
 /// Cut a final record without its newline; returns the new length. Reads

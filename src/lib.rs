@@ -24,6 +24,7 @@ pub mod parent_message;
 pub mod resolve;
 pub mod runtime;
 pub mod send_message;
+pub mod sidecar;
 pub mod signals;
 pub mod spawn;
 pub mod store;

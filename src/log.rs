@@ -179,18 +179,9 @@ impl ScanCache {
 
     /// Write the refreshed caches (best effort: they are only caches).
     pub fn commit(self) {
-        use std::os::unix::fs::{FileExt, OpenOptionsExt};
         for (dir, next) in self.pending.into_inner() {
-            let tmp = dir.join(format!("{SCAN_CACHE}.tmp"));
-            let _ = std::fs::remove_file(&tmp);
-            let mut options = std::fs::OpenOptions::new();
-            options.write(true).create_new(true).mode(0o600);
-            if let Ok(f) = crate::inbox::open_sidecar(&tmp, &options)
-                && f.write_all_at(&serde_json::to_vec(&next).unwrap_or_default(), 0)
-                    .is_ok()
-            {
-                let _ = std::fs::rename(&tmp, dir.join(SCAN_CACHE));
-            }
+            let bytes = serde_json::to_vec(&next).unwrap_or_default();
+            let _ = crate::sidecar::replace(&dir.join(SCAN_CACHE), &bytes, false);
         }
     }
 }

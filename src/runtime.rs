@@ -11,9 +11,8 @@ use crate::store::Store;
 use crate::transcript::Transcript;
 use crate::watch::Watcher;
 use serde_json::{Value, json};
-use std::fs::{File, OpenOptions, TryLockError};
+use std::fs::{File, TryLockError};
 use std::io::Write;
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -32,14 +31,7 @@ pub struct ServeOptions {
 /// Hold `live.lock` exclusively; fail naming the holder's pid when taken.
 fn take_live_lock(dir: &Path, id: &str) -> Result<File> {
     let path = dir.join(LIVE_LOCK);
-    let file = crate::inbox::open_sidecar(
-        &path,
-        OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .mode(0o600),
-    )?;
+    let file = crate::sidecar::open_rw(&path)?;
     match file.try_lock() {
         Ok(()) => Ok(file),
         Err(TryLockError::WouldBlock) => {
@@ -64,15 +56,11 @@ fn write_live(dir: &Path, state: LiveState, turn: u64) -> Result<()> {
         since: now_ms(),
         turn,
     };
-    let tmp = dir.join(format!("{LIVE_JSON}.tmp"));
-    let _ = std::fs::remove_file(&tmp);
-    let f = crate::inbox::open_sidecar(
-        &tmp,
-        OpenOptions::new().write(true).create_new(true).mode(0o600),
-    )?;
-    f.write_all_at(&serde_json::to_vec(&info).unwrap_or_default(), 0)
-        .map_err(|e| Error::io(&tmp, &e))?;
-    std::fs::rename(&tmp, dir.join(LIVE_JSON)).map_err(|e| Error::io(&tmp, &e))
+    crate::sidecar::replace(
+        &dir.join(LIVE_JSON),
+        &serde_json::to_vec(&info).unwrap_or_default(),
+        false,
+    )
 }
 
 /// How a turn ended.

@@ -11,6 +11,8 @@ fuzz_target!(|data: &[u8]| {
     f.write_all(data).unwrap();
     drop(f);
     if let Ok(i) = dsh_agents::log::inspect(&path) {
-        assert!(i.committed_bytes <= data.len() as u64 || i.encoding == dsh_agents::log::Encoding::Zstd);
+        assert!(
+            i.committed_bytes <= data.len() as u64 || i.encoding == dsh_agents::log::Encoding::Zstd
+        );
     }
 });

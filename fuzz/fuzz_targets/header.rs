@@ -8,6 +8,10 @@ fuzz_target!(|data: &[u8]| {
     if let HeaderParse::Valid(h) = parse_header_line(&line) {
         let _ = validate_for_restore(&h);
         let _ = h.valid_name();
-        let _ = dsh_agents::store::expected_session_dir(std::path::Path::new("/s"), &h.id, h.cwd.as_ref());
+        let _ = dsh_agents::store::expected_session_dir(
+            std::path::Path::new("/s"),
+            &h.id,
+            h.cwd.as_ref(),
+        );
     }
 });

@@ -6,14 +6,29 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
-    let (a, b) = text.split_at(text.char_indices().nth(text.chars().count() / 2).map_or(0, |(i, _)| i));
+    let (a, b) = text.split_at(
+        text.char_indices()
+            .nth(text.chars().count() / 2)
+            .map_or(0, |(i, _)| i),
+    );
     for s in [a, b] {
         if let Some(seg) = encode_segment(s) {
-            assert!(!seg.is_empty() && seg != "." && seg != ".." && !seg.contains('/') && !seg.contains('\0'));
+            assert!(
+                !seg.is_empty()
+                    && seg != "."
+                    && seg != ".."
+                    && !seg.contains('/')
+                    && !seg.contains('\0')
+            );
             assert!(seg.is_ascii());
         }
         if let Some(key) = project_key(s) {
-            assert!(key.starts_with("--") && key.ends_with("--") && !key.contains('/') && key.len() <= 255);
+            assert!(
+                key.starts_with("--")
+                    && key.ends_with("--")
+                    && !key.contains('/')
+                    && key.len() <= 255
+            );
         }
         let _ = dsh_agents::header::is_valid_name(s);
     }

@@ -3,7 +3,9 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(value) = serde_json::from_slice::<serde_json::Value>(data) else { return };
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(data) else {
+        return;
+    };
     if let Ok(events) = dsh_agents::events::decode_storage_record(value) {
         for (i, e) in events.iter().enumerate() {
             let _ = dsh_agents::events::validate_event(e, i);
