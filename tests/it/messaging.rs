@@ -437,8 +437,22 @@ fn claim_takes_next_step_input_and_one_unparked_turn() {
             .map(|m| m["content"][0]["text"].as_str().unwrap().to_string())
             .collect()
     };
+    let pending = || -> Value {
+        let trees: Value =
+            serde_json::from_str(&run(["--store", s, "--json", "tree", "rev-0001"]).stdout)
+                .unwrap();
+        trees[0]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["session"] == "rev-0001")
+            .unwrap()["pending"]
+            .clone()
+    };
+    assert_eq!(pending(), 4, "tree shows the pending count");
     let r = run(["--store", s, "claim", "--as", "rev-0001"]);
     assert_eq!(texts(&r), ["step a", "step b", "turn 1"]);
+    assert_eq!(pending(), 1);
     let r = run(["--store", s, "claim", "--as", "rev-0001"]);
     assert_eq!(texts(&r), ["turn 2"]);
     let r = run(["--store", s, "claim", "--as", "rev-0001"]);
