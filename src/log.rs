@@ -11,7 +11,7 @@ use crate::zstd_frames::{self, Frame, FrameError, FrameReader, ZSTD_MAGIC};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufRead, BufReader};
 use std::path::Path;
 
 /// How a log's bytes are encoded, by content rather than by file name.
@@ -502,11 +502,4 @@ impl Scanner {
             own_descriptor: self.own_descriptor,
         }
     }
-}
-
-/// Read a whole small file, for tests and tools that need every byte.
-pub fn read_all(path: &Path) -> io::Result<Vec<u8>> {
-    let mut buf = Vec::new();
-    File::open(path)?.read_to_end(&mut buf)?;
-    Ok(buf)
 }

@@ -10,7 +10,7 @@ use crate::liveness::{LIVE_JSON, LIVE_LOCK, LiveInfo, LiveState};
 use crate::store::Store;
 use crate::transcript::Transcript;
 use crate::watch::Watcher;
-use serde_json::{Value, json};
+use serde_json::json;
 use std::fs::{File, TryLockError};
 use std::io::Write;
 use std::os::unix::process::CommandExt;
@@ -234,9 +234,4 @@ impl Runtime {
         unsafe { libc::kill(-pgid, libc::SIGKILL) };
         let _ = child.wait();
     }
-}
-
-/// The JSON value a handler's stdin receives (one turn's claimed messages).
-pub fn describe(messages: &[Message]) -> Value {
-    crate::inbox_view::claimed_json(messages)
 }

@@ -50,10 +50,6 @@ impl<'a> Corpus<'a> {
             .filter(|i| self.store.sessions[*i].header.origin_subagent)
     }
 
-    pub fn has_subagent_children(&self, id: &str) -> bool {
-        self.subagent_children_of(id).next().is_some()
-    }
-
     /// rc.8 `listChildren` candidates.
     pub fn v1_children(&self, parent: &str) -> Vec<Position> {
         self.subagent_children_of(parent)

@@ -35,10 +35,6 @@ impl Watcher {
         Watcher { fd: inotify(dir) }
     }
 
-    pub fn notifying(&self) -> bool {
-        self.fd.is_some()
-    }
-
     /// Return after a change in the directory, or after at most `timeout`
     /// (capped at the re-check interval).
     pub fn wait(&self, timeout: Duration) {
