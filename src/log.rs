@@ -142,6 +142,7 @@ pub struct Resume {
     #[serde(default)]
     last_turn: u64,
     own_descriptor: Option<Result<Option<Identity>, String>>,
+    surface: crate::events::Surface,
 }
 
 /// The scan cache's file name in the session directory.
@@ -210,6 +211,7 @@ fn inspect_from(
         scanner.seed001.identity = r.seed001;
         scanner.open_turn = r.open_turn;
         scanner.last_turn = r.last_turn;
+        scanner.surface = r.surface;
         scanner.own_descriptor = r.own_descriptor;
         reader
             .seek(SeekFrom::Start(r.offset))
@@ -290,6 +292,7 @@ fn resume_point(s: &Scanner, header: String, offset: u64, id: (u64, u64)) -> Opt
         open_turn: s.open_turn,
         last_turn: s.last_turn,
         own_descriptor: s.own_descriptor.clone(),
+        surface: s.surface.clone(),
     })
 }
 
@@ -374,6 +377,7 @@ struct Scanner {
     open_turn: bool,
     last_turn: u64,
     own_descriptor: Option<Result<Option<Identity>, String>>,
+    surface: crate::events::Surface,
 }
 
 impl Scanner {
@@ -391,6 +395,7 @@ impl Scanner {
             open_turn: false,
             last_turn: 0,
             own_descriptor: None,
+            surface: crate::events::Surface::default(),
         }
     }
 
@@ -468,6 +473,7 @@ impl Scanner {
 
     fn accept(&mut self, event: &Value) -> Result<(), String> {
         validate_event(event, self.count as usize)
+            .and_then(|()| self.surface.apply(event, self.count))
             .map_err(|e| format!("session \"{}\": {e}", self.header.id))?;
         match event.get("type").and_then(Value::as_str) {
             Some("subagent/descriptor") => {
