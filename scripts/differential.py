@@ -129,6 +129,7 @@ def cases():
         (header("latersrc", 27, "root"), [ev("turn/start", 0, {"turn": 1}), dict(um(1), sourceEventSeqs=[5]), desc(2, "ls"), ev("turn/end", 3, {"turn": 1, "reason": {"kind": "completed"}})]),
         (header("toolok", 28, "root"), [ev("turn/start", 0, {"turn": 1}), ev("tool/result", 1, {"message": {"id": "t1", "role": "user", "content": [{"type": "tool-result", "toolCallId": "c1", "content": [], "isError": False}], "source": {"kind": "tool", "callId": "c1"}}}, surfaceOp="append"), ev("tool/result", 2, {"message": {"id": "t1", "role": "user", "content": [{"type": "tool-result", "toolCallId": "c1", "content": [{"type": "text", "text": "shorter"}], "isError": False}], "source": {"kind": "tool", "callId": "c1"}}}, surfaceOp={"op": "replace", "start": 1, "end": 1}, sourceEventSeqs=[1]), desc(3, "to"), ev("turn/end", 4, {"turn": 1, "reason": {"kind": "completed"}})]),
         (header("toolbad", 29, "root"), [ev("turn/start", 0, {"turn": 1}), ev("tool/result", 1, {"message": {"id": "t1", "role": "user", "content": [{"type": "tool-result", "toolCallId": "c1", "content": [], "isError": False}], "source": {"kind": "tool", "callId": "c1"}}}, surfaceOp="append"), ev("tool/result", 2, {"message": {"id": "t2", "role": "user", "content": [{"type": "tool-result", "toolCallId": "c1", "content": [], "isError": False}], "source": {"kind": "tool", "callId": "c1"}}}, surfaceOp={"op": "replace", "start": 1, "end": 1}, sourceEventSeqs=[1]), desc(3, "tb"), ev("turn/end", 4, {"turn": 1, "reason": {"kind": "completed"}})]),
+        (header("surrogate", 30, "root"), [ev("turn/start", 0, {"turn": 1}), um(1), '{"type":"subagent/descriptor","seq":2,"time":1,"data":{"version":2,"mode":"continuable","provider":"spawn","label":"lone \\ud800 surrogate"}}', ev("turn/end", 3, {"turn": 1, "reason": {"kind": "completed"}})]),
         (header("negtime", 22, "root"), [ev("turn/start", 0, {"turn": 1}), um(1), desc(2, "neg"), {"type": "step/start", "seq": 3, "time": -50, "data": {}}]),
     ]
     c["cycle"] = [(header("c1", 1, "c2"), child_lines("one")), (header("c2", 2, "c1"), child_lines("two")), (header("c3", 3, "c1"), child_lines("three"))]
@@ -225,7 +226,9 @@ def main():
     for req, want in zip(requests, answers):
         got = subprocess.run([binary, "--contract", "v1", "--store", req["root"], "list-agents", "--as=" + req["caller"], "--scope", req["scope"]], capture_output=True, text=True)
         ours_err = got.returncode != 0
-        same = (ours_err and want["isError"]) if ours_err or want["isError"] else got.stdout == want["text"] + "\n"
+        # Node writes a lone surrogate as U+FFFD; JSON carried it escaped.
+        want_text = want["text"].encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        same = (ours_err and want["isError"]) if ours_err or want["isError"] else got.stdout == want_text + "\n"
         if not same:
             diffs += 1
             print("DIFF %s caller=%s scope=%s\n  rc8 : %r\n  ours: %r %r" % (os.path.basename(req["root"]), req["caller"], req["scope"], want["text"][:600], got.stdout[:600], got.stderr[:300]))

@@ -422,7 +422,7 @@ impl Scanner {
     fn consume_line(&mut self, line: &[u8], len: u64) -> Result<(), String> {
         self.line_no += 1;
         self.bytes += len;
-        let parsed = serde_json::from_str::<Value>(&String::from_utf8_lossy(line))
+        let parsed = crate::events::parse_json_line(&String::from_utf8_lossy(line))
             .map_err(|_| ())
             .and_then(|v| decode_storage_record(v).map_err(|_| ()));
         let Ok(decoded) = parsed else {
