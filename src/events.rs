@@ -712,25 +712,25 @@ fn replace_lone_surrogates(text: &str) -> Option<String> {
         match b[i] {
             b'"' => in_string = !in_string,
             b'\\' if in_string && i + 1 < b.len() => {
-                if b[i + 1] == b'u' {
-                    if let Some(unit) = hex4(&b[i + 2..]) {
-                        let high = (0xD800..0xDC00).contains(&unit);
-                        let low = (0xDC00..0xE000).contains(&unit);
-                        let paired = high
-                            && b.get(i + 6..i + 8) == Some(b"\\u")
-                            && hex4(&b[i + 8..]).is_some_and(|n| (0xDC00..0xE000).contains(&n));
-                        if paired {
-                            i += 12;
-                            continue;
-                        }
-                        if high || low {
-                            out.push_str(&text[last..i]);
-                            out.push_str("\\uFFFD");
-                            changed = true;
-                            i += 6;
-                            last = i;
-                            continue;
-                        }
+                if b[i + 1] == b'u'
+                    && let Some(unit) = hex4(&b[i + 2..])
+                {
+                    let high = (0xD800..0xDC00).contains(&unit);
+                    let low = (0xDC00..0xE000).contains(&unit);
+                    let paired = high
+                        && b.get(i + 6..i + 8) == Some(b"\\u")
+                        && hex4(&b[i + 8..]).is_some_and(|n| (0xDC00..0xE000).contains(&n));
+                    if paired {
+                        i += 12;
+                        continue;
+                    }
+                    if high || low {
+                        out.push_str(&text[last..i]);
+                        out.push_str("\\uFFFD");
+                        changed = true;
+                        i += 6;
+                        last = i;
+                        continue;
                     }
                 }
                 i += 2;
