@@ -607,3 +607,33 @@ fn ctrl_c_ends_a_wait_with_an_error() {
     );
     assert!(out.stdout.is_empty(), "not a timedOut result");
 }
+
+#[test]
+fn ctrl_c_stops_serve_cleanly() {
+    let (store, handler, log) = setup("ctrlc");
+    let s = store.path();
+    let mut served = serve(s, "rev-0001", &handler, &log);
+    eventually("live", || {
+        ok(s, &["list-agents", "--as", "lead-1"]).contains("reviewer [running]")
+    });
+    ok(s, &["followup", "rev-0001", "go to sleep"]);
+    eventually("sleeping", || {
+        handler_lines(&log)
+            .iter()
+            .any(|l| l.contains("go to sleep"))
+    });
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(served.0.id() as i32, libc::SIGINT) };
+    let status = served.0.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "a clean stop");
+    let last = log_events(s, "rev-0001").last().unwrap().clone();
+    assert_eq!(
+        last["data"]["reason"],
+        serde_json::json!({"kind": "aborted", "reason": {"kind": "user"}})
+    );
+    assert!(
+        !s.join("_no-cwd/rev-0001/live.json").exists(),
+        "live.json removed"
+    );
+    assert!(ok(s, &["list-agents", "--as", "lead-1"]).contains("reviewer [inactive]"));
+}
