@@ -268,3 +268,109 @@ fn a_session_directory_linked_outside_the_store_is_never_written() {
         "nothing written outside the store"
     );
 }
+
+/// Run the binary as an unprivileged user when the tests run as root (as CI
+/// does), so permission faults are real.
+fn run_unprivileged(args: &[&str]) -> crate::common::Run {
+    use std::os::unix::process::CommandExt;
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"));
+    c.args(args).env_remove("DSH_STORE").env_remove("DSH_AGENT");
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        c.uid(65534).gid(65534);
+    }
+    let out = c.output().unwrap();
+    crate::common::Run {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: out.status.code().unwrap_or(-1),
+    }
+}
+
+fn open_up(dir: &std::path::Path) {
+    use std::os::unix::fs::PermissionsExt;
+    for entry in walk(dir) {
+        let mode = if entry.is_dir() { 0o755 } else { 0o644 };
+        std::fs::set_permissions(&entry, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = vec![dir.to_path_buf()];
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn permission_faults_are_clear_errors_that_change_nothing() {
+    use std::os::unix::fs::PermissionsExt;
+    let t = base();
+    write_log(
+        t.path(),
+        "_no-cwd",
+        "kid",
+        &[&child_header("kid", 2), &descriptor(0, "Kid")],
+    );
+    write_log(
+        t.path(),
+        "_no-cwd",
+        "locked",
+        &[&child_header("locked", 3), &descriptor(0, "Locked")],
+    );
+    std::fs::write(t.path().join("_no-cwd/kid/inbox.lock"), "").unwrap();
+    open_up(t.path());
+    let s = t.path().to_str().unwrap();
+    // A lock file the caller may not write: the send fails naming it.
+    std::fs::set_permissions(
+        t.path().join("_no-cwd/kid/inbox.lock"),
+        std::fs::Permissions::from_mode(0o444),
+    )
+    .unwrap();
+    let before = snapshot(t.path());
+    let r = run_unprivileged(&["--store", s, "followup", "kid", "x"]);
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("kid/inbox.lock: Permission denied"),
+        "{}",
+        r.stderr
+    );
+    // A log the caller may not read: the listing fails naming it, as DSH's does.
+    std::fs::set_permissions(
+        t.path().join("_no-cwd/locked/session.jsonl"),
+        std::fs::Permissions::from_mode(0o000),
+    )
+    .unwrap();
+    let r = run_unprivileged(&[
+        "--contract",
+        "v1",
+        "--store",
+        s,
+        "list-agents",
+        "--as",
+        "root",
+    ]);
+    assert_eq!(r.code, 3, "{}", r.stdout);
+    assert!(
+        r.stderr.contains("cannot read session log \"")
+            && r.stderr
+                .contains("locked/session.jsonl\": Permission denied"),
+        "{}",
+        r.stderr
+    );
+    let r = run_unprivileged(&["--store", s, "check"]);
+    assert_eq!(r.code, 3);
+    assert!(
+        r.stdout
+            .contains("locked/session.jsonl\": Permission denied"),
+        "{}",
+        r.stdout
+    );
+    assert!(before == snapshot(t.path()), "nothing written");
+}
