@@ -303,6 +303,16 @@ fn serve_holds_the_agent_exclusively_and_a_crash_releases_it() {
         "user/message",
         "the turn was left open"
     );
+    // DSH's crash-repair rules accept a log that ends inside a turn.
+    assert!(
+        ok(s, &["--contract", "v1", "list-agents", "--as", "lead-1"])
+            .contains("rev-0001 [ready] — Review the diff")
+    );
+    assert!(
+        !run(["--store", s.to_str().unwrap(), "check"])
+            .stdout
+            .contains("rev-0001/session.jsonl")
+    );
     let r = run([
         "--store",
         s.to_str().unwrap(),
