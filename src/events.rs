@@ -508,8 +508,11 @@ mod tests {
 /// message-producing event carries `surfaceOp` — `"append"`, or a replace of
 /// a range of current surface nodes that cites them in `sourceEventSeqs` —
 /// and a tool result may be rewritten only in its content.
-#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Default, Clone)]
 pub struct Surface {
+    /// Set when resumed from a scan cache without the earlier nodes: a
+    /// replace then needs a full read (the caller falls back to one).
+    partial: bool,
     nodes: Vec<u64>,
     /// Each current tool result's data minus its result content, canonical.
     tool_results: std::collections::HashMap<u64, String>,
@@ -554,6 +557,14 @@ fn event_seq(v: &Value) -> Option<u64> {
 }
 
 impl Surface {
+    /// The state after resuming mid-log, where only appends can be checked.
+    pub fn resumed() -> Surface {
+        Surface {
+            partial: true,
+            ..Surface::default()
+        }
+    }
+
     pub fn apply(&mut self, ev: &Value, seq: u64) -> Result<(), String> {
         let ty = ev.get("type").and_then(Value::as_str).unwrap_or("");
         if !matches!(ty, "user/message" | "assistant/message" | "tool/result") {
@@ -589,6 +600,9 @@ impl Surface {
         };
         let shadowed: Vec<u64> = match op {
             None => Vec::new(),
+            Some(_) if self.partial => {
+                return Err("surface history not cached; read the whole log".into());
+            }
             Some((start, end)) => {
                 let s = self.nodes.iter().position(|n| *n == start).ok_or(format!(
                     "surface replace: start seq {start} not found in surface"

@@ -142,7 +142,6 @@ pub struct Resume {
     #[serde(default)]
     last_turn: u64,
     own_descriptor: Option<Result<Option<Identity>, String>>,
-    surface: crate::events::Surface,
 }
 
 /// The scan cache's file name in the session directory.
@@ -211,7 +210,9 @@ fn inspect_from(
         scanner.seed001.identity = r.seed001;
         scanner.open_turn = r.open_turn;
         scanner.last_turn = r.last_turn;
-        scanner.surface = r.surface;
+        // The surface nodes are not cached (they grow with the log): a
+        // resumed scan checks appends and rereads the log for a replace.
+        scanner.surface = crate::events::Surface::resumed();
         scanner.own_descriptor = r.own_descriptor;
         reader
             .seek(SeekFrom::Start(r.offset))
@@ -292,7 +293,6 @@ fn resume_point(s: &Scanner, header: String, offset: u64, id: (u64, u64)) -> Opt
         open_turn: s.open_turn,
         last_turn: s.last_turn,
         own_descriptor: s.own_descriptor.clone(),
-        surface: s.surface.clone(),
     })
 }
 
