@@ -537,3 +537,55 @@ fn the_scan_cache_follows_a_growing_log() {
     let r = send();
     assert!(r.stderr.contains("one-shot"), "{}", r.stderr);
 }
+
+#[test]
+fn a_replace_after_a_cached_scan_is_checked_against_the_whole_log() {
+    let store = team();
+    let s = store.path().to_str().unwrap();
+    let send = || {
+        run([
+            "--store",
+            s,
+            "send-message",
+            "reviewer",
+            "x",
+            "--as",
+            "lead-1",
+        ])
+    };
+    assert_eq!(send().code, 0);
+    let log = store.path().join("_no-cwd/rev-0001/session.jsonl");
+    let append = |line: String| {
+        let mut f = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+        std::io::Write::write_all(&mut f, format!("{line}\n").as_bytes()).unwrap();
+    };
+    let next = || std::fs::read_to_string(&log).unwrap().lines().count() - 1;
+    // A valid replace of the prompt message (seq 3) keeps the agent readable.
+    let seq = next();
+    append(format!(
+        r#"{{"type":"user/message","seq":{seq},"time":9,"data":{{"content":[{{"type":"text","text":"compacted"}}],"source":{{"kind":"user"}},"role":"user","id":"c1"}},"surfaceOp":{{"op":"replace","start":3,"end":3}},"sourceEventSeqs":[3]}}"#
+    ));
+    let r = send();
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    // A replace of a range that is not on the surface makes the log unreadable.
+    let seq = next();
+    append(format!(
+        r#"{{"type":"user/message","seq":{seq},"time":9,"data":{{"content":[],"source":{{"kind":"user"}},"role":"user","id":"c2"}},"surfaceOp":{{"op":"replace","start":3,"end":3}},"sourceEventSeqs":[3]}}"#
+    ));
+    append(
+        r#"{"type":"turn/start","seq":SEQ,"time":9,"data":{"turn":2}}"#
+            .replace("SEQ", &next().to_string()),
+    );
+    append(
+        r#"{"type":"turn/end","seq":SEQ,"time":9,"data":{"turn":2,"reason":{"kind":"completed"}}}"#
+            .replace("SEQ", &next().to_string()),
+    );
+    let r = send();
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr
+            .contains("has unavailable history: its session log cannot be read"),
+        "{}",
+        r.stderr
+    );
+}
