@@ -50,6 +50,21 @@ fn request(store: &Store, target: usize, source: Value, limits: Limits) -> Resul
     Ok(())
 }
 
+/// An ancestor's request, in the source DSH gives its cause (`parent`).
+fn request_as_ancestor(
+    store: &Store,
+    target: usize,
+    caller_id: &str,
+    limits: Limits,
+) -> Result<()> {
+    request(
+        store,
+        target,
+        json!({"kind": "parent", "senderSessionId": caller_id}),
+        limits,
+    )
+}
+
 /// Seed-001 `interrupt_agent`.
 pub fn interrupt_v2(store: &Store, caller: usize, agent: &str, limits: Limits) -> Result<String> {
     let corpus = Corpus::new(store);
@@ -90,13 +105,7 @@ pub fn interrupt_v2(store: &Store, caller: usize, agent: &str, limits: Limits) -
             "agent \"{agent}\" is not a descendant of agent \"{caller_name}\""
         )));
     }
-    let caller_id = &store.sessions[caller].header.id;
-    request(
-        store,
-        target,
-        json!({"kind": "parent", "senderSessionId": caller_id}),
-        limits,
-    )?;
+    request_as_ancestor(store, target, &store.sessions[caller].header.id, limits)?;
     Ok(text)
 }
 
@@ -129,12 +138,7 @@ pub fn interrupt_v1(
             "subagent \"{agent_id}\" is not a live descendant of agent \"{caller_id}\""
         )));
     }
-    request(
-        store,
-        target,
-        json!({"kind": "parent", "senderSessionId": caller_id}),
-        limits,
-    )?;
+    request_as_ancestor(store, target, caller_id, limits)?;
     Ok(text)
 }
 
