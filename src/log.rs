@@ -154,10 +154,26 @@ pub const SCAN_CACHE: &str = "scan.cache";
 #[derive(Default)]
 pub struct ScanCache {
     pending: std::cell::RefCell<Vec<(std::path::PathBuf, Resume)>>,
+    /// One command asks about the same session more than once (a caller's
+    /// and a target's ancestries overlap): read each log once.
+    seen: std::cell::RefCell<
+        std::collections::HashMap<std::path::PathBuf, Result<Inspection, String>>,
+    >,
 }
 
 impl ScanCache {
     pub fn inspect(&self, path: &Path, session_dir: &Path) -> Result<Inspection, String> {
+        if let Some(done) = self.seen.borrow().get(path) {
+            return done.clone();
+        }
+        let result = self.inspect_once(path, session_dir);
+        self.seen
+            .borrow_mut()
+            .insert(path.to_path_buf(), result.clone());
+        result
+    }
+
+    fn inspect_once(&self, path: &Path, session_dir: &Path) -> Result<Inspection, String> {
         let cache = session_dir.join(SCAN_CACHE);
         let resume = std::fs::symlink_metadata(&cache)
             .ok()
