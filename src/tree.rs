@@ -147,7 +147,6 @@ impl<'a> Corpus<'a> {
         let mut out = vec![Member {
             index: root,
             name: "lead".into(),
-            parent: None,
             kind: MemberKind::Root,
             live: liveness::probe(&self.store.sessions[root].dir),
         }];
@@ -155,14 +154,14 @@ impl<'a> Corpus<'a> {
         let mut visited: HashSet<usize> = HashSet::from([root]);
         // Each entry carries the parent's name path ("" for the root) or None
         // once an unnamed session has been passed.
-        let mut stack: Vec<(usize, usize, Option<String>)> = self
+        let mut stack: Vec<(usize, Option<String>)> = self
             .subagent_children_of(&root_header.id)
             .collect::<Vec<_>>()
             .into_iter()
             .rev()
-            .map(|c| (c, root, Some(String::new())))
+            .map(|c| (c, Some(String::new())))
             .collect();
-        while let Some((index, parent, parent_path)) = stack.pop() {
+        while let Some((index, parent_path)) = stack.pop() {
             if !visited.insert(index) {
                 continue;
             }
@@ -180,14 +179,13 @@ impl<'a> Corpus<'a> {
             out.push(Member {
                 index,
                 name,
-                parent: Some(parent),
                 kind,
                 live,
             });
             if traverse {
                 let children: Vec<usize> = self.subagent_children_of(&rec.header.id).collect();
                 for child in children.into_iter().rev() {
-                    stack.push((child, index, path.clone()));
+                    stack.push((child, path.clone()));
                 }
             }
         }
@@ -219,7 +217,6 @@ impl Corpus<'_> {
             return Some(Member {
                 index,
                 name: "lead".into(),
-                parent: None,
                 kind: MemberKind::Root,
                 live,
             });
@@ -248,13 +245,9 @@ impl Corpus<'_> {
             }
         }
         let (kind, live) = classify(index);
-        let parent = self
-            .store
-            .index_of(self.store.sessions[index].header.parent()?);
         Some(Member {
             index,
             name: self.v2_name(root, index),
-            parent,
             kind,
             live,
         })
@@ -369,7 +362,6 @@ impl MemberKind {
 pub struct Member {
     pub index: usize,
     pub name: String,
-    pub parent: Option<usize>,
     pub kind: MemberKind,
     pub live: Liveness,
 }
