@@ -89,7 +89,7 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
         }
         'dsh-agents;subagent-parent-message' {
             [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id or a unique prefix (>= 4 characters)')
-            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'mode')
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'followup: the parent''s next turn; steer: its next step')
             [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'Message id: repeating a send with the same id writes nothing and returns the same receipt')
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
             [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract to speak')

@@ -82,7 +82,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
         }
         &'dsh-agents;subagent-parent-message'= {
             cand --as 'The calling agent: a Session id or a unique prefix (>= 4 characters)'
-            cand --mode 'mode'
+            cand --mode 'followup: the parent''s next turn; steer: its next step'
             cand --id 'Message id: repeating a send with the same id writes nothing and returns the same receipt'
             cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
             cand --contract 'Which tool contract to speak'

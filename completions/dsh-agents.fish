@@ -80,8 +80,8 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-mess
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l json -d 'Print the canonical JSON value instead of the rendered text'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l mode -r -f -a "followup\t'Queue as the parent\'s next turn'
-steer\t'Inject at the parent\'s next step'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l mode -d 'followup: the parent\'s next turn; steer: its next step' -r -f -a "followup\t'Queue as the next turn'
+steer\t'Inject at the next step'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l id -d 'Message id: repeating a send with the same id writes nothing and returns the same receipt' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'

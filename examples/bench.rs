@@ -9,9 +9,8 @@
 //! `--measure`), so its peak resident memory (VmHWM) is its own.
 
 use clap::Parser;
-use dsh_agents::app::{self, Output};
-use dsh_agents::cli::Cli;
-use dsh_agents::zstd_frames::encode_frame;
+use dsh_agents::formats::encode_frame;
+use dsh_agents::{Cli, Output};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
@@ -168,7 +167,7 @@ fn measure(store: &str, form: usize, runs: usize) {
         let mut argv = vec!["dsh-agents", "--store", store];
         argv.extend_from_slice(args);
         let start = Instant::now();
-        let out = app::run(Cli::parse_from(&argv)).expect("listing succeeds");
+        let out = dsh_agents::run(Cli::parse_from(&argv)).expect("listing succeeds");
         times.push(start.elapsed().as_secs_f64() * 1000.0);
         if let Output::Text(t) = out {
             rows = t.lines().count();
@@ -225,7 +224,7 @@ fn time_sends(dir: &Path, argv: &[&str], runs: usize) -> (f64, f64) {
         let mut full = vec!["dsh-agents", "--store", store];
         full.extend_from_slice(argv);
         let start = Instant::now();
-        app::run(Cli::parse_from(&full)).expect("send succeeds");
+        dsh_agents::run(Cli::parse_from(&full)).expect("send succeeds");
         if i > 0 {
             times.push(start.elapsed().as_secs_f64() * 1000.0);
             if std::env::var_os("BENCH_DEBUG").is_some() && times[times.len() - 1] > 20.0 {
@@ -292,7 +291,7 @@ fn binary() -> PathBuf {
 fn run_lib(store: &Path, argv: &[&str]) {
     let mut full = vec!["dsh-agents", "--store", store.to_str().unwrap()];
     full.extend_from_slice(argv);
-    app::run(Cli::parse_from(&full)).expect("command succeeds");
+    dsh_agents::run(Cli::parse_from(&full)).expect("command succeeds");
 }
 
 fn summary(mut ms: Vec<f64>) -> (f64, f64) {

@@ -1,10 +1,16 @@
-//! Typed errors for the library. Each error carries the kind that decides the
-//! process exit code (DESIGN §8), so the binary never has to guess.
+//! The crate's error: one variant per layer, each carrying that layer's
+//! typed error. `Error::kind` is the one place that decides which exit code
+//! (DESIGN §8) a failure gets; `ErrorKind` → `ExitCode` is the one table.
 
+use crate::inbox::DeliveryError;
+use crate::store::StoreError;
+use crate::tree::{ResolveError, TreeError};
 use std::fmt;
+use std::process::ExitCode;
 
-/// What kind of failure this is; the binary maps it to an exit code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What kind of failure this is; it decides the process exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum ErrorKind {
     /// An errored tool result (exit 1): the text is what the model would see.
     Tool,
@@ -14,53 +20,139 @@ pub enum ErrorKind {
     Store,
 }
 
-impl ErrorKind {
-    pub fn exit_code(self) -> i32 {
-        match self {
+impl From<ErrorKind> for ExitCode {
+    fn from(kind: ErrorKind) -> ExitCode {
+        ExitCode::from(match kind {
             ErrorKind::Tool => 1,
             ErrorKind::Usage => 2,
             ErrorKind::Store => 3,
-        }
+        })
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Error {
-    pub kind: ErrorKind,
-    pub message: String,
+#[derive(Debug)]
+pub enum Error {
+    /// An errored tool result, already in the contract's words.
+    Tool(String),
+    /// A usage error raised by the command line layer (it may name flags).
+    Usage(String),
+    /// A session name or id did not resolve.
+    Resolve(ResolveError),
+    /// The tree's shape is broken (a `parentSession` cycle).
+    Tree(TreeError),
+    /// A delivery to an inbox failed.
+    Delivery(DeliveryError),
+    /// The store or the file system failed.
+    Store(StoreError),
 }
 
 impl Error {
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::Tool(_) => ErrorKind::Tool,
+            Error::Usage(_) | Error::Resolve(_) => ErrorKind::Usage,
+            Error::Tree(_) | Error::Store(_) => ErrorKind::Store,
+            Error::Delivery(e) => e.kind(),
+        }
+    }
+
     pub fn tool(message: impl Into<String>) -> Self {
-        Error {
-            kind: ErrorKind::Tool,
-            message: message.into(),
-        }
+        Error::Tool(message.into())
     }
+
     pub fn usage(message: impl Into<String>) -> Self {
-        Error {
-            kind: ErrorKind::Usage,
-            message: message.into(),
-        }
+        Error::Usage(message.into())
     }
-    pub fn store(message: impl Into<String>) -> Self {
-        Error {
-            kind: ErrorKind::Store,
-            message: message.into(),
-        }
+}
+
+impl From<StoreError> for Error {
+    fn from(e: StoreError) -> Self {
+        Error::Store(e)
     }
-    /// An I/O failure on `path`, phrased the way every store error names its file.
-    pub fn io(path: &std::path::Path, err: &std::io::Error) -> Self {
-        Error::store(format!("{}: {}", path.display(), err))
+}
+
+impl From<ResolveError> for Error {
+    fn from(e: ResolveError) -> Self {
+        Error::Resolve(e)
+    }
+}
+
+impl From<TreeError> for Error {
+    fn from(e: TreeError) -> Self {
+        Error::Tree(e)
+    }
+}
+
+impl From<DeliveryError> for Error {
+    fn from(e: DeliveryError) -> Self {
+        match e {
+            DeliveryError::Store(s) => Error::Store(s),
+            other => Error::Delivery(other),
+        }
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
+        match self {
+            Error::Tool(m) | Error::Usage(m) => f.write_str(m),
+            Error::Resolve(e) => e.fmt(f),
+            Error::Tree(e) => e.fmt(f),
+            Error::Delivery(e) => e.fmt(f),
+            Error::Store(e) => e.fmt(f),
+        }
     }
 }
 
 impl std::error::Error for Error {}
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn each_layer_has_one_exit_kind() {
+        let cases: Vec<(Error, ErrorKind)> = vec![
+            (Error::tool("x"), ErrorKind::Tool),
+            (Error::usage("x"), ErrorKind::Usage),
+            (
+                ResolveError::NotFound {
+                    text: "x".into(),
+                    store: "/s".into(),
+                }
+                .into(),
+                ErrorKind::Usage,
+            ),
+            (
+                TreeError::ParentCycle {
+                    ids: vec!["a".into(), "b".into()],
+                }
+                .into(),
+                ErrorKind::Store,
+            ),
+            (
+                DeliveryError::InboxFull {
+                    pending: 3,
+                    limit: 3,
+                }
+                .into(),
+                ErrorKind::Tool,
+            ),
+            (DeliveryError::Stopped.into(), ErrorKind::Tool),
+            (
+                DeliveryError::LockTimeout {
+                    path: "/s/inbox.lock".into(),
+                    timeout: Duration::from_secs(1),
+                }
+                .into(),
+                ErrorKind::Store,
+            ),
+        ];
+        for (err, kind) in cases {
+            assert_eq!(err.kind(), kind, "{err}");
+        }
+    }
+}

@@ -1,39 +1,49 @@
-//! `dsh-agents`: the DeepSeek Harness subagent-control tools, offline, over
-//! an on-disk DSH session store. See DESIGN.md for the contract; each module
-//! holds one part of it.
+//! `dsh-agents`: the DeepSeek Harness subagent-control tools over an
+//! on-disk DSH session store.
+//!
+//! The layers, lowest first; no module imports from a layer above its own:
+//!
+//! | folder | holds | DESIGN |
+//! |---|---|---|
+//! | `support/` | clock and ids, parallel map, signal flag | — |
+//! | `store/` | paths and codecs, header, descriptor, enumeration, log reader, scan cache, event rules, packed rows, surface fold, zstd frames, log writer, sidecar I/O | §3 |
+//! | `inbox/` | records, framing, fold (pending, parked, claimable), lock, delivery, claims, liveness, watching | §6 |
+//! | `tree/` | corpus and ancestry, v1 listing rules, v2 tree, names and resolver, collation, callers | §4 |
+//! | `tools/` | one file per model tool, argument validation, the tool context | §5, §7 |
+//! | `operator/` | tree view, inbox view, check, spawn, user delivery | §2 |
+//! | `runtime/` | `serve` and the transcript it writes | §7 |
+//! | `cli/` | clap definitions and dispatch | §2, §8 |
+//!
+//! The public surface is the command line (`cli`), the error type, and
+//! `formats`: the parsers the fuzz targets and the benchmark drive.
 
-pub mod app;
-pub mod args;
-pub mod check;
-pub mod cli;
-pub mod codec;
-pub mod collate;
-pub mod descriptor;
-pub mod error;
-pub mod events;
-pub mod header;
-pub mod identity;
-pub mod inbox;
-pub mod inbox_view;
-pub mod interrupt_agent;
-pub mod list_agents;
-pub mod liveness;
-pub mod log;
-pub mod parallel;
-pub mod parent_message;
-pub mod resolve;
-pub mod runtime;
-pub mod send_message;
-pub mod sidecar;
-pub mod signals;
-pub mod spawn;
-pub mod store;
-pub mod tools;
-pub mod transcript;
-pub mod tree;
-pub mod tree_view;
-pub mod wait_agent;
-pub mod watch;
-pub mod zstd_frames;
+pub(crate) mod cli;
+pub(crate) mod error;
+pub(crate) mod inbox;
+pub(crate) mod operator;
+pub(crate) mod runtime;
+pub(crate) mod store;
+pub(crate) mod support;
+pub(crate) mod tools;
+pub(crate) mod tree;
 
+pub use cli::{Cli, Output, completions, run};
 pub use error::{Error, ErrorKind, Result};
+
+/// The store's formats as parsers, for fuzzing and benchmarks.
+pub mod formats {
+    pub use crate::inbox::Target;
+    pub use crate::inbox::fold::{Fold, count_pending};
+    pub use crate::store::descriptor::{Dialect, parse as parse_descriptor};
+    pub use crate::store::enumerate::expected_session_dir;
+    pub use crate::store::events::validate_event;
+    pub use crate::store::header::{
+        HeaderParse, is_valid_name, parse_header_line, validate_for_restore,
+    };
+    pub use crate::store::packed::decode_storage_record;
+    pub use crate::store::paths::{encode_segment, project_key};
+    pub use crate::store::reader::{Encoding, Inspection, inspect};
+    pub use crate::store::zstd_frames::{
+        Frame, FrameReader, decode_frame, decode_torn_prefix, encode_frame,
+    };
+}

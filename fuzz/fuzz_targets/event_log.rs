@@ -10,9 +10,9 @@ fuzz_target!(|data: &[u8]| {
     let mut f = std::fs::File::create(&path).unwrap();
     f.write_all(data).unwrap();
     drop(f);
-    if let Ok(i) = dsh_agents::log::inspect(&path) {
+    if let Ok(i) = dsh_agents::formats::inspect(&path) {
         assert!(
-            i.committed_bytes <= data.len() as u64 || i.encoding == dsh_agents::log::Encoding::Zstd
+            i.committed_bytes <= data.len() as u64 || i.encoding == dsh_agents::formats::Encoding::Zstd
         );
     }
 });

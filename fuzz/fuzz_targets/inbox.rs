@@ -1,6 +1,6 @@
 #![no_main]
 //! The inbox record parser and fold: pending, parked and claim order.
-use dsh_agents::inbox::{Fold, Target};
+use dsh_agents::formats::{Fold, Target};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

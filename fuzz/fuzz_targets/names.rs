@@ -1,7 +1,7 @@
 #![no_main]
 //! Path codecs and names: an escaped id is one safe segment, never `.`/`..`,
 //! and distinct ids never share a directory.
-use dsh_agents::codec::{encode_segment, project_key};
+use dsh_agents::formats::{encode_segment, project_key};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -30,7 +30,7 @@ fuzz_target!(|data: &[u8]| {
                     && key.len() <= 255
             );
         }
-        let _ = dsh_agents::header::is_valid_name(s);
+        let _ = dsh_agents::formats::is_valid_name(s);
     }
     if a != b {
         if let (Some(x), Some(y)) = (encode_segment(a), encode_segment(b)) {

@@ -1,6 +1,6 @@
 #![no_main]
 //! The Zstandard frame scanner and decoder: complete, torn and corrupt frames.
-use dsh_agents::zstd_frames::{Frame, FrameReader, decode_frame, decode_torn_prefix};
+use dsh_agents::formats::{Frame, FrameReader, decode_frame, decode_torn_prefix};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -138,6 +138,15 @@ pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     out
 }
 
+/// `snapshot` without the scan caches a successful command may refresh:
+/// they summarize logs and never change an answer.
+pub fn snapshot_without_caches(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    snapshot(dir)
+        .into_iter()
+        .filter(|(p, _)| p.file_name().is_none_or(|n| n != "scan.cache"))
+        .collect()
+}
+
 /// Golden comparison; `DSH_AGENTS_BLESS=1` rewrites the file instead.
 pub fn assert_golden(file: &Path, actual: &str) {
     if std::env::var_os("DSH_AGENTS_BLESS").is_some() {

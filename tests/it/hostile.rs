@@ -3,7 +3,7 @@
 //! outside the store.
 
 use crate::common::{TempDir, run, snapshot, write_log};
-use dsh_agents::zstd_frames::encode_frame;
+use dsh_agents::formats::encode_frame;
 
 const ROOT: &str =
     r#"{"type":"session","version":0,"id":"root","createdAt":1,"delegationDepth":0}"#;

@@ -1,0 +1,249 @@
+//! The command line (DESIGN §2): clap definitions only. The domain enums
+//! (contract, scope, delivery list, spawn mode, encoding) are used as they
+//! are; nothing here carries rules.
+
+use crate::inbox::Target;
+use crate::inbox::deliver::DEFAULT_MAX_PENDING;
+use crate::operator::spawn::SpawnMode;
+use crate::store::reader::Encoding;
+use crate::tools::Contract;
+use crate::tools::list_agents::Scope;
+use crate::tools::wait_agent::DEFAULT_TIMEOUT_MS;
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "dsh-agents",
+    version,
+    about = "Offline DSH subagent-control tools over an on-disk DSH session store"
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct GlobalArgs {
+    /// Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]
+    #[arg(long, global = true, env = "DSH_STORE", value_name = "DIR")]
+    pub store: Option<PathBuf>,
+    /// Which tool contract to speak
+    #[arg(
+        long,
+        global = true,
+        env = "DSH_CONTRACT",
+        value_enum,
+        default_value = "v2"
+    )]
+    pub contract: Contract,
+    /// Print the canonical JSON value instead of the rendered text
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Longest wait for an inbox lock, in seconds
+    #[arg(
+        long,
+        global = true,
+        env = "DSH_LOCK_TIMEOUT",
+        value_name = "SECONDS",
+        default_value_t = 10.0
+    )]
+    pub lock_timeout: f64,
+    /// Admission bound: pending messages an inbox may hold before sends are rejected
+    #[arg(long, global = true, env = "DSH_INBOX_MAX_PENDING", value_name = "N", default_value_t = DEFAULT_MAX_PENDING)]
+    pub max_pending: usize,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct CallerArgs {
+    /// The calling agent: a Session id or a unique prefix (>= 4 characters)
+    #[arg(long = "as", id = "caller", env = "DSH_AGENT", value_name = "AGENT")]
+    pub agent: Option<String>,
+}
+
+/// A message-sending command's idempotency key.
+#[derive(Debug, Clone, Args)]
+pub struct IdArg {
+    /// Message id: repeating a send with the same id writes nothing and returns the same receipt
+    #[arg(long = "id", value_name = "MESSAGE_ID")]
+    pub id: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// list_agents: v2 lists the caller's whole tree; v1 lists children or descendants
+    ListAgents {
+        #[command(flatten)]
+        caller: CallerArgs,
+        /// v1 only: children (default) or descendants
+        #[arg(long, value_enum)]
+        scope: Option<Scope>,
+    },
+    /// send_message: v2 any member of the caller's tree by name or id; v1 a direct child by id
+    SendMessage {
+        #[command(flatten)]
+        caller: CallerArgs,
+        /// v2: a name from list_agents (lead, reviewer/checker) or a Session id; v1: the subagent id
+        agent: String,
+        /// The message; - reads standard input
+        message: String,
+        #[command(flatten)]
+        id: IdArg,
+    },
+    /// subagent_send_message (seed 002): parent to a direct continuable child, by id
+    SubagentSendMessage {
+        #[command(flatten)]
+        caller: CallerArgs,
+        agent_id: String,
+        /// The message; - reads standard input
+        message: String,
+        #[command(flatten)]
+        id: IdArg,
+    },
+    /// subagent_parent_message (seed 002): child to its direct parent
+    SubagentParentMessage {
+        #[command(flatten)]
+        caller: CallerArgs,
+        /// The message; - reads standard input
+        message: String,
+        /// followup: the parent's next turn; steer: its next step
+        #[arg(long, value_enum, default_value = "followup")]
+        mode: Target,
+        #[command(flatten)]
+        id: IdArg,
+    },
+    /// Deliver a message as the user to AGENT's next turn
+    Followup {
+        /// A Session id or unique prefix
+        agent: String,
+        /// The message; - reads standard input
+        message: String,
+        #[command(flatten)]
+        id: IdArg,
+    },
+    /// Deliver a message as the user to AGENT's next step
+    Steer {
+        /// A Session id or unique prefix
+        agent: String,
+        /// The message; - reads standard input
+        message: String,
+        #[command(flatten)]
+        id: IdArg,
+    },
+    /// interrupt_agent: stop a descendant's current turn (v2 by name or id; v1 by id)
+    InterruptAgent {
+        #[command(flatten)]
+        caller: CallerArgs,
+        /// v2: a name from list_agents or a Session id; v1: the agent id
+        agent: String,
+    },
+    /// Interrupt AGENT's current turn as the user
+    Interrupt {
+        /// A Session id or unique prefix
+        agent: String,
+    },
+    /// wait_agent (v2): wait for new next-step input in the caller's own inbox
+    WaitAgent {
+        #[command(flatten)]
+        caller: CallerArgs,
+        /// Timeout in milliseconds, 10000 through 3600000
+        #[arg(long, value_name = "MS", default_value_t = DEFAULT_TIMEOUT_MS)]
+        timeout_ms: u64,
+        /// The root tool call: waits under one call report each id once
+        #[arg(long, env = "DSH_CALL_ID", value_name = "ID")]
+        call: Option<String>,
+        /// Poll instead of using file notification
+        #[arg(long)]
+        poll: bool,
+    },
+    /// Hold AGENT live and run CMD once per turn with the claimed messages on stdin
+    Serve {
+        #[command(flatten)]
+        caller: CallerArgs,
+        /// Exit when nothing runnable is left
+        #[arg(long)]
+        once: bool,
+        /// Poll instead of using file notification
+        #[arg(long)]
+        poll: bool,
+        /// Milliseconds between SIGTERM and SIGKILL when a turn is stopped
+        #[arg(long, value_name = "MS", default_value_t = 2000)]
+        grace_ms: u64,
+        /// The handler command and its arguments
+        #[arg(last = true, required = true, value_name = "CMD")]
+        command: Vec<String>,
+    },
+    /// Show AGENT's pending next-step and next-turn messages and parked state
+    Inbox {
+        /// A Session id or unique prefix
+        agent: String,
+    },
+    /// Consume pending input as the agent loop does at a step boundary; print it as JSON
+    Claim {
+        #[command(flatten)]
+        caller: CallerArgs,
+    },
+    /// Run a model tool by name with its raw JSON arguments
+    Call {
+        #[command(flatten)]
+        caller: CallerArgs,
+        #[command(flatten)]
+        id: IdArg,
+        /// The tool's model name, e.g. list_agents
+        tool: String,
+        /// The JSON arguments [default: {}]
+        json_args: Option<String>,
+    },
+    /// Print the subagent:identity runtime context for the caller (seed 001)
+    Identity {
+        #[command(flatten)]
+        caller: CallerArgs,
+    },
+    /// Table of every tree (or the one holding AGENT)
+    Tree {
+        /// A Session id or unique prefix
+        agent: Option<String>,
+    },
+    /// Verify the whole store; report every problem with its path
+    Check,
+    /// Create a session (a root, or a child with --parent) and print its id
+    Spawn(SpawnArgs),
+    /// Print shell completions
+    Completions { shell: clap_complete::Shell },
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct SpawnArgs {
+    /// Parent Session id or unique prefix; omit to create a root
+    #[arg(long)]
+    pub parent: Option<String>,
+    /// Agent name (1-64 of [A-Za-z0-9._-], not "lead", unique among siblings)
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Creation label (the description list_agents shows)
+    #[arg(long)]
+    pub label: Option<String>,
+    /// Child mode
+    #[arg(long, value_enum, default_value = "continuable")]
+    pub mode: SpawnMode,
+    /// The initial prompt, recorded as the first turn
+    #[arg(long)]
+    pub prompt: Option<String>,
+    /// Session id [default: a random UUID]
+    #[arg(long)]
+    pub id: Option<String>,
+    /// Creation time in epoch milliseconds [default: now]
+    #[arg(long, value_name = "MS")]
+    pub created_at: Option<u64>,
+    /// Project directory (absolute); children inherit the parent's by default
+    #[arg(long)]
+    pub cwd: Option<String>,
+    /// Encoding for a new store (an existing store keeps its own)
+    #[arg(long, value_enum, default_value = "none")]
+    pub compression: Encoding,
+    /// Subagent provider recorded in the descriptor
+    #[arg(long, default_value = "spawn")]
+    pub provider: String,
+}

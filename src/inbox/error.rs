@@ -1,0 +1,62 @@
+//! Delivery failures: what can go wrong writing to an inbox.
+
+use crate::error::ErrorKind;
+use crate::store::StoreError;
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Debug)]
+pub enum DeliveryError {
+    /// The admission bound is reached.
+    InboxFull {
+        pending: usize,
+        limit: usize,
+    },
+    /// An interrupt stopped this (external) agent for good.
+    Stopped,
+    /// The writer lock was not had within the bound.
+    LockTimeout {
+        path: PathBuf,
+        timeout: Duration,
+    },
+    Store(StoreError),
+}
+
+impl DeliveryError {
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            DeliveryError::InboxFull { .. } | DeliveryError::Stopped => ErrorKind::Tool,
+            DeliveryError::LockTimeout { .. } | DeliveryError::Store(_) => ErrorKind::Store,
+        }
+    }
+}
+
+impl From<StoreError> for DeliveryError {
+    fn from(e: StoreError) -> Self {
+        DeliveryError::Store(e)
+    }
+}
+
+impl fmt::Display for DeliveryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DeliveryError::InboxFull { pending, limit } => write!(
+                f,
+                "the inbox is full ({pending} pending messages, limit {limit})"
+            ),
+            DeliveryError::Stopped => f.write_str(
+                "the agent was stopped permanently by an interrupt; the message was not delivered",
+            ),
+            DeliveryError::LockTimeout { path, timeout } => write!(
+                f,
+                "timed out after {:.1}s waiting for the lock on {}",
+                timeout.as_secs_f64(),
+                path.display()
+            ),
+            DeliveryError::Store(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for DeliveryError {}

@@ -1,0 +1,17 @@
+//! Sidecar files in a session directory (DESIGN §6): the inbox (records,
+//! framing, fold, lock, delivery, claims), liveness, and change watching.
+//! Nothing here reads the tree: the inbox layer sits on the store alone.
+
+pub mod claim;
+pub mod deliver;
+pub mod error;
+pub mod fold;
+pub mod framing;
+pub mod liveness;
+pub mod lock;
+pub mod record;
+pub mod watch;
+
+pub use deliver::{Inbox, Limits, Receipt};
+pub use error::DeliveryError;
+pub use record::Target;

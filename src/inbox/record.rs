@@ -1,0 +1,109 @@
+//! Inbox records (DESIGN §6): one JSON object per line. One definition
+//! reads them all; it is generic over the payload so admission can check a
+//! record's shape without materializing message bodies.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// Which pending list a message joins. On the command line the lists are
+/// named by DSH's delivery calls: `followup` and `steer`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+pub enum Target {
+    /// Queue as the next turn
+    #[serde(rename = "next-turn")]
+    #[value(name = "followup")]
+    NextTurn,
+    /// Inject at the next step
+    #[serde(rename = "next-step")]
+    #[value(name = "steer")]
+    NextStep,
+}
+
+impl Target {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Target::NextTurn => "next-turn",
+            Target::NextStep => "next-step",
+        }
+    }
+}
+
+/// One inbox record; `P` is how source and content payloads are held.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+#[serde(bound(serialize = "P: Serialize", deserialize = "P: Deserialize<'de>"))]
+pub enum Record<P = Value> {
+    Message {
+        id: String,
+        time: i64,
+        target: Target,
+        source: P,
+        content: Vec<P>,
+    },
+    Claim {
+        time: i64,
+        ids: Vec<String>,
+    },
+    Cancel {
+        time: i64,
+        ids: Vec<String>,
+    },
+    Interrupt {
+        id: String,
+        time: i64,
+        source: P,
+        /// An external execution's interrupt stops it for good.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        permanent: bool,
+    },
+    Wait {
+        time: i64,
+        call: String,
+        ids: Vec<String>,
+    },
+}
+
+/// The record a complete line holds, or `None` when it is not one.
+pub fn parse<P: for<'de> Deserialize<'de>>(line: &[u8]) -> Option<Record<P>> {
+    serde_json::from_slice(line).ok()
+}
+
+/// The complete lines of an inbox's bytes (a torn last line is not read).
+pub fn complete_lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let complete = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |p| p + 1);
+    bytes[..complete]
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+}
+
+/// A message as the fold sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Message {
+    pub id: String,
+    pub time: i64,
+    pub target: Target,
+    pub source: Value,
+    pub content: Vec<Value>,
+    /// Position of the record in the inbox (record index).
+    pub position: usize,
+}
+
+impl Message {
+    /// The text blocks joined, for display.
+    pub fn text(&self) -> String {
+        self.content
+            .iter()
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect()
+    }
+
+    /// The JSON a claim prints and a served turn's handler reads.
+    pub fn to_json(&self) -> Value {
+        json!({"id": self.id, "time": self.time, "target": self.target, "source": self.source, "content": self.content})
+    }
+}
+
+/// Messages as a JSON array, in order.
+pub fn messages_json(messages: &[Message]) -> Value {
+    Value::Array(messages.iter().map(Message::to_json).collect())
+}

@@ -1,0 +1,189 @@
+//! `check`: verify the whole store and report every problem with its path.
+
+use crate::error::Result;
+use crate::inbox::Inbox;
+use crate::inbox::lock::INBOX;
+use crate::store::{Store, reader};
+use crate::tree::Corpus;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::path::Path;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Walk {
+    Unseen,
+    OnPath,
+    Done,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// DSH itself fails or refuses on this.
+    Error,
+    /// DSH copes (skips or lists a diagnostic), but something is wrong.
+    Warning,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Finding {
+    pub severity: Severity,
+    pub path: String,
+    pub message: String,
+}
+
+/// Every problem in the store, in a stable order.
+pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
+    let store = Store::scan(root)?;
+    let mut findings: Vec<Finding> = store
+        .problems
+        .iter()
+        .map(|p| Finding {
+            severity: if p.fatal {
+                Severity::Error
+            } else {
+                Severity::Warning
+            },
+            path: p.path.display().to_string(),
+            message: p.message.clone(),
+        })
+        .collect();
+    let mut push = |severity, path: &Path, message: String| {
+        findings.push(Finding {
+            severity,
+            path: path.display().to_string(),
+            message,
+        });
+    };
+    for rec in &store.sessions {
+        let h = &rec.header;
+        match reader::inspect(&rec.log) {
+            Err(reason) => push(
+                Severity::Error,
+                &rec.log,
+                format!("unreadable session log: {reason}"),
+            ),
+            Ok(i) => {
+                if h.origin_subagent && i.rc8.is_none() && i.seed001.is_none() {
+                    push(
+                        Severity::Warning,
+                        &rec.log,
+                        format!(
+                            "subagent session \"{}\" has no valid subagent/descriptor; it lists as corrupt",
+                            h.id
+                        ),
+                    );
+                }
+            }
+        }
+        if let Some(name) = &h.name
+            && h.valid_name().is_none()
+        {
+            push(
+                Severity::Warning,
+                &rec.log,
+                format!("header name \"{name}\" is not a valid agent name; it is ignored"),
+            );
+        }
+        match Inbox::new(&rec.dir).read() {
+            Err(e) => push(
+                Severity::Error,
+                &rec.dir.join(INBOX),
+                format!("unreadable inbox: {}", e),
+            ),
+            Ok(fold) if fold.bad_lines > 0 => push(
+                Severity::Error,
+                &rec.dir.join(INBOX),
+                format!("{} complete line(s) are not inbox records", fold.bad_lines),
+            ),
+            Ok(_) => {}
+        }
+        if let Some(parent) = h.parent()
+            && store.get(parent).is_none()
+        {
+            push(
+                Severity::Warning,
+                &rec.log,
+                format!(
+                    "parentSession \"{parent}\" of \"{}\" is not in the store",
+                    h.id
+                ),
+            );
+        }
+    }
+    // parentSession cycles, each reported once at its smallest id. Every
+    // session is walked once: O(N) whatever the depth.
+    let corpus = Corpus::new(&store);
+    let n = store.sessions.len();
+    let (mut state, mut at) = (vec![Walk::Unseen; n], vec![0usize; n]);
+    for start in 0..n {
+        let mut path: Vec<usize> = Vec::new();
+        let mut current = Some(start);
+        while let Some(c) = current {
+            match state[c] {
+                Walk::Done => break,
+                Walk::OnPath => {
+                    let mut ids: Vec<&str> = path[at[c]..].iter().map(|i| corpus.id(*i)).collect();
+                    ids.sort();
+                    let first = store.index_of(ids[0]).unwrap_or(c);
+                    push(
+                        Severity::Error,
+                        &store.sessions[first].log,
+                        format!("parentSession cycle: {}", ids.join(" -> ")),
+                    );
+                    break;
+                }
+                Walk::Unseen => {
+                    state[c] = Walk::OnPath;
+                    at[c] = path.len();
+                    path.push(c);
+                    current = corpus.parent_of(c);
+                }
+            }
+        }
+        for i in path {
+            state[i] = Walk::Done;
+        }
+    }
+    // Duplicate sibling names make a name ambiguous.
+    for rec in &store.sessions {
+        let mut seen: HashMap<&str, &str> = HashMap::new();
+        for child in corpus.subagent_children_of(&rec.header.id) {
+            let c = &store.sessions[child].header;
+            if let Some(name) = c.valid_name()
+                && let Some(other) = seen.insert(name, &c.id)
+            {
+                push(
+                    Severity::Warning,
+                    &store.sessions[child].log,
+                    format!(
+                        "sibling name \"{name}\" under \"{}\" is used by \"{other}\" and \"{}\"; it is ambiguous",
+                        rec.header.id, c.id
+                    ),
+                );
+            }
+        }
+    }
+    Ok((store.sessions.len(), findings))
+}
+
+pub fn render(sessions: usize, findings: &[Finding]) -> String {
+    if findings.is_empty() {
+        return format!("ok: {sessions} sessions, no problems");
+    }
+    let mut out: Vec<String> = findings
+        .iter()
+        .map(|f| {
+            let word = match f.severity {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+            };
+            format!("{word}: {}: {}", f.path, f.message)
+        })
+        .collect();
+    out.push(format!(
+        "{} problem(s) in {sessions} sessions",
+        findings.len()
+    ));
+    out.join("\n")
+}

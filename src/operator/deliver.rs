@@ -1,0 +1,50 @@
+//! The operator acting as the user: `followup` (next turn), `steer` (next
+//! step) and `interrupt`, framed as DSH frames user input.
+
+use crate::error::Result;
+use crate::inbox::deliver::NewMessage;
+use crate::inbox::framing::{Framing, InterruptCause};
+use crate::inbox::{Inbox, Limits, Receipt, Target};
+use crate::store::scan_cache::ScanCache;
+use crate::tree::Corpus;
+
+/// Deliver `message` to `target`'s `list` as the user.
+pub fn send_as_user(
+    corpus: &Corpus,
+    target: usize,
+    message: &str,
+    list: Target,
+    id: Option<String>,
+    limits: Limits,
+) -> Result<(String, Receipt)> {
+    let rec = corpus.record(target);
+    let new = NewMessage {
+        target: list,
+        framing: Framing::User,
+        text: message,
+        id,
+    };
+    let receipt = Inbox::new(&rec.dir).deliver(new, limits)?;
+    let text = match list {
+        Target::NextTurn => format!(
+            "message queued as the next turn for agent {}",
+            rec.header.id
+        ),
+        Target::NextStep => format!(
+            "message queued as next-step input for agent {}",
+            rec.header.id
+        ),
+    };
+    Ok((text, receipt))
+}
+
+/// The operator's interrupt, with the user's authority.
+pub fn interrupt_as_user(corpus: &Corpus, target: usize, limits: Limits) -> Result<String> {
+    let cache = ScanCache::default();
+    crate::tools::interrupt_agent::request(corpus, &cache, target, InterruptCause::User, limits)?;
+    cache.commit();
+    Ok(format!(
+        "interrupt requested for agent {}",
+        corpus.id(target)
+    ))
+}

@@ -1,0 +1,263 @@
+//! `spawn`: create a session log shaped like DSH's own — a header, the
+//! descriptor where DSH puts it, and an initial turn carrying the prompt —
+//! published the way DSH materializes a log.
+
+use crate::store::header::{MAX_SAFE_INTEGER, is_valid_name};
+use crate::store::paths::encode_segment;
+use crate::store::reader::Encoding;
+use crate::store::writer::{self, SURFACE_APPEND};
+use crate::store::{StoreError, Suffix, enumerate::expected_session_dir};
+use crate::support::clock::{new_random_id, now_ms};
+use crate::tree::Corpus;
+use crate::tree::ResolveError;
+use crate::tree::caller::resolve_session;
+use serde_json::{Map, Value, json};
+use std::fmt;
+
+/// A child's mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SpawnMode {
+    Continuable,
+    OneShot,
+    /// An external execution (descriptor version 3; contract v2 only)
+    External,
+}
+
+/// What to create.
+#[derive(Debug, Clone)]
+pub struct SpawnRequest {
+    pub parent: Option<String>,
+    pub name: Option<String>,
+    pub label: Option<String>,
+    pub mode: SpawnMode,
+    pub prompt: Option<String>,
+    pub id: Option<String>,
+    pub created_at: Option<u64>,
+    pub cwd: Option<String>,
+    /// The encoding of a new store (an existing store keeps its own).
+    pub encoding: Encoding,
+    pub provider: String,
+}
+
+/// Why a spawn was refused; the CLI names the flag each concerns.
+#[derive(Debug)]
+pub enum SpawnError {
+    EmptyId,
+    DuplicateId(String),
+    RelativeCwd(String),
+    UnsafeCreatedAt(u64),
+    NameWithoutParent,
+    InvalidName(String),
+    NameTaken { name: String, parent: String },
+    Parent(ResolveError),
+    NoProjectDir,
+    Store(StoreError),
+}
+
+impl fmt::Display for SpawnError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SpawnError::EmptyId => f.write_str("a session id cannot be empty"),
+            SpawnError::DuplicateId(id) => write!(f, "session \"{id}\" already exists"),
+            SpawnError::RelativeCwd(cwd) => write!(f, "\"{cwd}\" is not an absolute path"),
+            SpawnError::UnsafeCreatedAt(ms) => write!(f, "{ms} is not a safe integer"),
+            SpawnError::NameWithoutParent => f.write_str("a root is always \"lead\""),
+            SpawnError::InvalidName(name) => write!(
+                f,
+                "\"{name}\" must be 1-64 characters of [A-Za-z0-9._-] and not \"lead\""
+            ),
+            SpawnError::NameTaken { name, parent } => write!(
+                f,
+                "\"{name}\" is already used by a sibling under \"{parent}\""
+            ),
+            SpawnError::Parent(e) => e.fmt(f),
+            SpawnError::NoProjectDir => f.write_str("the project directory cannot be derived"),
+            SpawnError::Store(e) => e.fmt(f),
+        }
+    }
+}
+
+impl From<StoreError> for SpawnError {
+    fn from(e: StoreError) -> Self {
+        SpawnError::Store(e)
+    }
+}
+
+/// Create the session and return its id.
+pub fn spawn(corpus: &Corpus, req: &SpawnRequest) -> Result<String, SpawnError> {
+    let store = corpus.store;
+    let id = req.id.clone().unwrap_or_else(new_random_id);
+    if encode_segment(&id).is_none() {
+        return Err(SpawnError::EmptyId);
+    }
+    if store.get(&id).is_some() {
+        return Err(SpawnError::DuplicateId(id));
+    }
+    if let Some(cwd) = &req.cwd
+        && !cwd.starts_with('/')
+    {
+        return Err(SpawnError::RelativeCwd(cwd.clone()));
+    }
+    let created_at = match req.created_at {
+        Some(ms) => i64::try_from(ms)
+            .ok()
+            .filter(|ms| *ms <= MAX_SAFE_INTEGER)
+            .ok_or(SpawnError::UnsafeCreatedAt(ms))?,
+        None => now_ms(),
+    };
+    let mut header = Map::new();
+    header.insert("type".into(), json!("session"));
+    header.insert("version".into(), json!(0));
+    header.insert("id".into(), json!(id));
+    header.insert("createdAt".into(), json!(created_at));
+    let events = match &req.parent {
+        None => {
+            if req.name.is_some() || req.label.is_some() {
+                return Err(SpawnError::NameWithoutParent);
+            }
+            if let Some(cwd) = &req.cwd {
+                header.insert("cwd".into(), json!(cwd));
+            }
+            header.insert("delegationDepth".into(), json!(0));
+            prompt_turn(req.prompt.as_deref(), created_at, 0, None)
+        }
+        Some(parent) => {
+            let parent_index = resolve_session(store, parent).map_err(SpawnError::Parent)?;
+            let parent = corpus.record(parent_index);
+            if let Some(name) = &req.name {
+                if !is_valid_name(name) {
+                    return Err(SpawnError::InvalidName(name.clone()));
+                }
+                let taken = corpus
+                    .subagent_children_of(&parent.header.id)
+                    .any(|c| corpus.record(c).header.valid_name() == Some(name));
+                if taken {
+                    return Err(SpawnError::NameTaken {
+                        name: name.clone(),
+                        parent: parent.header.id.clone(),
+                    });
+                }
+            }
+            let cwd = req
+                .cwd
+                .clone()
+                .map(Value::String)
+                .or_else(|| parent.header.cwd.clone());
+            if let Some(cwd) = cwd {
+                header.insert("cwd".into(), cwd);
+            }
+            header.insert("parentSession".into(), json!(parent.header.id));
+            header.insert("origin".into(), json!("subagent"));
+            header.insert(
+                "delegationDepth".into(),
+                json!(parent.header.delegation_depth + 1),
+            );
+            if let Some(preset) = &parent.header.agent_preset {
+                header.insert("agentPreset".into(), json!(preset));
+            }
+            if let Some(name) = &req.name {
+                header.insert("name".into(), json!(name));
+            }
+            child_events(req, created_at)
+        }
+    };
+    let suffix = store.suffix_or(match req.encoding {
+        Encoding::Raw => Suffix::Jsonl,
+        Encoding::Zstd => Suffix::JsonlZstd,
+    });
+    let encoding = match suffix {
+        Suffix::Jsonl => Encoding::Raw,
+        Suffix::JsonlZstd => Encoding::Zstd,
+    };
+    let dir = expected_session_dir(&store.root, &id, header.get("cwd"))
+        .ok_or(SpawnError::NoProjectDir)?;
+    let header_line = Value::Object(header).to_string();
+    let lines: Vec<String> = events.iter().map(Value::to_string).collect();
+    let content = writer::encode_log(encoding, &header_line, &lines)?;
+    writer::materialize(&store.root, &dir, &dir.join(suffix.file_name()), &content)?;
+    Ok(id)
+}
+
+fn descriptor(req: &SpawnRequest) -> Value {
+    let label = req.label.clone();
+    match req.mode {
+        SpawnMode::OneShot => {
+            let mut d = json!({"version":2,"mode":"one-shot","provider":req.provider});
+            if let Some(label) = label {
+                d["label"] = json!(label);
+            }
+            d
+        }
+        SpawnMode::Continuable => {
+            json!({"version":2,"mode":"continuable","provider":req.provider,"label":label.unwrap_or_default()})
+        }
+        SpawnMode::External => {
+            json!({"version":3,"mode":"external","provider":req.provider,"label":label.unwrap_or_default()})
+        }
+    }
+}
+
+/// Turn 1 with the prompt as its user message, starting at `seq`; a
+/// one-shot's descriptor goes inside it, after the message, as DSH's
+/// in-process driver writes it.
+fn prompt_turn(prompt: Option<&str>, time: i64, seq: u64, inner: Option<Value>) -> Vec<Value> {
+    let mut out = Vec::new();
+    if prompt.is_none() && inner.is_none() {
+        return out;
+    }
+    let next = |out: &Vec<Value>| seq + out.len() as u64;
+    out.push(writer::event(
+        "turn/start",
+        next(&out),
+        time,
+        json!({"turn":1}),
+        None,
+    ));
+    if let Some(prompt) = prompt {
+        let message = json!({
+            "content": [{"type":"text","text":prompt}],
+            "source": {"kind":"user"},
+            "role": "user",
+            "id": new_random_id(),
+        });
+        out.push(writer::event(
+            "user/message",
+            next(&out),
+            time,
+            message,
+            Some(SURFACE_APPEND),
+        ));
+    }
+    if let Some(d) = inner {
+        out.push(writer::event(
+            "subagent/descriptor",
+            next(&out),
+            time,
+            d,
+            None,
+        ));
+    }
+    out.push(writer::event(
+        "turn/end",
+        next(&out),
+        time,
+        json!({"turn":1,"reason":{"kind":"completed"}}),
+        None,
+    ));
+    out
+}
+
+fn child_events(req: &SpawnRequest, time: i64) -> Vec<Value> {
+    match req.mode {
+        SpawnMode::OneShot => prompt_turn(req.prompt.as_deref(), time, 0, Some(descriptor(req))),
+        SpawnMode::Continuable | SpawnMode::External => {
+            // Continuable children carry the descriptor in their creation seed.
+            let mut out = vec![
+                writer::event("subagent/descriptor", 0, time, descriptor(req), None),
+                writer::event("session/end-seed", 1, time, json!({}), None),
+            ];
+            out.extend(prompt_turn(req.prompt.as_deref(), time, 2, None));
+            out
+        }
+    }
+}

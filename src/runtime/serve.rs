@@ -1,0 +1,186 @@
+//! `serve --as AGENT -- CMD…` (DESIGN §7): a resident runtime that holds the
+//! agent live (`live.lock` for its lifetime, `live.json` current), claims
+//! input at each turn boundary as DSH's loop does, runs CMD once per turn
+//! with the claimed messages as JSON on stdin, records the turn in the
+//! agent's own log, and stops the running CMD when an interrupt arrives.
+
+use super::transcript::{Transcript, TurnEnding};
+use crate::error::{Error, Result};
+use crate::inbox::claim::{Claimed, claim};
+use crate::inbox::liveness::{LiveLock, LiveState};
+use crate::inbox::record::{Message, messages_json};
+use crate::inbox::watch::Watcher;
+use crate::inbox::{Inbox, Limits};
+use crate::store::{SessionRecord, StoreError};
+use crate::support::signals;
+use std::io::Write;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    pub once: bool,
+    pub poll: bool,
+    /// How long a stopped CMD gets between SIGTERM and SIGKILL.
+    pub grace: Duration,
+    pub command: Vec<String>,
+    pub limits: Limits,
+}
+
+/// How a running turn ended.
+enum Ending {
+    Exited(std::process::ExitStatus),
+    Interrupted { permanent: bool },
+    Stopped,
+}
+
+struct Runtime {
+    store_root: PathBuf,
+    id: String,
+    inbox: Inbox,
+    watcher: Watcher,
+    opts: ServeOptions,
+}
+
+/// Serve the session `rec` until stopped (or, with `--once`, until nothing
+/// runnable is left). Returns the number of turns run.
+pub fn serve(store_root: &Path, rec: &SessionRecord, opts: ServeOptions) -> Result<u64> {
+    let id = rec.header.id.clone();
+    if opts.command.is_empty() {
+        return Err(Error::usage("serve needs a command after --"));
+    }
+    let live = LiveLock::take(&rec.dir, &id)?;
+    signals::install();
+    let mut transcript = Transcript::open(rec)?;
+    live.publish(LiveState::Idle, transcript.last_turn)?;
+    let rt = Runtime {
+        store_root: store_root.to_path_buf(),
+        id,
+        inbox: Inbox::new(&rec.dir),
+        watcher: Watcher::new(&rec.dir, opts.poll),
+        opts,
+    };
+    rt.run(&live, &mut transcript)
+}
+
+impl Runtime {
+    fn run(&self, live: &LiveLock, transcript: &mut Transcript) -> Result<u64> {
+        let mut turns = 0;
+        loop {
+            if signals::stop_requested() || self.inbox.stopped() {
+                return Ok(turns);
+            }
+            let Claimed {
+                messages,
+                last_interrupt,
+            } = claim(&self.inbox, self.opts.limits)?;
+            if messages.is_empty() {
+                if self.opts.once {
+                    return Ok(turns);
+                }
+                self.watcher.wait(Duration::from_secs(1));
+                continue;
+            }
+            let turn = transcript.start_turn(&messages)?;
+            turns += 1;
+            live.publish(LiveState::Running, turn)?;
+            let ran = self.run_turn(turn, &messages, last_interrupt);
+            let ending = match &ran {
+                Ok(Ending::Exited(status)) if status.success() => TurnEnding::Completed,
+                Ok(Ending::Exited(status)) => TurnEnding::Error {
+                    message: format!("command exited with {status}"),
+                    code: "COMMAND_FAILED",
+                },
+                Ok(Ending::Interrupted { .. }) => TurnEnding::Interrupted,
+                Ok(Ending::Stopped) => TurnEnding::AbortedByUser,
+                Err(e) => TurnEnding::Error {
+                    message: e.to_string(),
+                    code: "COMMAND_NOT_RUN",
+                },
+            };
+            transcript.end_turn(&ending)?;
+            live.publish(LiveState::Idle, turn)?;
+            match ran {
+                Err(e) => return Err(e),
+                Ok(Ending::Interrupted { permanent: true }) | Ok(Ending::Stopped) => {
+                    return Ok(turns);
+                }
+                Ok(_) => {}
+            }
+        }
+    }
+
+    fn spawn(&self, turn: u64, claimed: &[Message]) -> Result<Child> {
+        let program = &self.opts.command[0];
+        let mut cmd = Command::new(program);
+        cmd.args(&self.opts.command[1..])
+            .stdin(Stdio::piped())
+            .env("DSH_STORE", &self.store_root)
+            .env("DSH_AGENT", &self.id)
+            .env("DSH_TURN", turn.to_string())
+            // Waits inside one turn share a root call, as in one run_code program.
+            .env("DSH_CALL_ID", format!("{}:turn-{turn}", self.id))
+            .process_group(0);
+        let mut child = cmd.spawn().map_err(|e| StoreError::Spawn {
+            program: program.clone(),
+            source: e,
+        })?;
+        let input = messages_json(claimed).to_string();
+        if let Some(mut stdin) = child.stdin.take() {
+            // A handler that does not read its input must not block the turn.
+            std::thread::spawn(move || {
+                let _ = stdin.write_all(input.as_bytes());
+            });
+        }
+        Ok(child)
+    }
+
+    fn run_turn(&self, turn: u64, claimed: &[Message], baseline: Option<usize>) -> Result<Ending> {
+        let mut child = self.spawn(turn, claimed)?;
+        let mut seen_len = None;
+        loop {
+            if let Some(status) = child
+                .try_wait()
+                .map_err(|e| StoreError::io(&self.opts.command[0], e))?
+            {
+                return Ok(Ending::Exited(status));
+            }
+            if signals::stop_requested() {
+                self.stop(&mut child);
+                return Ok(Ending::Stopped);
+            }
+            let len = std::fs::metadata(self.inbox.path()).map(|m| m.len()).ok();
+            if len != seen_len {
+                seen_len = len;
+                let fold = self.inbox.read()?;
+                if fold.last_interrupt != baseline && fold.last_interrupt.is_some() {
+                    self.stop(&mut child);
+                    return Ok(Ending::Interrupted {
+                        permanent: fold.stopped,
+                    });
+                }
+            }
+            self.watcher.wait(Duration::from_millis(50));
+        }
+    }
+
+    /// SIGTERM to CMD's process group, SIGKILL after the grace period.
+    fn stop(&self, child: &mut Child) {
+        let pgid = child.id() as libc::pid_t;
+        // SAFETY: signalling a process group we created.
+        unsafe { libc::kill(-pgid, libc::SIGTERM) };
+        let deadline = Instant::now() + self.opts.grace;
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = child.try_wait() {
+                // The leader is gone; make sure nothing it started lingers.
+                unsafe { libc::kill(-pgid, libc::SIGKILL) };
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        unsafe { libc::kill(-pgid, libc::SIGKILL) };
+        let _ = child.wait();
+    }
+}

@@ -1,0 +1,129 @@
+//! Appending a served agent's turns to its own session log, the way DSH
+//! appends: events continue the decoded seq, a torn tail is cut first (raw)
+//! and every batch is durable before the call returns. Only `serve`, which
+//! holds the agent live, writes here (DESIGN §3).
+
+use crate::inbox::record::Message;
+use crate::store::reader::{self, Encoding};
+use crate::store::writer::{self, SURFACE_APPEND};
+use crate::store::zstd_frames::{Frame, FrameReader};
+use crate::store::{SessionRecord, StoreError};
+use crate::support::clock::now_ms;
+use serde_json::{Value, json};
+use std::path::PathBuf;
+
+/// How a turn ended, as `turn/end` records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TurnEnding {
+    Completed,
+    /// The handler failed (`COMMAND_FAILED`) or could not run (`COMMAND_NOT_RUN`).
+    Error {
+        message: String,
+        code: &'static str,
+    },
+    /// An interrupt stopped the turn.
+    Interrupted,
+    /// The server itself was stopped (Ctrl-C, SIGTERM): the user aborted.
+    AbortedByUser,
+}
+
+impl TurnEnding {
+    pub fn reason(&self) -> Value {
+        match self {
+            TurnEnding::Completed => json!({"kind": "completed"}),
+            TurnEnding::Error { message, code } => {
+                json!({"kind": "error", "error": {"message": message, "code": code}})
+            }
+            TurnEnding::Interrupted => json!({"kind": "interrupted"}),
+            TurnEnding::AbortedByUser => json!({"kind": "aborted", "reason": {"kind": "user"}}),
+        }
+    }
+}
+
+pub struct Transcript {
+    path: PathBuf,
+    encoding: Encoding,
+    next_seq: u64,
+    pub last_turn: u64,
+}
+
+impl Transcript {
+    /// Open the log for appending: refuse an unreadable log, cut a torn raw
+    /// tail, and close a turn a crashed server left open, as DSH's crash
+    /// repair would.
+    pub fn open(rec: &SessionRecord) -> Result<Transcript, StoreError> {
+        let log_error = |reason: String| StoreError::Log {
+            path: rec.log.clone(),
+            reason,
+        };
+        let inspection = reader::inspect(&rec.log).map_err(log_error)?;
+        let len = std::fs::metadata(&rec.log)
+            .map_err(|e| StoreError::io(&rec.log, e))?
+            .len();
+        if inspection.encoding == Encoding::Raw && inspection.committed_bytes < len {
+            writer::truncate(&rec.log, inspection.committed_bytes)?;
+        }
+        if inspection.encoding == Encoding::Zstd {
+            let file = std::fs::File::open(&rec.log).map_err(|e| StoreError::io(&rec.log, e))?;
+            let mut check = FrameReader::new(file);
+            while let Ok(Some(frame)) = check.next_frame() {
+                if matches!(frame, Frame::Torn(_)) {
+                    return Err(log_error(
+                        "the log ends in a torn Zstandard frame; let DSH repair it first".into(),
+                    ));
+                }
+            }
+        }
+        let mut t = Transcript {
+            path: rec.log.clone(),
+            encoding: inspection.encoding,
+            next_seq: inspection.events,
+            last_turn: inspection.last_turn,
+        };
+        if inspection.open_turn {
+            let turn = t.last_turn;
+            t.append(&[(
+                "turn/end",
+                json!({"turn": turn, "reason": TurnEnding::Interrupted.reason()}),
+                None,
+            )])?;
+        }
+        Ok(t)
+    }
+
+    /// Append events `(type, data, surfaceOp)` as one durable batch.
+    fn append(&mut self, events: &[(&str, Value, Option<&str>)]) -> Result<(), StoreError> {
+        let time = now_ms();
+        let mut lines = Vec::with_capacity(events.len());
+        for (k, (ty, data, surface)) in events.iter().enumerate() {
+            let seq = self.next_seq + k as u64;
+            lines.push(writer::event(ty, seq, time, data.clone(), *surface).to_string());
+        }
+        writer::append(&self.path, &writer::encode_batch(self.encoding, &lines)?)?;
+        self.next_seq += events.len() as u64;
+        Ok(())
+    }
+
+    /// `turn/start` and the claimed messages as `user/message` events.
+    pub fn start_turn(&mut self, messages: &[Message]) -> Result<u64, StoreError> {
+        let turn = self.last_turn + 1;
+        let mut events = vec![("turn/start", json!({"turn": turn}), None)];
+        for m in messages {
+            let data =
+                json!({"content": m.content, "source": m.source, "role": "user", "id": m.id});
+            events.push(("user/message", data, Some(SURFACE_APPEND)));
+        }
+        self.append(&events)?;
+        self.last_turn = turn;
+        Ok(turn)
+    }
+
+    pub fn end_turn(&mut self, ending: &TurnEnding) -> Result<(), StoreError> {
+        let turn = self.last_turn;
+        self.append(&[(
+            "turn/end",
+            json!({"turn": turn, "reason": ending.reason()}),
+            None,
+        )])
+    }
+}

@@ -1,0 +1,366 @@
+//! Enumerating a DSH session store (DESIGN §3): `<root>/<project>/<session>/
+//! session.jsonl[.zstd]`, header-only reads, and the store-level failures DSH
+//! reports (flat-file artifact, duplicate id, path/identity mismatch, mixed
+//! encodings, retired header fields). Listing fails on the first fatal
+//! problem; `check` reports them all.
+
+use super::error::StoreError;
+use super::header::{Header, HeaderParse};
+use super::paths::{encode_segment, project_dir_name};
+use super::reader::{Encoding, FirstLine, HeaderError, read_first_line};
+use std::collections::HashMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// A log file name, which fixes the store's encoding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Suffix {
+    Jsonl,
+    JsonlZstd,
+}
+
+impl Suffix {
+    pub fn file_name(self) -> &'static str {
+        match self {
+            Suffix::Jsonl => "session.jsonl",
+            Suffix::JsonlZstd => "session.jsonl.zstd",
+        }
+    }
+    fn ext(self) -> &'static str {
+        match self {
+            Suffix::Jsonl => ".jsonl",
+            Suffix::JsonlZstd => ".jsonl.zstd",
+        }
+    }
+    fn compression(self) -> &'static str {
+        match self {
+            Suffix::Jsonl => "none",
+            Suffix::JsonlZstd => "zstd",
+        }
+    }
+    fn opposite(self) -> Suffix {
+        match self {
+            Suffix::Jsonl => Suffix::JsonlZstd,
+            Suffix::JsonlZstd => Suffix::Jsonl,
+        }
+    }
+}
+
+/// One session found in the store.
+#[derive(Debug, Clone)]
+pub struct SessionRecord {
+    pub header: Header,
+    /// The session directory (where sidecar files live).
+    pub dir: PathBuf,
+    /// The log file.
+    pub log: PathBuf,
+}
+
+/// A problem found while enumerating.
+#[derive(Debug, Clone)]
+pub struct Problem {
+    pub path: PathBuf,
+    pub message: String,
+    /// Fatal problems fail every listing, as they do in DSH.
+    pub fatal: bool,
+}
+
+/// An enumerated store.
+#[derive(Debug)]
+pub struct Store {
+    pub root: PathBuf,
+    pub sessions: Vec<SessionRecord>,
+    pub suffix: Option<Suffix>,
+    by_id: HashMap<String, usize>,
+    pub problems: Vec<Problem>,
+}
+
+impl Store {
+    /// Enumerate the store and fail on its first fatal problem.
+    pub fn open(root: &Path) -> Result<Store, StoreError> {
+        let store = Store::scan(root)?;
+        if let Some(p) = store.problems.iter().find(|p| p.fatal) {
+            return Err(StoreError::Fatal {
+                path: p.path.clone(),
+                message: p.message.clone(),
+            });
+        }
+        Ok(store)
+    }
+
+    /// Enumerate everything, collecting every problem.
+    pub fn scan(root: &Path) -> Result<Store, StoreError> {
+        let root = std::path::absolute(root).map_err(|e| StoreError::io(root, e))?;
+        let mut store = Store {
+            root: root.clone(),
+            sessions: Vec::new(),
+            suffix: None,
+            by_id: HashMap::new(),
+            problems: Vec::new(),
+        };
+        let projects = match sorted_entries(&root) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(store),
+            Err(e) => {
+                return Err(StoreError::Fatal {
+                    message: format!("cannot read session store {}: {e}", root.display()),
+                    path: root,
+                });
+            }
+        };
+        for (name, kind) in projects {
+            let project = root.join(&name);
+            match kind {
+                EntryKind::Dir => store.scan_project(&project),
+                EntryKind::Symlink => store.note(&project, "symbolic link under the store root is ignored (DSH lists only real directories)", false),
+                EntryKind::Other => {}
+            }
+        }
+        Ok(store)
+    }
+
+    fn note(&mut self, path: &Path, message: impl Into<String>, fatal: bool) {
+        self.problems.push(Problem {
+            path: path.to_path_buf(),
+            message: message.into(),
+            fatal,
+        });
+    }
+
+    fn scan_project(&mut self, project: &Path) {
+        let entries = match sorted_entries(project) {
+            Ok(e) => e,
+            Err(e) => {
+                return self.note(
+                    project,
+                    format!(
+                        "cannot read project directory \"{}\": {e}",
+                        project.display()
+                    ),
+                    true,
+                );
+            }
+        };
+        for (name, kind) in &entries {
+            let file_name = name.to_string_lossy();
+            if matches!(kind, EntryKind::Other)
+                && (file_name.ends_with(".jsonl") || file_name.ends_with(".jsonl.zstd"))
+            {
+                let path = project.join(name);
+                self.note(&path, format!("session artifact {} uses the unsupported flat-file layout; use a separate root or move it into a project/session directory before loading", js_quote(&path)), true);
+            }
+        }
+        let mut dirs = Vec::new();
+        for (name, kind) in entries {
+            let dir = project.join(&name);
+            match kind {
+                EntryKind::Dir => dirs.push(dir),
+                EntryKind::Symlink => self.note(&dir, "symbolic link in a project directory is ignored (DSH lists only real directories)", false),
+                EntryKind::Other => {}
+            }
+        }
+        // The file reads are independent; the store-level rules apply in order.
+        let probes = crate::support::parallel::par_map(&dirs, |d| probe_session_dir(d));
+        for (dir, probe) in dirs.iter().zip(probes) {
+            self.apply_probe(dir, probe);
+        }
+    }
+
+    fn apply_probe(&mut self, dir: &Path, probe: DirProbe) {
+        let (found, read) = match probe {
+            DirProbe::Empty => return,
+            DirProbe::Both => {
+                let configured = self.suffix.unwrap_or(Suffix::Jsonl);
+                let odd = dir.join(configured.opposite().file_name());
+                return self.mismatch(&odd, configured);
+            }
+            DirProbe::One(found, read) => (found, read),
+        };
+        let configured = *self.suffix.get_or_insert(found);
+        if found != configured {
+            return self.mismatch(&dir.join(found.file_name()), configured);
+        }
+        let log = dir.join(found.file_name());
+        let (_, first) = match read {
+            Ok(r) => r,
+            Err(HeaderError::Io(e)) => {
+                return self.note(
+                    &log,
+                    format!("cannot read session log \"{}\": {e}", log.display()),
+                    true,
+                );
+            }
+            Err(HeaderError::Corrupt(m)) => {
+                return self.note(&log, format!("{m} ({})", log.display()), true);
+            }
+        };
+        let header = match first {
+            FirstLine::Missing => {
+                return self.note(
+                    &log,
+                    format!(
+                        "session log \"{}\" has no complete header line; DSH skips it",
+                        log.display()
+                    ),
+                    false,
+                );
+            }
+            FirstLine::Parsed(HeaderParse::NotHeader(why)) => {
+                return self.note(
+                    &log,
+                    format!(
+                        "corrupt session log \"{}\": {why}; DSH skips it",
+                        log.display()
+                    ),
+                    false,
+                );
+            }
+            FirstLine::Parsed(HeaderParse::Retired) => {
+                return self.note(&log, format!("corrupt session log \"{}\": session header uses retired policy baseline fields", log.display()), true);
+            }
+            FirstLine::Parsed(HeaderParse::Valid(h)) => *h,
+        };
+        if let Err(message) = self.check_identity(&log, &header, found) {
+            return self.note(&log, message, true);
+        }
+        if self.by_id.contains_key(&header.id) {
+            return self.note(
+                &log,
+                format!(
+                    "duplicate JSONL session id \"{}\" appears in multiple project directories",
+                    header.id
+                ),
+                true,
+            );
+        }
+        self.by_id.insert(header.id.clone(), self.sessions.len());
+        self.sessions.push(SessionRecord {
+            header,
+            dir: dir.to_path_buf(),
+            log,
+        });
+    }
+
+    fn mismatch(&mut self, odd: &Path, configured: Suffix) {
+        let message = format!(
+            "session artifact {} uses {}, but this backend is configured for compression \"{}\"; use a separate root or select the matching compression mode",
+            js_quote(odd),
+            configured.opposite().ext(),
+            configured.compression()
+        );
+        self.note(odd, message, true);
+    }
+
+    /// The header's id and cwd must re-derive the path the log was found at.
+    fn check_identity(&self, log: &Path, header: &Header, suffix: Suffix) -> Result<(), String> {
+        let expected = expected_log_path(&self.root, header, suffix).ok_or_else(|| {
+            format!(
+                "corrupt session log \"{}\": header id cannot name a storage path",
+                log.display()
+            )
+        })?;
+        if expected == log {
+            return Ok(());
+        }
+        let same = match (fs::canonicalize(log), fs::canonicalize(&expected)) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        };
+        if same {
+            return Ok(());
+        }
+        Err(format!(
+            "corrupt session log \"{}\": header id \"{}\" and cwd identify \"{}\"",
+            log.display(),
+            header.id,
+            expected.display()
+        ))
+    }
+
+    pub fn get(&self, id: &str) -> Option<&SessionRecord> {
+        self.by_id.get(id).map(|i| &self.sessions[*i])
+    }
+
+    pub fn index_of(&self, id: &str) -> Option<usize> {
+        self.by_id.get(id).copied()
+    }
+
+    /// The encoding new logs get: the store's own, else `default`.
+    pub fn suffix_or(&self, default: Suffix) -> Suffix {
+        self.suffix.unwrap_or(default)
+    }
+}
+
+/// What one session directory holds, read without touching shared state.
+enum DirProbe {
+    Empty,
+    Both,
+    One(Suffix, Result<(Encoding, FirstLine), HeaderError>),
+}
+
+fn probe_session_dir(dir: &Path) -> DirProbe {
+    let has_raw = exists(&dir.join(Suffix::Jsonl.file_name()));
+    let has_zst = exists(&dir.join(Suffix::JsonlZstd.file_name()));
+    let found = match (has_raw, has_zst) {
+        (false, false) => return DirProbe::Empty,
+        (true, true) => return DirProbe::Both,
+        (true, false) => Suffix::Jsonl,
+        (false, true) => Suffix::JsonlZstd,
+    };
+    DirProbe::One(found, read_first_line(&dir.join(found.file_name())))
+}
+
+/// `<root>/<project>/<encodeSegment(id)>/session.jsonl[.zstd]` for a header;
+/// `None` when the id or cwd cannot name a path.
+pub fn expected_log_path(root: &Path, header: &Header, suffix: Suffix) -> Option<PathBuf> {
+    Some(expected_session_dir(root, &header.id, header.cwd.as_ref())?.join(suffix.file_name()))
+}
+
+/// The session directory DSH derives for an id and a cwd value.
+pub fn expected_session_dir(
+    root: &Path,
+    id: &str,
+    cwd: Option<&serde_json::Value>,
+) -> Option<PathBuf> {
+    let project = match cwd {
+        None => project_dir_name(None)?,
+        Some(serde_json::Value::String(s)) => project_dir_name(Some(s))?,
+        Some(_) => return None,
+    };
+    Some(root.join(project).join(encode_segment(id)?))
+}
+
+/// `JSON.stringify` of a path, as DSH quotes artifact paths.
+fn js_quote(path: &Path) -> String {
+    serde_json::to_string(&path.to_string_lossy()).unwrap_or_default()
+}
+
+enum EntryKind {
+    Dir,
+    Symlink,
+    Other,
+}
+
+/// Directory entries sorted by name, classified without following symlinks
+/// (DSH's `Dirent.isDirectory()` does not follow them either).
+fn sorted_entries(dir: &Path) -> std::io::Result<Vec<(std::ffi::OsString, EntryKind)>> {
+    let mut out = Vec::new();
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        let ft = entry.file_type()?;
+        let kind = if ft.is_dir() {
+            EntryKind::Dir
+        } else if ft.is_symlink() {
+            EntryKind::Symlink
+        } else {
+            EntryKind::Other
+        };
+        out.push((entry.file_name(), kind));
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(out)
+}
+
+fn exists(path: &Path) -> bool {
+    fs::symlink_metadata(path).is_ok()
+}

@@ -1,0 +1,89 @@
+//! Store-layer failures: file-system faults with the path they concern, and
+//! the store-level problems DSH itself reports (their text is DSH's).
+
+use std::fmt;
+use std::path::PathBuf;
+
+#[derive(Debug)]
+pub enum StoreError {
+    /// An I/O failure on a path.
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A file we would open is a symbolic link.
+    Symlink { path: PathBuf },
+    /// A file we would open is a directory or another non-regular file.
+    NotRegular { path: PathBuf },
+    /// A file we would open is a directory.
+    IsDirectory { path: PathBuf },
+    /// A path changed between the check and the open.
+    Changed { path: PathBuf },
+    /// A directory we need is something else.
+    NotADirectory { path: PathBuf },
+    /// A store-level problem that fails listings (DSH's words).
+    Fatal { path: PathBuf, message: String },
+    /// A log that cannot be read or appended to.
+    Log { path: PathBuf, reason: String },
+    /// Another process holds the agent live.
+    AlreadyLive {
+        id: String,
+        holder: Option<u32>,
+        path: PathBuf,
+    },
+    /// A program could not be started.
+    Spawn {
+        program: String,
+        source: std::io::Error,
+    },
+    /// Encoding a frame failed.
+    Encode { reason: String },
+}
+
+impl StoreError {
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        StoreError::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StoreError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            StoreError::Symlink { path } => {
+                write!(f, "{}: refusing to follow a symbolic link", path.display())
+            }
+            StoreError::NotRegular { path } => {
+                write!(f, "{}: not a regular file", path.display())
+            }
+            StoreError::IsDirectory { path } => {
+                write!(f, "{}: is a directory, not a file", path.display())
+            }
+            StoreError::Changed { path } => write!(
+                f,
+                "{}: changed while being opened; refusing to write",
+                path.display()
+            ),
+            StoreError::NotADirectory { path } => write!(f, "{}: not a directory", path.display()),
+            StoreError::Fatal { message, .. } => f.write_str(message),
+            StoreError::Log { path, reason } => {
+                write!(f, "cannot append to {}: {reason}", path.display())
+            }
+            StoreError::AlreadyLive { id, holder, path } => {
+                let holder = holder.map_or("another process".to_string(), |p| format!("pid {p}"));
+                write!(
+                    f,
+                    "agent \"{id}\" is already live: {holder} holds {}",
+                    path.display()
+                )
+            }
+            StoreError::Spawn { program, source } => write!(f, "cannot run {program}: {source}"),
+            StoreError::Encode { reason } => write!(f, "zstd: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}

@@ -1,0 +1,371 @@
+//! Event-line rules of the rc.8 read path: the envelope, the legacy shapes
+//! DSH still upgrades, message shapes, and the known event types. A log
+//! whose committed events break any of them is unreadable.
+
+use super::header::MAX_SAFE_INTEGER;
+use serde_json::{Map, Value};
+
+/// The rc.8 event vocabulary (`KNOWN_SESSION_EVENT_TYPES`).
+pub const KNOWN_EVENT_TYPES: &[&str] = &[
+    "agent-preset/selected",
+    "agent/inbox/spliced",
+    "approval/asked",
+    "approval/decided",
+    "approval/policy",
+    "assistant/chunk",
+    "assistant/message",
+    "command/done",
+    "command/run",
+    "compaction/end",
+    "compaction/prune",
+    "compaction/start",
+    "compaction/summary",
+    "feedback/record",
+    "goal/change",
+    "hook/invoked",
+    "hook/result",
+    "llm/retry",
+    "llm/retry-started",
+    "permission/preset",
+    "plan/mode",
+    "request/context",
+    "request/header",
+    "sandbox/mode",
+    "schedule/change",
+    "session/end-seed",
+    "session/title",
+    "session/title-llm-request",
+    "step/end",
+    "step/start",
+    "subagent/descriptor",
+    "team/member",
+    "team/message/delivered",
+    "team/message/queued",
+    "team/task",
+    "todo/write",
+    "tool-workflow/agent-end",
+    "tool-workflow/agent-start",
+    "tool-workflow/run-end",
+    "tool-workflow/run-start",
+    "tool/call",
+    "tool/code-dispatch",
+    "tool/code-dispatch-start",
+    "tool/result",
+    "turn/end",
+    "turn/start",
+    "user/message",
+    "web/deepseek-search-llm-request",
+];
+
+pub fn safe_int(v: Option<&Value>) -> Option<i64> {
+    let v = v?;
+    if let Some(i) = v.as_i64() {
+        return (i.abs() <= MAX_SAFE_INTEGER).then_some(i);
+    }
+    let f = v.as_f64()?;
+    (f.fract() == 0.0 && f.abs() <= MAX_SAFE_INTEGER as f64).then_some(f as i64)
+}
+
+pub(super) fn has_exact_keys(map: &Map<String, Value>, keys: &[&str]) -> bool {
+    map.len() == keys.len() && keys.iter().all(|k| map.contains_key(*k))
+}
+
+fn has_only_keys(map: &Map<String, Value>, required: &[&str], optional: &[&str]) -> bool {
+    map.keys()
+        .all(|k| required.contains(&k.as_str()) || optional.contains(&k.as_str()))
+        && required.iter().all(|k| map.contains_key(*k))
+}
+
+fn has_provider_model(v: Option<&Value>) -> bool {
+    let nonempty = |k: &str| {
+        v.and_then(|v| v.get(k))
+            .and_then(Value::as_str)
+            .is_some_and(|s| !s.is_empty())
+    };
+    nonempty("provider") && nonempty("model")
+}
+
+/// Validate one committed event as rc.8's restore path does. `index` is its seq.
+pub fn validate_event(value: &Value, index: usize) -> Result<(), String> {
+    let envelope_err = || format!("seed event at index {index} has an invalid event envelope");
+    let Value::Object(ev) = value else {
+        return Err(envelope_err());
+    };
+    for key in ev.keys() {
+        if !matches!(
+            key.as_str(),
+            "type" | "seq" | "time" | "data" | "surfaceOp" | "sourceEventSeqs" | "ignorable"
+        ) {
+            return Err(envelope_err());
+        }
+    }
+    let Some(ty) = ev.get("type").and_then(Value::as_str) else {
+        return Err(envelope_err());
+    };
+    if ty == "request/header-delta" {
+        return Err(format!(
+            "seed event at index {index} uses unsupported legacy request/header-delta format"
+        ));
+    }
+    if safe_int(ev.get("seq")).is_none_or(|s| s < 0)
+        || safe_int(ev.get("time")).is_none()
+        || !ev.contains_key("data")
+    {
+        return Err(envelope_err());
+    }
+    let ignorable = match ev.get("ignorable") {
+        None => false,
+        Some(Value::Bool(true)) => true,
+        Some(_) => return Err(envelope_err()),
+    };
+    let surface = matches!(ty, "user/message" | "assistant/message" | "tool/result");
+    if !surface && (ev.contains_key("surfaceOp") || ev.contains_key("sourceEventSeqs")) {
+        return Err(format!(
+            "session event at seq {index} carries surface metadata on a non-surface type"
+        ));
+    }
+    let data = &ev["data"];
+    match ty {
+        "request/header" => {
+            if data.get("reason").and_then(Value::as_str) == Some("fallback") {
+                return Err(format!(
+                    "seed event at index {index} uses unsupported legacy request/header reason \"fallback\""
+                ));
+            }
+            if !has_provider_model(data.get("header").and_then(|h| h.get("config"))) {
+                return Err(format!(
+                    "seed request/header at index {index} lacks provider/model"
+                ));
+            }
+        }
+        "turn/start" => check_legacy_turn_start(data, index)?,
+        "turn/end" => check_legacy_turn_end(data, index)?,
+        "steering/message" => return check_legacy_steering(data, index),
+        _ => {}
+    }
+    if surface {
+        check_message_shape(ty, data, index)?;
+    }
+    if !ignorable && !KNOWN_EVENT_TYPES.contains(&ty) {
+        return Err(format!(
+            "event type \"{ty}\" (seq {index}) unknown to this harness and not marked ignorable"
+        ));
+    }
+    Ok(())
+}
+
+fn check_legacy_turn_start(data: &Value, index: usize) -> Result<(), String> {
+    let Value::Object(d) = data else {
+        return Ok(());
+    };
+    if !d.contains_key("trigger") {
+        return Ok(());
+    }
+    let ok = safe_int(d.get("turn")).is_some_and(|t| t >= 1)
+        && has_only_keys(d, &["turn", "trigger"], &[])
+        && d["trigger"]
+            .get("kind")
+            .and_then(Value::as_str)
+            .is_some_and(|k| !k.is_empty());
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "malformed pre-react-loop turn/start at seq {index}"
+        ))
+    }
+}
+
+fn check_legacy_turn_end(data: &Value, index: usize) -> Result<(), String> {
+    let Value::Object(d) = data else {
+        return Ok(());
+    };
+    let bad = || Err(format!("malformed pre-react-loop turn/end at seq {index}"));
+    let Some(Value::Object(reason)) = d.get("reason") else {
+        return bad();
+    };
+    if safe_int(d.get("turn")).is_none_or(|t| t < 1) || !has_only_keys(d, &["turn", "reason"], &[])
+    {
+        return bad();
+    }
+    let Some(kind) = reason.get("kind").and_then(Value::as_str) else {
+        return bad();
+    };
+    let only_kind = has_only_keys(reason, &["kind"], &[]);
+    let ok = match kind {
+        "completed" | "blocked" | "max-tokens" | "interrupted" | "disposed" => only_kind,
+        "aborted" => reason.contains_key("reason") || only_kind,
+        "error" => {
+            reason.contains_key("error")
+                || (safe_int(reason.get("step")).is_some_and(|s| s >= 0)
+                    && (reason.get("failure").is_some_and(Value::is_object)
+                        || reason.get("message").is_some_and(Value::is_string)))
+        }
+        _ => true,
+    };
+    if ok { Ok(()) } else { bad() }
+}
+
+fn check_legacy_steering(data: &Value, index: usize) -> Result<(), String> {
+    let bad = || {
+        Err(format!(
+            "malformed pre-react-loop steering/message at seq {index}"
+        ))
+    };
+    let Value::Object(d) = data else { return bad() };
+    let turn_ok = safe_int(d.get("turn")).is_some();
+    if turn_ok
+        && d.get("message").is_some_and(Value::is_object)
+        && has_only_keys(d, &["turn", "message"], &[])
+    {
+        return check_message_shape("user/message", &d["message"], index);
+    }
+    if !turn_ok || !has_only_keys(d, &["turn", "content", "source"], &[]) {
+        return bad();
+    }
+    let mut migrated = d.clone();
+    migrated.remove("turn");
+    migrated.insert("id".into(), "legacy".into());
+    migrated.insert("role".into(), "user".into());
+    check_message_shape("user/message", &Value::Object(migrated), index)
+}
+
+/// `assertMessageEventShape`, after DSH's upgrade of pre-identity messages.
+fn check_message_shape(ty: &str, data: &Value, index: usize) -> Result<(), String> {
+    let subject = format!("session event at seq {index}");
+    let legacy = data.as_object().is_some_and(|d| !d.contains_key("message"));
+    let upgraded;
+    let message: Option<&Value> = match ty {
+        "user/message" => {
+            let is_legacy = data.as_object().is_some_and(|d| {
+                !d.contains_key("id")
+                    && !d.contains_key("role")
+                    && !d.contains_key("message")
+                    && d.contains_key("content")
+                    && d.contains_key("source")
+            });
+            if is_legacy {
+                let mut d = data.as_object().cloned().unwrap_or_default();
+                d.insert("id".into(), "legacy".into());
+                d.insert("role".into(), "user".into());
+                upgraded = Value::Object(d);
+                Some(&upgraded)
+            } else if data.is_object() {
+                Some(data)
+            } else {
+                None
+            }
+        }
+        "assistant/message"
+            if legacy && data.get("content").is_some() && data.get("provenance").is_some() =>
+        {
+            let mut source = data["provenance"].as_object().cloned().unwrap_or_default();
+            source.insert("kind".into(), "model".into());
+            upgraded = serde_json::json!({"id":"legacy","role":"assistant","content":data["content"],"source":source});
+            Some(&upgraded)
+        }
+        "tool/result"
+            if legacy
+                && data.get("callId").is_some()
+                && data.get("content").is_some()
+                && data.get("isError").is_some() =>
+        {
+            upgraded = serde_json::json!({"id":"legacy","role":"user",
+                "content":[{"type":"tool-result","toolCallId":data["callId"],"content":data["content"],"isError":data["isError"]}],
+                "source":{"kind":"tool","callId":data["callId"]}});
+            Some(&upgraded)
+        }
+        _ => data.get("message"),
+    };
+    let Some(Value::Object(m)) = message else {
+        return Err(format!("{subject} lacks an identified message"));
+    };
+    if m.get("id")
+        .and_then(Value::as_str)
+        .is_none_or(str::is_empty)
+    {
+        return Err(format!("{subject} lacks an identified message"));
+    }
+    let role = if ty == "assistant/message" {
+        "assistant"
+    } else {
+        "user"
+    };
+    if m.get("role").and_then(Value::as_str) != Some(role) {
+        return Err(format!("{subject} message must have role \"{role}\""));
+    }
+    let source = m.get("source");
+    let kind = source.and_then(|s| s.get("kind")).and_then(Value::as_str);
+    if !source.is_some_and(Value::is_object) || kind.is_none_or(str::is_empty) {
+        return Err(format!("{subject} message has invalid source"));
+    }
+    let Some(Value::Array(content)) = m.get("content") else {
+        return Err(format!("{subject} message has invalid content"));
+    };
+    match ty {
+        "assistant/message" if kind != Some("model") || !has_provider_model(source) => {
+            Err(format!("{subject} message must have model source"))
+        }
+        "tool/result" => {
+            let call_id = source.and_then(|s| s.get("callId")).and_then(Value::as_str);
+            if kind != Some("tool") || call_id.is_none_or(str::is_empty) {
+                return Err(format!("{subject} message must have tool source"));
+            }
+            let block = content.first();
+            let one = content.len() == 1
+                && block.and_then(|b| b.get("type")).and_then(Value::as_str) == Some("tool-result")
+                && block
+                    .and_then(|b| b.get("content"))
+                    .is_some_and(Value::is_array);
+            if !one {
+                return Err(format!(
+                    "{subject} message must contain one tool-result block"
+                ));
+            }
+            if block
+                .and_then(|b| b.get("toolCallId"))
+                .and_then(Value::as_str)
+                != call_id
+            {
+                return Err(format!("{subject} message has mismatched tool call ids"));
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn envelope_rules() {
+        assert!(
+            validate_event(
+                &json!({"type":"turn/start","seq":0,"time":1,"data":{"turn":1}}),
+                0
+            )
+            .is_ok()
+        );
+        assert!(
+            validate_event(
+                &json!({"type":"turn/start","seq":0,"time":1,"data":{"turn":1},"extra":1}),
+                0
+            )
+            .is_err()
+        );
+        assert!(
+            validate_event(&json!({"type":"x/unknown","seq":0,"time":1,"data":null}), 0).is_err()
+        );
+        assert!(
+            validate_event(
+                &json!({"type":"x/unknown","seq":0,"time":1,"data":null,"ignorable":true}),
+                0
+            )
+            .is_ok()
+        );
+        assert!(validate_event(&json!({"type":"user/message","seq":0,"time":1,"data":{"content":[],"source":{"kind":"user"},"role":"user","id":""}}), 0).is_err());
+    }
+}

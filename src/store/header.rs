@@ -1,0 +1,218 @@
+//! The session header line: DSH's listing shape check (`isHeaderLine`), the
+//! retired-field refusal, and the stricter checks DSH applies on restore.
+
+use serde_json::{Map, Value};
+
+/// The largest integer JavaScript represents exactly (`Number.MAX_SAFE_INTEGER`).
+pub const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
+
+/// A header that passed the listing shape check.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Header {
+    /// `version` as written; listing tolerates any number.
+    pub version: Value,
+    pub id: String,
+    pub created_at: i64,
+    /// Present only when a string; a non-string `cwd` is kept raw for the
+    /// lifecycle comparison and rejected on restore.
+    pub cwd: Option<Value>,
+    pub parent_session: Option<Value>,
+    pub seed_length: Option<Value>,
+    pub origin_subagent: bool,
+    pub delegation_depth: i64,
+    pub agent_preset: Option<String>,
+    /// Optional agent name (this project's extension; DSH ignores it).
+    pub name: Option<String>,
+}
+
+impl Header {
+    pub fn cwd_str(&self) -> Option<&str> {
+        self.cwd.as_ref().and_then(Value::as_str)
+    }
+    /// The parent session id when it is a string (DSH compares with `===`).
+    pub fn parent(&self) -> Option<&str> {
+        self.parent_session.as_ref().and_then(Value::as_str)
+    }
+    /// `seedLength` when it is a usable count.
+    pub fn seed_len(&self) -> u64 {
+        self.seed_length
+            .as_ref()
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+    }
+    /// A valid agent name per DESIGN §3, or `None` (an invalid name is as absent).
+    pub fn valid_name(&self) -> Option<&str> {
+        self.name.as_deref().filter(|n| is_valid_name(n))
+    }
+}
+
+/// The v2 name of every tree root, which no session may take as its own.
+pub const ROOT_NAME: &str = "lead";
+
+/// 1–64 characters of `[A-Za-z0-9._-]`, never `lead`.
+pub fn is_valid_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name != ROOT_NAME
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+}
+
+/// Outcome of reading a first line during listing.
+#[derive(Debug)]
+pub enum HeaderParse {
+    Valid(Box<Header>),
+    /// Not JSON or not header-shaped: DSH silently skips the session.
+    NotHeader(&'static str),
+    /// The retired policy fields: DSH aborts the whole listing.
+    Retired,
+}
+
+fn safe_nonneg_int(v: Option<&Value>) -> Option<i64> {
+    let v = v?;
+    // -0 is a float in serde_json and is rejected along with every fraction.
+    if let Some(i) = v.as_i64() {
+        if (0..=MAX_SAFE_INTEGER).contains(&i) {
+            return Some(i);
+        }
+        return None;
+    }
+    if let Some(u) = v.as_u64() {
+        return (u as i128 <= MAX_SAFE_INTEGER as i128).then_some(u as i64);
+    }
+    let f = v.as_f64()?;
+    if f.fract() == 0.0
+        && f >= 0.0
+        && f <= MAX_SAFE_INTEGER as f64
+        && !(f == 0.0 && f.is_sign_negative())
+    {
+        return Some(f as i64);
+    }
+    None
+}
+
+/// DSH `parseHeaderMeta` + `isHeaderLine` + `fromHeaderLine` on one line of text.
+pub fn parse_header_line(line: &str) -> HeaderParse {
+    let Ok(value) = serde_json::from_str::<Value>(line) else {
+        return HeaderParse::NotHeader("header line is not valid JSON");
+    };
+    match value {
+        Value::Object(map) => parse_header_object(map),
+        _ => HeaderParse::NotHeader("first line is not a session header"),
+    }
+}
+
+fn parse_header_object(map: Map<String, Value>) -> HeaderParse {
+    const NOT: HeaderParse = HeaderParse::NotHeader("first line is not a session header");
+    if map.get("type").and_then(Value::as_str) != Some("session") {
+        return NOT;
+    }
+    let version = match map.get("version") {
+        Some(v @ Value::Number(_)) => v.clone(),
+        _ => return NOT,
+    };
+    let Some(id) = map.get("id").and_then(Value::as_str) else {
+        return NOT;
+    };
+    let Some(created_at) = safe_nonneg_int(map.get("createdAt")) else {
+        return NOT;
+    };
+    let Some(delegation_depth) = safe_nonneg_int(map.get("delegationDepth")) else {
+        return NOT;
+    };
+    let origin_subagent = match map.get("origin") {
+        None => false,
+        Some(Value::String(s)) if s == "subagent" => true,
+        Some(_) => return NOT,
+    };
+    let agent_preset = match map.get("agentPreset") {
+        None => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(_) => return NOT,
+    };
+    if map.contains_key("sandboxMode") || map.contains_key("approvalPolicy") {
+        return HeaderParse::Retired;
+    }
+    // JSON `null` is "present" to `!== undefined` checks, so keep it.
+    HeaderParse::Valid(Box::new(Header {
+        version,
+        id: id.to_string(),
+        created_at,
+        cwd: map.get("cwd").cloned(),
+        parent_session: map.get("parentSession").cloned(),
+        seed_length: map.get("seedLength").cloned(),
+        origin_subagent,
+        delegation_depth,
+        agent_preset,
+        name: map.get("name").and_then(Value::as_str).map(str::to_string),
+    }))
+}
+
+/// DSH's restore-time header validation; `Err` makes the log unreadable.
+pub fn validate_for_restore(h: &Header) -> Result<(), String> {
+    if h.version.as_f64() != Some(0.0) {
+        return Err(format!(
+            "session \"{}\" uses log format v{}, but this harness reads only v0",
+            h.id, h.version
+        ));
+    }
+    if let Some(cwd) = &h.cwd {
+        match cwd.as_str() {
+            Some(s) if s.starts_with('/') => {}
+            Some(s) => {
+                return Err(format!(
+                    "session header cwd must be an absolute path, got \"{s}\""
+                ));
+            }
+            None => return Err("session header cwd must be a string".into()),
+        }
+    }
+    if let Some(p) = &h.parent_session
+        && !p.is_string()
+    {
+        return Err("session header parentSession must be a string".into());
+    }
+    if h.seed_length.is_some() && safe_nonneg_int(h.seed_length.as_ref()).is_none() {
+        return Err("session header seedLength must be a non-negative safe integer".into());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shape_check_follows_dsh() {
+        let ok = r#"{"type":"session","version":0,"id":"a","createdAt":1,"delegationDepth":0}"#;
+        assert!(matches!(parse_header_line(ok), HeaderParse::Valid(_)));
+        let neg_zero =
+            r#"{"type":"session","version":0,"id":"a","createdAt":-0,"delegationDepth":0}"#;
+        assert!(matches!(
+            parse_header_line(neg_zero),
+            HeaderParse::NotHeader(_)
+        ));
+        let no_depth = r#"{"type":"session","version":0,"id":"a","createdAt":1}"#;
+        assert!(matches!(
+            parse_header_line(no_depth),
+            HeaderParse::NotHeader(_)
+        ));
+        let retired = r#"{"type":"session","version":0,"id":"a","createdAt":1,"delegationDepth":0,"sandboxMode":"x"}"#;
+        assert!(matches!(parse_header_line(retired), HeaderParse::Retired));
+        let foreign =
+            r#"{"type":"session","version":4,"id":"a","createdAt":1,"delegationDepth":0}"#;
+        let HeaderParse::Valid(h) = parse_header_line(foreign) else {
+            panic!()
+        };
+        assert!(validate_for_restore(&h).is_err());
+    }
+
+    #[test]
+    fn names() {
+        assert!(is_valid_name("reviewer"));
+        assert!(!is_valid_name("lead"));
+        assert!(!is_valid_name("a/b"));
+        assert!(!is_valid_name(""));
+        assert!(!is_valid_name(&"x".repeat(65)));
+    }
+}

@@ -1,0 +1,91 @@
+//! JSON lines parsed the way JavaScript's `JSON.parse` reads them.
+
+use serde_json::Value;
+
+/// Parse one JSON line as JavaScript's `JSON.parse` would. `serde_json`
+/// rejects escaped lone surrogates (`"\ud800"`), which JavaScript keeps in
+/// its UTF-16 strings; such escapes become U+FFFD, which is also what Node
+/// prints for a lone surrogate.
+pub fn parse_json_line(text: &str) -> Result<Value, serde_json::Error> {
+    match serde_json::from_str(text) {
+        Err(e) if text.contains("\\u") => match replace_lone_surrogates(text) {
+            Some(fixed) => serde_json::from_str(&fixed),
+            None => Err(e),
+        },
+        other => other,
+    }
+}
+
+fn hex4(b: &[u8]) -> Option<u16> {
+    std::str::from_utf8(b.get(..4)?)
+        .ok()
+        .and_then(|s| u16::from_str_radix(s, 16).ok())
+}
+
+/// Rewrite unpaired `\uD800`–`\uDFFF` escapes inside strings; `None` when
+/// there were none (so the original error stands).
+fn replace_lone_surrogates(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let (mut i, mut last, mut changed, mut in_string) = (0, 0, false, false);
+    while i < b.len() {
+        match b[i] {
+            b'"' => in_string = !in_string,
+            b'\\' if in_string && i + 1 < b.len() => {
+                if b[i + 1] == b'u'
+                    && let Some(unit) = hex4(&b[i + 2..])
+                {
+                    let high = (0xD800..0xDC00).contains(&unit);
+                    let low = (0xDC00..0xE000).contains(&unit);
+                    let paired = high
+                        && b.get(i + 6..i + 8) == Some(b"\\u")
+                        && hex4(&b[i + 8..]).is_some_and(|n| (0xDC00..0xE000).contains(&n));
+                    if paired {
+                        i += 12;
+                        continue;
+                    }
+                    if high || low {
+                        out.push_str(&text[last..i]);
+                        out.push_str("\\uFFFD");
+                        changed = true;
+                        i += 6;
+                        last = i;
+                        continue;
+                    }
+                }
+                i += 2;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out.push_str(&text[last..]);
+    changed.then_some(out)
+}
+
+#[cfg(test)]
+mod surrogate_tests {
+    use super::*;
+
+    #[test]
+    fn lone_surrogates_parse_as_javascript_does() {
+        assert_eq!(
+            parse_json_line(r#"{"a":"x\ud800y"}"#).unwrap()["a"],
+            "x\u{FFFD}y"
+        );
+        assert_eq!(
+            parse_json_line(r#"{"a":"\udc00"}"#).unwrap()["a"],
+            "\u{FFFD}"
+        );
+        assert_eq!(
+            parse_json_line(r#"{"a":"\ud83d\ude00"}"#).unwrap()["a"],
+            "😀"
+        );
+        assert_eq!(
+            parse_json_line(r#"{"a":"\\ud800"}"#).unwrap()["a"],
+            "\\ud800"
+        );
+        assert!(parse_json_line(r#"{"a":"\ud800"#).is_err());
+    }
+}

@@ -1,0 +1,21 @@
+//! The DSH session store (DESIGN §3): paths and codecs, headers and
+//! descriptors, enumeration, the streaming log reader with its scan cache,
+//! rc.8's event rules, and the writers for logs and sidecar files.
+
+pub mod descriptor;
+pub mod enumerate;
+pub mod error;
+pub mod events;
+pub mod header;
+pub mod json;
+pub mod packed;
+pub mod paths;
+pub mod reader;
+pub mod scan_cache;
+pub mod sidecar;
+pub mod surface;
+pub mod writer;
+pub mod zstd_frames;
+
+pub use enumerate::{SessionRecord, Store, Suffix};
+pub use error::StoreError;

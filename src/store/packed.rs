@@ -1,0 +1,134 @@
+//! Packed chunk rows (`text-chunks`, `reasoning-chunks`, `tool-call-chunks`):
+//! rc.8's `decodeStorageRecord`, which expands one stored row into the
+//! `assistant/chunk` events it stands for.
+
+use super::events::{has_exact_keys, safe_int};
+use super::header::MAX_SAFE_INTEGER;
+use serde_json::{Map, Value};
+
+/// Decode one parsed line into its events (`decodeStorageRecord`): packed
+/// chunk rows expand, every other value passes through unvalidated.
+pub fn decode_storage_record(value: Value) -> Result<Vec<Value>, String> {
+    let tag = match &value {
+        Value::Object(m) => m.get("type").and_then(Value::as_str).unwrap_or(""),
+        _ => "",
+    };
+    if !matches!(tag, "text-chunks" | "reasoning-chunks" | "tool-call-chunks") {
+        return Ok(vec![value]);
+    }
+    let tag = tag.to_string();
+    let malformed = |why: &str| format!("malformed {tag} storage row: {why}");
+    let Value::Object(row) = value else {
+        unreachable!("tag read from an object")
+    };
+    if !has_exact_keys(&row, &["type", "seq0", "time0", "data"]) {
+        return Err(malformed(
+            "envelope must be exactly {type, seq0, time0, data}",
+        ));
+    }
+    let seq0 = safe_int(row.get("seq0"))
+        .filter(|s| *s >= 0)
+        .ok_or_else(|| malformed("seq0 must be a non-negative safe integer"))?;
+    let time0 =
+        safe_int(row.get("time0")).ok_or_else(|| malformed("time0 must be a safe integer"))?;
+    let Some(Value::Object(data)) = row.get("data") else {
+        return Err(malformed("data must be an object"));
+    };
+    let payload_key = if tag == "tool-call-chunks" {
+        let with_name =
+            has_exact_keys(data, &["turn", "step", "index", "id", "name", "dt", "args"]);
+        if !with_name && !has_exact_keys(data, &["turn", "step", "index", "id", "dt", "args"]) {
+            return Err(malformed(
+                "data must be exactly {turn, step, index, id, name?, dt, args}",
+            ));
+        }
+        if !data["id"].is_string() || (with_name && !data["name"].is_string()) {
+            return Err(malformed("id (and name when present) must be strings"));
+        }
+        "args"
+    } else {
+        if !has_exact_keys(data, &["turn", "step", "index", "dt", "texts"]) {
+            return Err(malformed(
+                "data must be exactly {turn, step, index, dt, texts}",
+            ));
+        }
+        "texts"
+    };
+    if !data["turn"].is_number() || !data["step"].is_number() || !data["index"].is_number() {
+        return Err(malformed("turn/step/index must be numbers"));
+    }
+    let members = match data.get(payload_key) {
+        Some(Value::Array(a)) if !a.is_empty() && a.iter().all(Value::is_string) => a,
+        _ => return Err(malformed("payload must be a non-empty string array")),
+    };
+    let dt: Vec<i64> = match data.get("dt") {
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|g| safe_int(Some(g)))
+            .collect::<Option<_>>()
+            .ok_or_else(|| malformed("dt must be an array of safe integers"))?,
+        _ => return Err(malformed("dt must be an array of safe integers")),
+    };
+    if dt.len() != members.len() - 1 {
+        return Err(malformed("dt length does not match members"));
+    }
+    if seq0 + members.len() as i64 - 1 > MAX_SAFE_INTEGER {
+        return Err(malformed("member seqs must stay safe integers"));
+    }
+    let mut time = time0;
+    let mut out = Vec::with_capacity(members.len());
+    for (k, member) in members.iter().enumerate() {
+        if k > 0 {
+            time += dt[k - 1];
+            if time.abs() > MAX_SAFE_INTEGER {
+                return Err(malformed("member times must stay safe integers"));
+            }
+        }
+        let mut chunk = Map::new();
+        match tag.as_str() {
+            "text-chunks" | "reasoning-chunks" => {
+                let kind = if tag == "text-chunks" {
+                    "text-delta"
+                } else {
+                    "reasoning-delta"
+                };
+                chunk.insert("type".into(), kind.into());
+                chunk.insert("index".into(), data["index"].clone());
+                chunk.insert("text".into(), member.clone());
+            }
+            _ => {
+                chunk.insert("type".into(), "tool-call-delta".into());
+                chunk.insert("index".into(), data["index"].clone());
+                chunk.insert("id".into(), data["id"].clone());
+                if let Some(name) = data.get("name") {
+                    chunk.insert("name".into(), name.clone());
+                }
+                chunk.insert("argumentsDelta".into(), member.clone());
+            }
+        }
+        out.push(serde_json::json!({
+            "type": "assistant/chunk",
+            "seq": seq0 + k as i64,
+            "time": time,
+            "data": {"turn": data["turn"], "step": data["step"], "chunk": chunk},
+        }));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn packed_rows_expand() {
+        let row = json!({"type":"text-chunks","seq0":14,"time0":100,"data":{"turn":2,"step":1,"index":0,"dt":[0,3],"texts":["Hel","lo"," world"]}});
+        let events = decode_storage_record(row).unwrap();
+        assert_eq!(events.len(), 3);
+        assert_eq!(events[2]["seq"], 16);
+        assert_eq!(events[2]["time"], 103);
+        let bad = json!({"type":"text-chunks","seq0":14,"time0":100,"data":{"turn":2,"step":1,"index":0,"dt":[0],"texts":["a","b","c"]}});
+        assert!(decode_storage_record(bad).is_err());
+    }
+}

@@ -1,0 +1,473 @@
+//! Reading one session log, raw or Zstandard (sniffed by magic bytes), the
+//! way DSH rc.8 reads it: the header record, then a streaming scan of event
+//! lines with torn-tail tolerance and the "defect before a committed
+//! `turn/end` is corruption" rule. Memory holds one line (or one frame) at a
+//! time, never the whole log.
+
+use super::descriptor::{Dialect, Identity, IdentityFold};
+use super::events::validate_event;
+use super::header::{Header, HeaderParse, parse_header_line, validate_for_restore};
+use super::packed::decode_storage_record;
+use super::surface::Surface;
+use super::zstd_frames::{self, Frame, FrameError, FrameReader, ZSTD_MAGIC};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader};
+use std::path::Path;
+
+/// How a log's bytes are encoded, by content rather than by file name. On
+/// the command line (`--compression`) raw is `none`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Encoding {
+    #[value(name = "none")]
+    Raw,
+    Zstd,
+}
+
+/// The first record of a log, as enumeration sees it.
+#[derive(Debug)]
+pub enum FirstLine {
+    /// No complete first record yet (DSH skips the session).
+    Missing,
+    Parsed(HeaderParse),
+}
+
+/// A failure that makes DSH's listing fail as a whole (zstd header frames).
+#[derive(Debug)]
+pub enum HeaderError {
+    Io(io::Error),
+    Corrupt(String),
+}
+
+fn sniff(file: &mut BufReader<File>) -> io::Result<Encoding> {
+    let head = file.fill_buf()?;
+    Ok(if head.len() >= 4 && head[..4] == ZSTD_MAGIC {
+        Encoding::Zstd
+    } else {
+        Encoding::Raw
+    })
+}
+
+/// Read just the header record (DSH `readFirstLine` / `readFirstZstdLine`).
+pub fn read_first_line(path: &Path) -> Result<(Encoding, FirstLine), HeaderError> {
+    let file = File::open(path).map_err(HeaderError::Io)?;
+    let mut reader = BufReader::with_capacity(8192, file);
+    let encoding = sniff(&mut reader).map_err(HeaderError::Io)?;
+    let line = match encoding {
+        Encoding::Raw => {
+            let mut line = Vec::new();
+            reader
+                .read_until(b'\n', &mut line)
+                .map_err(HeaderError::Io)?;
+            if line.last() != Some(&b'\n') {
+                return Ok((encoding, FirstLine::Missing));
+            }
+            line.pop();
+            line
+        }
+        Encoding::Zstd => {
+            let mut frames = FrameReader::new(reader);
+            let frame = match frames.next_frame() {
+                Ok(Some(Frame::Complete(f))) => f,
+                Ok(_) => return Ok((encoding, FirstLine::Missing)),
+                Err(FrameError::Io(e)) => return Err(HeaderError::Io(e)),
+                Err(FrameError::Corrupt(m)) => return Err(HeaderError::Corrupt(m)),
+            };
+            let mut plain = zstd_frames::decode_frame(&frame).map_err(|_| {
+                HeaderError::Corrupt(
+                    "corrupt Zstandard session log: header frame failed validation".into(),
+                )
+            })?;
+            check_header_frame(&plain).map_err(HeaderError::Corrupt)?;
+            plain.pop();
+            plain
+        }
+    };
+    Ok((
+        encoding,
+        FirstLine::Parsed(parse_header_line(&String::from_utf8_lossy(&line))),
+    ))
+}
+
+fn check_header_frame(plain: &[u8]) -> Result<(), String> {
+    if plain.is_empty() || plain.iter().position(|b| *b == b'\n') != Some(plain.len() - 1) {
+        return Err(
+            "corrupt Zstandard session log: first frame is not exactly one header line".into(),
+        );
+    }
+    Ok(())
+}
+
+/// What a full read of a log establishes.
+#[derive(Debug, Clone)]
+pub struct Inspection {
+    pub header: Header,
+    pub encoding: Encoding,
+    /// Listing identity under rc.8 rules (contract v1).
+    pub rc8: Option<Identity>,
+    /// Listing identity under seed-001 rules (contract v2).
+    pub seed001: Option<Identity>,
+    /// Committed events (the next seq to write).
+    pub events: u64,
+    /// Byte length of the committed prefix (raw logs: where a repair truncates).
+    pub committed_bytes: u64,
+    /// Whether the committed log ends inside a turn.
+    pub open_turn: bool,
+    /// The highest turn number seen (turns continue across a fork seed).
+    pub last_turn: u64,
+    /// rc.8's resume authority: the first descriptor in the session's own
+    /// suffix (from `seedLength`). `None`: none there; `Some(Err)`: malformed.
+    pub own_descriptor: Option<Result<Option<Identity>, String>>,
+}
+
+/// DSH `inspect`: `Err` is any reason the log cannot be read ("unavailable").
+pub fn inspect(path: &Path) -> Result<Inspection, String> {
+    inspect_from(path, None).map(|(i, _)| i)
+}
+
+/// Where a scan may resume: the state after a committed prefix that ends
+/// on a record boundary (raw) or a frame boundary (zstd), with no pending
+/// defect. Only ever used for logs that grow by appending, as DSH's do.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Resume {
+    dev: u64,
+    ino: u64,
+    /// File offset to continue reading at.
+    offset: u64,
+    /// The raw header record, re-validated on resume.
+    header: String,
+    encoding_zstd: bool,
+    count: u64,
+    line_no: u64,
+    rc8: Option<Identity>,
+    seed001: Option<Identity>,
+    open_turn: bool,
+    #[serde(default)]
+    last_turn: u64,
+    own_descriptor: Option<Result<Option<Identity>, String>>,
+}
+
+pub(crate) fn inspect_from(
+    path: &Path,
+    resume: Option<Resume>,
+) -> Result<(Inspection, Option<Resume>), String> {
+    use std::io::{Seek, SeekFrom};
+    use std::os::unix::fs::MetadataExt;
+    let file = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let meta = file.metadata().map_err(|e| e.to_string())?;
+    let (dev, ino) = (meta.dev(), meta.ino());
+    let resume = resume.filter(|r| r.dev == dev && r.ino == ino && r.offset <= meta.len());
+    let mut reader = BufReader::with_capacity(64 * 1024, file);
+    let encoding = sniff(&mut reader).map_err(|e| e.to_string())?;
+    if let Some(r) = resume {
+        if r.encoding_zstd != (encoding == Encoding::Zstd) {
+            return Err("scan cache does not match the log".into());
+        }
+        let header = parse_header_record(r.header.as_bytes())?;
+        let mut scanner = Scanner::new(header, encoding, r.offset);
+        scanner.count = r.count;
+        scanner.line_no = r.line_no;
+        scanner.rc8.identity = r.rc8;
+        scanner.seed001.identity = r.seed001;
+        scanner.open_turn = r.open_turn;
+        scanner.last_turn = r.last_turn;
+        // The surface nodes are not cached (they grow with the log): a
+        // resumed scan checks appends and rereads the log for a replace.
+        scanner.surface = Surface::resumed();
+        scanner.own_descriptor = r.own_descriptor;
+        reader
+            .seek(SeekFrom::Start(r.offset))
+            .map_err(|e| e.to_string())?;
+        let header_line = r.header;
+        return match encoding {
+            Encoding::Raw => scan_raw(reader, scanner, header_line, (dev, ino)),
+            Encoding::Zstd => scan_zstd(
+                FrameReader::new(reader),
+                scanner,
+                header_line,
+                r.offset,
+                (dev, ino),
+            ),
+        };
+    }
+    match encoding {
+        Encoding::Raw => {
+            let mut line = Vec::new();
+            reader
+                .read_until(b'\n', &mut line)
+                .map_err(|e| e.to_string())?;
+            if line.last() != Some(&b'\n') {
+                return Err("empty or header-less session log".into());
+            }
+            let record = String::from_utf8_lossy(&line[..line.len() - 1]).into_owned();
+            let header = parse_header_record(record.as_bytes())?;
+            let scanner = Scanner::new(header, Encoding::Raw, line.len() as u64);
+            scan_raw(reader, scanner, record, (dev, ino))
+        }
+        Encoding::Zstd => {
+            let mut frames = FrameReader::new(reader);
+            let first = match frames.next_frame().map_err(frame_err)? {
+                Some(Frame::Complete(f)) => f,
+                _ => return Err("empty or header-less Zstandard session log".into()),
+            };
+            let plain = zstd_frames::decode_frame(&first).map_err(|_| {
+                "corrupt Zstandard session log: frame at byte 0 failed validation".to_string()
+            })?;
+            check_header_frame(&plain)?;
+            let record = String::from_utf8_lossy(&plain[..plain.len() - 1]).into_owned();
+            let header = parse_header_record(record.as_bytes())?;
+            let scanner = Scanner::new(header, Encoding::Zstd, plain.len() as u64);
+            scan_zstd(frames, scanner, record, first.len() as u64, (dev, ino))
+        }
+    }
+}
+
+fn parse_header_record(record: &[u8]) -> Result<Header, String> {
+    match parse_header_line(&String::from_utf8_lossy(record)) {
+        HeaderParse::Valid(h) => {
+            validate_for_restore(&h)?;
+            Ok(*h)
+        }
+        HeaderParse::NotHeader(why) => Err(format!("corrupt session log: {why}")),
+        HeaderParse::Retired => Err("session header uses retired policy baseline fields".into()),
+    }
+}
+
+fn frame_err(e: FrameError) -> String {
+    match e {
+        FrameError::Io(e) => e.to_string(),
+        FrameError::Corrupt(m) => m,
+    }
+}
+
+fn resume_point(s: &Scanner, header: String, offset: u64, id: (u64, u64)) -> Option<Resume> {
+    s.issue.is_none().then(|| Resume {
+        dev: id.0,
+        ino: id.1,
+        offset,
+        header,
+        encoding_zstd: s.encoding == Encoding::Zstd,
+        count: s.count,
+        line_no: s.line_no,
+        rc8: s.rc8.identity.clone(),
+        seed001: s.seed001.identity.clone(),
+        open_turn: s.open_turn,
+        last_turn: s.last_turn,
+        own_descriptor: s.own_descriptor.clone(),
+    })
+}
+
+fn scan_raw(
+    mut reader: BufReader<File>,
+    mut scanner: Scanner,
+    header: String,
+    id: (u64, u64),
+) -> Result<(Inspection, Option<Resume>), String> {
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = reader
+            .read_until(b'\n', &mut line)
+            .map_err(|e| e.to_string())?;
+        if n == 0 || line.last() != Some(&b'\n') {
+            // A final record without a newline is a torn tail.
+            break;
+        }
+        scanner.consume_line(&line[..line.len() - 1], n as u64)?;
+    }
+    let resume = resume_point(&scanner, header, scanner.committed_bytes, id);
+    Ok((scanner.finish(), resume))
+}
+
+fn scan_zstd(
+    mut frames: FrameReader<BufReader<File>>,
+    mut scanner: Scanner,
+    header: String,
+    mut offset: u64,
+    id: (u64, u64),
+) -> Result<(Inspection, Option<Resume>), String> {
+    let mut fragment: Vec<u8> = Vec::new();
+    loop {
+        match frames.next_frame().map_err(frame_err)? {
+            Some(Frame::Complete(f)) => {
+                let plain = zstd_frames::decode_frame(&f).map_err(|_| {
+                    format!(
+                        "corrupt Zstandard session log: frame at byte {offset} failed validation"
+                    )
+                })?;
+                offset += f.len() as u64;
+                scanner.write(&mut fragment, &plain)?;
+            }
+            Some(Frame::Torn(f)) => {
+                check_complete(&scanner, &fragment)?;
+                let resume = resume_point(&scanner, header, offset, id);
+                let plain = zstd_frames::decode_torn_prefix(&f);
+                scanner.write(&mut fragment, &plain)?;
+                return Ok((scanner.finish(), resume));
+            }
+            None => {
+                check_complete(&scanner, &fragment)?;
+                let resume = resume_point(&scanner, header, offset, id);
+                return Ok((scanner.finish(), resume));
+            }
+        }
+    }
+}
+
+/// In zstd mode only the torn final frame may hold a partial record.
+fn check_complete(scanner: &Scanner, fragment: &[u8]) -> Result<(), String> {
+    if scanner.issue.is_some() || !fragment.is_empty() {
+        return Err(
+            "corrupt Zstandard session log: complete frame contains a torn JSONL record".into(),
+        );
+    }
+    Ok(())
+}
+
+/// DSH's `SessionLogScanner` plus the restore-time checks and listing folds.
+struct Scanner {
+    header: Header,
+    encoding: Encoding,
+    count: u64,
+    line_no: u64,
+    issue: Option<String>,
+    committed_bytes: u64,
+    bytes: u64,
+    rc8: IdentityFold,
+    seed001: IdentityFold,
+    open_turn: bool,
+    last_turn: u64,
+    own_descriptor: Option<Result<Option<Identity>, String>>,
+    surface: Surface,
+}
+
+impl Scanner {
+    fn new(header: Header, encoding: Encoding, header_bytes: u64) -> Self {
+        Scanner {
+            header,
+            encoding,
+            count: 0,
+            line_no: 0,
+            issue: None,
+            committed_bytes: header_bytes,
+            bytes: header_bytes,
+            rc8: IdentityFold::default(),
+            seed001: IdentityFold::default(),
+            open_turn: false,
+            last_turn: 0,
+            own_descriptor: None,
+            surface: Surface::default(),
+        }
+    }
+
+    /// Feed decoded plaintext that may split records across calls.
+    fn write(&mut self, fragment: &mut Vec<u8>, chunk: &[u8]) -> Result<(), String> {
+        let mut rest = chunk;
+        while let Some(nl) = rest.iter().position(|b| *b == b'\n') {
+            let len;
+            if fragment.is_empty() {
+                len = nl as u64 + 1;
+                self.consume_line(&rest[..nl], len)?;
+            } else {
+                fragment.extend_from_slice(&rest[..nl]);
+                let line = std::mem::take(fragment);
+                len = line.len() as u64 + 1;
+                self.consume_line(&line, len)?;
+            }
+            rest = &rest[nl + 1..];
+        }
+        fragment.extend_from_slice(rest);
+        Ok(())
+    }
+
+    fn consume_line(&mut self, line: &[u8], len: u64) -> Result<(), String> {
+        self.line_no += 1;
+        self.bytes += len;
+        let parsed = super::json::parse_json_line(&String::from_utf8_lossy(line))
+            .map_err(|_| ())
+            .and_then(|v| decode_storage_record(v).map_err(|_| ()));
+        let Ok(decoded) = parsed else {
+            if self.issue.is_none() {
+                self.issue = Some(format!(
+                    "corrupt session log: unparsable committed event at line {}",
+                    self.line_no
+                ));
+            }
+            return Ok(());
+        };
+        // JavaScript throws reading `.type` of `null`; that aborts the read.
+        if decoded.iter().any(Value::is_null) {
+            return Err(format!(
+                "corrupt session log: null record at line {}",
+                self.line_no
+            ));
+        }
+        let ends_turn = decoded
+            .iter()
+            .any(|e| e.get("type").and_then(Value::as_str) == Some("turn/end"));
+        if let Some(issue) = &self.issue {
+            if ends_turn {
+                return Err(issue.clone());
+            }
+            return Ok(());
+        }
+        for (k, event) in decoded.iter().enumerate() {
+            let expected = self.count + k as u64;
+            if event.get("seq").and_then(Value::as_f64) != Some(expected as f64) {
+                let issue = format!(
+                    "corrupt session log: seq gap in committed region at line {} (expected {expected})",
+                    self.line_no
+                );
+                if ends_turn {
+                    return Err(issue);
+                }
+                self.issue = Some(issue);
+                return Ok(());
+            }
+        }
+        for event in &decoded {
+            self.accept(event)?;
+        }
+        self.committed_bytes = self.bytes;
+        Ok(())
+    }
+
+    fn accept(&mut self, event: &Value) -> Result<(), String> {
+        validate_event(event, self.count as usize)
+            .and_then(|()| self.surface.apply(event, self.count))
+            .map_err(|e| format!("session \"{}\": {e}", self.header.id))?;
+        match event.get("type").and_then(Value::as_str) {
+            Some("subagent/descriptor") => {
+                let data = &event["data"];
+                self.rc8.apply(data, Dialect::Rc8);
+                self.seed001.apply(data, Dialect::Seed001);
+                if self.own_descriptor.is_none() && self.count >= self.header.seed_len() {
+                    self.own_descriptor = Some(super::descriptor::parse(data, Dialect::Rc8));
+                }
+            }
+            Some(t @ ("turn/start" | "turn/end")) => {
+                self.open_turn = t == "turn/start";
+                let turn = event["data"]["turn"].as_u64().unwrap_or(0);
+                self.last_turn = self.last_turn.max(turn);
+            }
+            _ => {}
+        }
+        self.count += 1;
+        Ok(())
+    }
+
+    fn finish(self) -> Inspection {
+        Inspection {
+            header: self.header,
+            encoding: self.encoding,
+            rc8: self.rc8.identity,
+            seed001: self.seed001.identity,
+            events: self.count,
+            committed_bytes: self.committed_bytes,
+            open_turn: self.open_turn,
+            last_turn: self.last_turn,
+            own_descriptor: self.own_descriptor,
+        }
+    }
+}

@@ -1,0 +1,197 @@
+//! The surface fold rc.8 runs on restore: which message events are current,
+//! how replaces shadow them, and what a tool-result rewrite may change.
+
+use super::events::safe_int;
+use serde_json::Value;
+
+/// rc.8's surface fold on restore (`SurfaceManager.validateNext`): every
+/// message-producing event carries `surfaceOp` — `"append"`, or a replace of
+/// a range of current surface nodes that cites them in `sourceEventSeqs` —
+/// and a tool result may be rewritten only in its content.
+#[derive(Debug, Default, Clone)]
+pub struct Surface {
+    /// Set when resumed from a scan cache without the earlier nodes: a
+    /// replace then needs a full read (the caller falls back to one).
+    partial: bool,
+    nodes: Vec<u64>,
+    /// Each current tool result's data minus its result content, canonical.
+    tool_results: std::collections::HashMap<u64, String>,
+}
+
+/// Key-sorted JSON text: equal exactly when the values are deep-equal.
+fn canonical(v: &Value) -> String {
+    match v {
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            let body: Vec<String> = keys
+                .iter()
+                .map(|k| format!("{}:{}", Value::String((*k).clone()), canonical(&m[*k])))
+                .collect();
+            format!("{{{}}}", body.join(","))
+        }
+        Value::Array(a) => format!(
+            "[{}]",
+            a.iter().map(canonical).collect::<Vec<_>>().join(",")
+        ),
+        // Numbers compare as JavaScript numbers do.
+        Value::Number(n) => n.as_f64().map_or_else(|| n.to_string(), |f| f.to_string()),
+        other => other.to_string(),
+    }
+}
+
+/// A tool result's data with the result content blanked, for the rewrite rule.
+fn tool_result_rest(data: &Value) -> String {
+    let mut rest = data.clone();
+    if let Some(block) = rest.pointer_mut("/message/content/0") {
+        block["content"] = Value::Null;
+    }
+    canonical(&rest)
+}
+
+fn event_seq(v: &Value) -> Option<u64> {
+    safe_int(Some(v))
+        .filter(|s| *s >= 0)
+        .map(|s| s as u64)
+        .filter(|_| v.is_number())
+}
+
+impl Surface {
+    /// The state after resuming mid-log, where only appends can be checked.
+    pub fn resumed() -> Surface {
+        Surface {
+            partial: true,
+            ..Surface::default()
+        }
+    }
+
+    pub fn apply(&mut self, ev: &Value, seq: u64) -> Result<(), String> {
+        let ty = ev.get("type").and_then(Value::as_str).unwrap_or("");
+        if !matches!(ty, "user/message" | "assistant/message" | "tool/result") {
+            return Ok(());
+        }
+        let op = match ev.get("surfaceOp") {
+            None => {
+                return Err(format!(
+                    "session event \"{ty}\" is surface-eligible and requires a surfaceOp marker"
+                ));
+            }
+            Some(Value::String(s)) if s == "append" => None,
+            Some(Value::Object(m)) => {
+                let ok = m.len() == 3 && m.get("op").and_then(Value::as_str) == Some("replace");
+                match (
+                    ok,
+                    m.get("start").and_then(event_seq),
+                    m.get("end").and_then(event_seq),
+                ) {
+                    (true, Some(start), Some(end)) => Some((start, end)),
+                    _ => {
+                        return Err(format!(
+                            "session event \"{ty}\" carries an invalid replace surfaceOp"
+                        ));
+                    }
+                }
+            }
+            Some(_) => {
+                return Err(format!(
+                    "session event \"{ty}\" carries an invalid surfaceOp"
+                ));
+            }
+        };
+        let shadowed: Vec<u64> = match op {
+            None => Vec::new(),
+            Some(_) if self.partial => {
+                return Err("surface history not cached; read the whole log".into());
+            }
+            Some((start, end)) => {
+                let s = self.nodes.iter().position(|n| *n == start).ok_or(format!(
+                    "surface replace: start seq {start} not found in surface"
+                ))?;
+                let e = self.nodes.iter().position(|n| *n == end).ok_or(format!(
+                    "surface replace: end seq {end} not found in surface"
+                ))?;
+                if s > e {
+                    return Err(format!(
+                        "surface replace: start seq {start} is after end seq {end}"
+                    ));
+                }
+                self.nodes[s..=e].to_vec()
+            }
+        };
+        // sourceEventSeqs: dense, unique, earlier, covering every shadowed node.
+        let mut sources = std::collections::HashSet::new();
+        if let Some(raw) = ev.get("sourceEventSeqs") {
+            let Value::Array(items) = raw else {
+                return Err(format!(
+                    "sourceEventSeqs on event at seq {seq} must be an array when present"
+                ));
+            };
+            if items.is_empty() && ty != "assistant/message" {
+                return Err("sourceEventSeqs must not be empty except on assistant/message".into());
+            }
+            let mut later = false;
+            for item in items {
+                let Some(s) = event_seq(item) else {
+                    return Err(format!(
+                        "session event \"{ty}\" sourceEventSeqs must densely contain non-negative safe integers"
+                    ));
+                };
+                later |= s >= seq;
+                sources.insert(s);
+            }
+            if sources.len() != items.len() {
+                return Err("sourceEventSeqs must not contain duplicates".into());
+            }
+            if later {
+                return Err(format!(
+                    "sourceEventSeqs must reference earlier events (seq {seq})"
+                ));
+            }
+        }
+        if shadowed.iter().any(|s| !sources.contains(s)) {
+            return Err(
+                "surface replace: sourceEventSeqs must include every shadowed surface node".into(),
+            );
+        }
+        if ty == "tool/result" {
+            let rest = tool_result_rest(&ev["data"]);
+            if op.is_some() {
+                let [original] = shadowed.as_slice() else {
+                    return Err(
+                        "tool/result surface replacement must rewrite exactly one current node"
+                            .into(),
+                    );
+                };
+                match self.tool_results.get(original) {
+                    None => {
+                        return Err(
+                            "tool/result surface replacement must target a current tool/result"
+                                .into(),
+                        );
+                    }
+                    Some(r) if *r != rest => {
+                        return Err(
+                            "tool/result surface replacement may change only content".into()
+                        );
+                    }
+                    Some(_) => {}
+                }
+            }
+            self.tool_results.insert(seq, rest);
+        }
+        match op {
+            None => self.nodes.push(seq),
+            Some((start, end)) => {
+                let s = self.nodes.iter().position(|n| *n == start).unwrap_or(0);
+                let e = self.nodes.iter().position(|n| *n == end).unwrap_or(s);
+                self.nodes.splice(s..=e, [seq]);
+            }
+        }
+        for gone in &shadowed {
+            if *gone != seq {
+                self.tool_results.remove(gone);
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,166 @@
+//! `list_agents`: both contracts' semantics and their byte-exact rendered
+//! text (DESIGN §5).
+
+use super::Context;
+use crate::error::Result;
+use crate::store::descriptor::Mode;
+use crate::tree::v1::V1Row;
+use crate::tree::v2::{Member, MemberKind, V2Status};
+use serde_json::{Value, json};
+
+/// The v1 `scope` argument.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Scope {
+    Children,
+    Descendants,
+}
+
+impl Scope {
+    pub const NAMES: &[&str] = &["children", "descendants"];
+
+    pub fn parse(s: &str) -> Option<Scope> {
+        match s {
+            "children" => Some(Scope::Children),
+            "descendants" => Some(Scope::Descendants),
+            _ => None,
+        }
+    }
+}
+
+/// One v1 entry as the tool returns it.
+#[derive(Debug, Clone)]
+pub struct V1Entry {
+    pub row: V1Row,
+    pub at: Option<(String, u64)>,
+}
+
+/// rc.8 `list_agents` for the context's caller.
+pub fn list_v1(cx: &Context, scope: Scope) -> Vec<V1Entry> {
+    let corpus = &cx.corpus;
+    let caller = cx.caller.id.as_str();
+    let positions = match scope {
+        Scope::Children => corpus.v1_children(caller),
+        Scope::Descendants => corpus.v1_descendants(caller),
+    };
+    let rows = crate::support::parallel::par_map(&positions, |p| corpus.resolve_v1(p.index));
+    positions
+        .into_iter()
+        .zip(rows)
+        .filter_map(|(p, row)| {
+            let row = row?;
+            // One-shot children cannot be continued; the tool drops them.
+            if let V1Row::Child { mode, .. } = &row
+                && *mode != Mode::Continuable
+            {
+                return None;
+            }
+            let at = (scope == Scope::Descendants).then_some((p.parent, p.depth));
+            Some(V1Entry { row, at })
+        })
+        .collect()
+}
+
+pub fn render_v1(entries: &[V1Entry]) -> String {
+    if entries.is_empty() {
+        return "(no subagents)".to_string();
+    }
+    entries
+        .iter()
+        .map(|e| {
+            let at =
+                e.at.as_ref()
+                    .map(|(p, d)| format!(" parent={p} depth={d}"))
+                    .unwrap_or_default();
+            match &e.row {
+                V1Row::Child {
+                    id, label, status, ..
+                } => format!(
+                    "{id} [{}]{at} — {}",
+                    status.as_str(),
+                    label.as_deref().unwrap_or("")
+                ),
+                V1Row::Diagnostic { id, reason } => {
+                    format!("{id} [diagnostic: {}]{at}", reason.as_str())
+                }
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+pub fn json_v1(entries: &[V1Entry]) -> Value {
+    Value::Array(
+        entries
+            .iter()
+            .map(|e| {
+                let mut v = match &e.row {
+                    V1Row::Child { id, label, status, .. } => {
+                        json!({"kind":"child","id":id,"label":label.as_deref().unwrap_or(""),"status":status.as_str()})
+                    }
+                    V1Row::Diagnostic { id, reason } => {
+                        json!({"kind":"diagnostic","id":id,"reason":reason.as_str()})
+                    }
+                };
+                if let Some((p, d)) = &e.at {
+                    v["parent"] = json!(p);
+                    v["depth"] = json!(d);
+                }
+                v
+            })
+            .collect(),
+    )
+}
+
+/// A listed v2 row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct V2Row {
+    pub name: String,
+    pub status: V2Status,
+    pub description: Option<String>,
+}
+
+/// The listed rows of a v2 tree.
+pub fn v2_rows(members: &[Member]) -> Vec<V2Row> {
+    members
+        .iter()
+        .filter(|m| m.kind.is_listed())
+        .map(|m| V2Row {
+            name: m.name.clone(),
+            status: m.status(),
+            description: match &m.kind {
+                MemberKind::Root => Some("root agent".to_string()),
+                MemberKind::Continuable { label } if !label.is_empty() => Some(label.clone()),
+                _ => None,
+            },
+        })
+        .collect()
+}
+
+/// Seed-001 `list_agents`: the whole tree holding the caller.
+pub fn list_v2(cx: &Context) -> Result<Vec<V2Row>> {
+    Ok(v2_rows(&cx.corpus.v2_tree(cx.root()?)))
+}
+
+pub fn render_v2(rows: &[V2Row]) -> String {
+    rows.iter()
+        .map(|r| match &r.description {
+            Some(d) => format!("{} [{}] — {d}", r.name, r.status.as_str()),
+            None => format!("{} [{}]", r.name, r.status.as_str()),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+pub fn json_v2(rows: &[V2Row]) -> Value {
+    Value::Array(
+        rows.iter()
+            .map(|r| {
+                let mut v = json!({"name": r.name, "status": r.status.as_str()});
+                if let Some(d) = &r.description {
+                    v["description"] = json!(d);
+                }
+                v
+            })
+            .collect(),
+    )
+}

@@ -1,0 +1,335 @@
+//! The model tools (DESIGN §5, §7) as one dispatch: each call — from its
+//! own subcommand's flags or from `call TOOL JSON` — becomes a `ToolCall`,
+//! runs in a `Context` that resolved the caller once, and renders the text
+//! (or `--json` value) the model would see. Each tool has its own file.
+
+pub mod args;
+pub mod identity;
+pub mod interrupt_agent;
+pub mod list_agents;
+pub mod parent_message;
+pub mod send_message;
+pub mod wait_agent;
+
+use crate::error::{Error, Result};
+use crate::inbox::{Limits, Receipt};
+use crate::store::Store;
+use crate::store::scan_cache::ScanCache;
+use crate::tree::caller::{resolve_caller, resolve_v1_caller};
+use crate::tree::{Corpus, ResolveError};
+use args::{Kind, opt, req, string, validate};
+use list_agents::Scope;
+use serde_json::{Value, json};
+
+/// Which tool contract is spoken (DESIGN §1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Contract {
+    /// DSH 0.1.0-rc.8 (seed 000): id-addressed tools
+    V1,
+    /// Seed 001: name-addressed tools
+    V2,
+}
+
+impl Contract {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Contract::V1 => "v1",
+            Contract::V2 => "v2",
+        }
+    }
+}
+
+/// The caller, resolved once.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    /// The Session id (under v1 possibly one the store does not hold).
+    pub id: String,
+    /// The session, when the store holds it.
+    pub index: Option<usize>,
+    /// Its v2 root (computed under contract v2).
+    pub root: Option<usize>,
+}
+
+/// Everything a tool needs besides its arguments.
+pub struct Context<'a> {
+    pub store: &'a Store,
+    pub corpus: Corpus<'a>,
+    pub contract: Contract,
+    pub caller: Caller,
+    /// Log scans resumed and refreshed by this call; committed on success.
+    pub cache: ScanCache,
+    /// A caller-chosen message id (`--id`).
+    pub message_id: Option<String>,
+    pub limits: Limits,
+}
+
+impl<'a> Context<'a> {
+    /// Resolve the caller (`--as`, or the only root) under `contract`. v2
+    /// needs the caller's root, so a `parentSession` cycle above the caller
+    /// fails here, the same way for every v2 tool.
+    pub fn new(
+        store: &'a Store,
+        contract: Contract,
+        caller: Option<&str>,
+        message_id: Option<String>,
+        limits: Limits,
+    ) -> Result<Context<'a>> {
+        let corpus = Corpus::new(store);
+        let caller = match contract {
+            Contract::V1 => {
+                let (id, index) = resolve_v1_caller(store, caller)?;
+                Caller {
+                    id,
+                    index,
+                    root: None,
+                }
+            }
+            Contract::V2 => {
+                let index = resolve_caller(store, caller)?;
+                let root = corpus.root_of(index)?;
+                Caller {
+                    id: store.sessions[index].header.id.clone(),
+                    index: Some(index),
+                    root: Some(root),
+                }
+            }
+        };
+        Ok(Context {
+            store,
+            corpus,
+            contract,
+            caller,
+            cache: ScanCache::default(),
+            message_id,
+            limits,
+        })
+    }
+
+    /// The caller's session; a v1 caller the store does not hold has none.
+    pub fn caller_index(&self) -> Result<usize> {
+        self.caller.index.ok_or_else(|| {
+            ResolveError::NotFound {
+                text: self.caller.id.clone(),
+                store: self.store.root.clone(),
+            }
+            .into()
+        })
+    }
+
+    /// The caller's v2 root.
+    pub fn root(&self) -> Result<usize> {
+        match self.caller.root {
+            Some(r) => Ok(r),
+            None => Ok(self.corpus.root_of(self.caller_index()?)?),
+        }
+    }
+}
+
+/// One model tool invocation with its validated arguments.
+#[derive(Debug, Clone)]
+pub enum ToolCall {
+    ListAgents {
+        scope: Scope,
+    },
+    SendMessage {
+        agent: String,
+        message: String,
+    },
+    SubagentSendMessage {
+        agent_id: String,
+        message: String,
+    },
+    SubagentParentMessage {
+        message: String,
+        steer: bool,
+    },
+    InterruptAgent {
+        agent: String,
+    },
+    WaitAgent {
+        timeout_ms: u64,
+        call: Option<String>,
+        poll: bool,
+    },
+}
+
+/// A tool's successful result, before rendering.
+pub enum Outcome {
+    ListedV1(Vec<list_agents::V1Entry>),
+    ListedV2(Vec<list_agents::V2Row>),
+    Sent { text: String, receipt: Receipt },
+    Interrupted { text: String },
+    Waited { timed_out: bool },
+}
+
+impl Outcome {
+    /// The text the model sees, or the canonical JSON value.
+    pub fn render(&self, as_json: bool) -> String {
+        let to_json = |v: Value| serde_json::to_string(&v).unwrap_or_default();
+        match (self, as_json) {
+            (Outcome::ListedV1(e), false) => list_agents::render_v1(e),
+            (Outcome::ListedV1(e), true) => to_json(list_agents::json_v1(e)),
+            (Outcome::ListedV2(r), false) => list_agents::render_v2(r),
+            (Outcome::ListedV2(r), true) => to_json(list_agents::json_v2(r)),
+            (Outcome::Sent { text, .. }, false) | (Outcome::Interrupted { text }, false) => {
+                text.clone()
+            }
+            (Outcome::Sent { receipt, .. }, true) => {
+                to_json(json!({"messageId": receipt.message_id}))
+            }
+            (Outcome::Interrupted { .. }, true) => to_json(json!({"accepted": true})),
+            (Outcome::Waited { timed_out }, _) => to_json(json!({"timedOut": timed_out})),
+        }
+    }
+}
+
+impl ToolCall {
+    /// Parse a tool's raw JSON arguments as the rc.8 tool runtime validates them.
+    pub fn from_json(tool: &str, contract: Contract, args: &Value) -> Result<ToolCall> {
+        let s = |m: &serde_json::Map<String, Value>, k: &str| {
+            string(m, k).unwrap_or_default().to_string()
+        };
+        Ok(match (tool, contract) {
+            ("list_agents", Contract::V1) => {
+                let m = validate(args, &[opt("scope", Kind::Enum(Scope::NAMES))])?;
+                ToolCall::ListAgents {
+                    scope: string(m, "scope")
+                        .and_then(Scope::parse)
+                        .unwrap_or(Scope::Children),
+                }
+            }
+            ("list_agents", Contract::V2) => {
+                validate(args, &[])?;
+                ToolCall::ListAgents {
+                    scope: Scope::Children,
+                }
+            }
+            ("send_message", Contract::V2) => {
+                let m = validate(
+                    args,
+                    &[req("agent", Kind::String), req("message", Kind::String)],
+                )?;
+                ToolCall::SendMessage {
+                    agent: s(m, "agent"),
+                    message: s(m, "message"),
+                }
+            }
+            ("send_message", Contract::V1) => {
+                let m = validate(
+                    args,
+                    &[
+                        req("subagent_id", Kind::String),
+                        req("message", Kind::String),
+                    ],
+                )?;
+                ToolCall::SendMessage {
+                    agent: s(m, "subagent_id"),
+                    message: s(m, "message"),
+                }
+            }
+            ("subagent_send_message", _) => {
+                let m = validate(
+                    args,
+                    &[req("agent_id", Kind::String), req("message", Kind::String)],
+                )?;
+                ToolCall::SubagentSendMessage {
+                    agent_id: s(m, "agent_id"),
+                    message: s(m, "message"),
+                }
+            }
+            ("subagent_parent_message", _) => {
+                let m = validate(
+                    args,
+                    &[
+                        req("message", Kind::String),
+                        opt("mode", Kind::Enum(&["followup", "steer"])),
+                    ],
+                )?;
+                ToolCall::SubagentParentMessage {
+                    message: s(m, "message"),
+                    steer: string(m, "mode") == Some("steer"),
+                }
+            }
+            ("interrupt_agent", Contract::V2) => {
+                let m = validate(args, &[req("agent", Kind::String)])?;
+                ToolCall::InterruptAgent {
+                    agent: s(m, "agent"),
+                }
+            }
+            ("interrupt_agent", Contract::V1) => {
+                let m = validate(args, &[req("agent_id", Kind::String)])?;
+                ToolCall::InterruptAgent {
+                    agent: s(m, "agent_id"),
+                }
+            }
+            ("wait_agent", Contract::V2) => {
+                let m = validate(args, &[opt("timeout_ms", Kind::Integer)])?;
+                let timeout_ms = wait_agent::check_timeout(m.get("timeout_ms"))?;
+                let call = std::env::var("DSH_CALL_ID").ok().filter(|c| !c.is_empty());
+                ToolCall::WaitAgent {
+                    timeout_ms,
+                    call,
+                    poll: false,
+                }
+            }
+            (other, _) => {
+                return Err(Error::usage(format!(
+                    "unknown tool \"{other}\" for contract {}; tools: list_agents, send_message, interrupt_agent, wait_agent (v2), subagent_send_message, subagent_parent_message",
+                    contract.as_str()
+                )));
+            }
+        })
+    }
+
+    /// Run the call in `cx`. The refreshed scan caches are written only
+    /// when the tool succeeds: a rejected call writes nothing.
+    pub fn run(self, cx: Context) -> Result<Outcome> {
+        let outcome = self.dispatch(&cx)?;
+        cx.cache.commit();
+        Ok(outcome)
+    }
+
+    fn dispatch(self, cx: &Context) -> Result<Outcome> {
+        match (self, cx.contract) {
+            (ToolCall::ListAgents { scope }, Contract::V1) => {
+                Ok(Outcome::ListedV1(list_agents::list_v1(cx, scope)))
+            }
+            (ToolCall::ListAgents { .. }, Contract::V2) => {
+                Ok(Outcome::ListedV2(list_agents::list_v2(cx)?))
+            }
+            (ToolCall::SendMessage { agent, message }, Contract::V2) => {
+                send_message::send_v2(cx, &agent, &message)
+            }
+            (
+                ToolCall::SendMessage {
+                    agent: agent_id,
+                    message,
+                },
+                Contract::V1,
+            )
+            | (ToolCall::SubagentSendMessage { agent_id, message }, _) => {
+                send_message::send_v1(cx, &agent_id, &message)
+            }
+            (ToolCall::SubagentParentMessage { message, steer }, _) => {
+                parent_message::send_to_parent(cx, &message, steer)
+            }
+            (ToolCall::InterruptAgent { agent }, Contract::V2) => {
+                interrupt_agent::interrupt_v2(cx, &agent)
+            }
+            (ToolCall::InterruptAgent { agent }, Contract::V1) => {
+                interrupt_agent::interrupt_v1(cx, &agent)
+            }
+            (
+                ToolCall::WaitAgent {
+                    timeout_ms,
+                    call,
+                    poll,
+                },
+                Contract::V2,
+            ) => wait_agent::wait_agent(cx, timeout_ms, call.as_deref(), poll),
+            (ToolCall::WaitAgent { .. }, Contract::V1) => {
+                Err(Error::usage("wait_agent is a contract v2 tool"))
+            }
+        }
+    }
+}

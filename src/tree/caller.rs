@@ -1,0 +1,144 @@
+//! Naming a session from outside: a Session id, or a unique prefix of one
+//! of at least four characters; a caller left unnamed is the store's only
+//! tree root. Contract v1 keeps rc.8's rule that a caller id is opaque.
+
+use super::error::ResolveError;
+use crate::store::Store;
+
+pub const MIN_PREFIX: usize = 4;
+
+/// A Session id or unique id prefix (≥ 4 characters).
+pub fn resolve_session(store: &Store, text: &str) -> Result<usize, ResolveError> {
+    if let Some(i) = store.index_of(text) {
+        return Ok(i);
+    }
+    if text.chars().count() >= MIN_PREFIX {
+        let matches: Vec<usize> = (0..store.sessions.len())
+            .filter(|i| store.sessions[*i].header.id.starts_with(text))
+            .collect();
+        match matches.as_slice() {
+            [one] => return Ok(*one),
+            [] => {}
+            many => {
+                return Err(ResolveError::AmbiguousPrefix {
+                    text: text.to_string(),
+                    candidates: many
+                        .iter()
+                        .map(|i| store.sessions[*i].header.id.clone())
+                        .collect(),
+                });
+            }
+        }
+    }
+    Err(ResolveError::NotFound {
+        text: text.to_string(),
+        store: store.root.clone(),
+    })
+}
+
+/// The caller: the named session, or the store's only tree root.
+pub fn resolve_caller(store: &Store, agent: Option<&str>) -> Result<usize, ResolveError> {
+    if let Some(agent) = agent {
+        return resolve_session(store, agent);
+    }
+    let roots: Vec<usize> = (0..store.sessions.len())
+        .filter(|i| !store.sessions[*i].header.origin_subagent)
+        .collect();
+    match roots.as_slice() {
+        [one] => Ok(*one),
+        [] => Err(ResolveError::NoRoot {
+            store: store.root.clone(),
+        }),
+        many => Err(ResolveError::SeveralRoots {
+            roots: many
+                .iter()
+                .map(|i| store.sessions[*i].header.id.clone())
+                .collect(),
+        }),
+    }
+}
+
+/// A v1 caller: rc.8 uses the caller's id verbatim (a live agent need not
+/// have a log yet), so an id the store does not hold is an opaque caller
+/// with no children. A unique prefix still names its session, and an
+/// ambiguous prefix is an error naming the candidates.
+pub fn resolve_v1_caller(
+    store: &Store,
+    agent: Option<&str>,
+) -> Result<(String, Option<usize>), ResolveError> {
+    match resolve_caller(store, agent) {
+        Ok(i) => Ok((store.sessions[i].header.id.clone(), Some(i))),
+        Err(ResolveError::NotFound { text, .. }) if !text.is_empty() => Ok((text, None)),
+        Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn store_with(ids: &[&str]) -> (std::path::PathBuf, Store) {
+        let dir = std::env::temp_dir().join(format!(
+            "dsh-agents-caller-{}-{}",
+            std::process::id(),
+            ids.join("_")
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        for (n, id) in ids.iter().enumerate() {
+            let d = dir.join("_no-cwd").join(id);
+            std::fs::create_dir_all(&d).unwrap();
+            let origin = if n == 0 {
+                String::new()
+            } else {
+                format!(r#","origin":"subagent","parentSession":"{}""#, ids[0])
+            };
+            std::fs::write(
+                d.join("session.jsonl"),
+                format!(
+                    "{{\"type\":\"session\",\"version\":0,\"id\":\"{id}\",\"createdAt\":{n},\"delegationDepth\":0{origin}}}\n"
+                ),
+            )
+            .unwrap();
+        }
+        let store = Store::open(Path::new(&dir)).unwrap();
+        (dir, store)
+    }
+
+    #[test]
+    fn caller_rules() {
+        let (dir, store) = store_with(&["root", "abcd-1", "abcd-2", "wxyz-1"]);
+        type Want = Result<(&'static str, bool), &'static str>;
+        let cases: &[(Option<&str>, Want)] = &[
+            (None, Ok(("root", true))),
+            (Some("root"), Ok(("root", true))),
+            (Some("wxyz"), Ok(("wxyz-1", true))),
+            (Some("nobody-x"), Ok(("nobody-x", false))),
+            (Some("abc"), Ok(("abc", false))),
+            (Some("abcd"), Err("ambiguous")),
+            (Some(""), Err("not found")),
+        ];
+        for (agent, want) in cases {
+            let got = resolve_v1_caller(&store, *agent);
+            match (want, got) {
+                (Ok((id, known)), Ok((got_id, index))) => {
+                    assert_eq!(
+                        (*id, *known),
+                        (got_id.as_str(), index.is_some()),
+                        "{agent:?}"
+                    )
+                }
+                (Err("ambiguous"), Err(ResolveError::AmbiguousPrefix { candidates, .. })) => {
+                    assert_eq!(candidates, ["abcd-1", "abcd-2"])
+                }
+                (Err("not found"), Err(ResolveError::NotFound { .. })) => {}
+                (want, got) => panic!("{agent:?}: want {want:?}, got {got:?}"),
+            }
+        }
+        assert!(matches!(
+            resolve_caller(&store, Some("nobody-x")),
+            Err(ResolveError::NotFound { .. })
+        ));
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}

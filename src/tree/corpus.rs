@@ -1,0 +1,151 @@
+//! Parent → children indexes over an enumerated store, in sibling order,
+//! the one cycle-safe walk up `parentSession`, and the liveness of each
+//! session probed at most once per command.
+
+use super::collate::sibling_order;
+use super::error::TreeError;
+use crate::inbox::liveness::{self, Liveness};
+use crate::store::{SessionRecord, Store};
+use std::collections::{HashMap, HashSet};
+use std::sync::Mutex;
+
+pub struct Corpus<'a> {
+    pub store: &'a Store,
+    /// Every record with a string `parentSession` (forks included).
+    all_children: HashMap<&'a str, Vec<usize>>,
+    live: Mutex<HashMap<usize, Liveness>>,
+}
+
+impl<'a> Corpus<'a> {
+    pub fn new(store: &'a Store) -> Self {
+        let mut all_children: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, rec) in store.sessions.iter().enumerate() {
+            if let Some(parent) = rec.header.parent() {
+                all_children.entry(parent).or_default().push(i);
+            }
+        }
+        for siblings in all_children.values_mut() {
+            siblings.sort_by(|a, b| {
+                let (a, b) = (&store.sessions[*a].header, &store.sessions[*b].header);
+                sibling_order(a.created_at, &a.id, b.created_at, &b.id)
+            });
+        }
+        Corpus {
+            store,
+            all_children,
+            live: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn record(&self, index: usize) -> &'a SessionRecord {
+        &self.store.sessions[index]
+    }
+
+    pub fn id(&self, index: usize) -> &'a str {
+        &self.store.sessions[index].header.id
+    }
+
+    /// All children of `id` in sibling order, forks included.
+    pub fn children_of(&self, id: &str) -> &[usize] {
+        self.all_children.get(id).map_or(&[], Vec::as_slice)
+    }
+
+    /// Children of `id` reached through `origin:"subagent"` edges.
+    pub fn subagent_children_of(&self, id: &str) -> impl Iterator<Item = usize> + '_ {
+        self.children_of(id)
+            .iter()
+            .copied()
+            .filter(|i| self.store.sessions[*i].header.origin_subagent)
+    }
+
+    /// The session's parent when it is a string naming a session in the store.
+    pub fn parent_of(&self, index: usize) -> Option<usize> {
+        self.store.sessions[index]
+            .header
+            .parent()
+            .and_then(|p| self.store.index_of(p))
+    }
+
+    /// The strict ancestors of `index`, nearest first, through
+    /// `parentSession`. The walk ends at a parent the store does not hold;
+    /// coming back to a session already passed yields one `Err` and ends.
+    pub fn ancestors(&self, index: usize) -> Ancestors<'_, 'a> {
+        Ancestors {
+            corpus: self,
+            walk: vec![index],
+            seen: HashSet::from([index]),
+            done: false,
+        }
+    }
+
+    /// Whether `ancestor` is a strict ancestor of `index`.
+    pub fn is_ancestor(&self, ancestor: usize, index: usize) -> bool {
+        self.ancestors(index).any(|a| a == Ok(ancestor))
+    }
+
+    /// The v2 root of a session: follow `parentSession` while the session is
+    /// a subagent. A parent missing from the store ends the walk there.
+    pub fn root_of(&self, index: usize) -> Result<usize, TreeError> {
+        let mut current = index;
+        let mut up = self.ancestors(index);
+        loop {
+            if !self.store.sessions[current].header.origin_subagent {
+                return Ok(current);
+            }
+            match up.next() {
+                None => return Ok(current),
+                Some(parent) => current = parent?,
+            }
+        }
+    }
+
+    /// Tree roots: every session that is not a subagent.
+    pub fn roots(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.store.sessions.len()).filter(|i| !self.store.sessions[*i].header.origin_subagent)
+    }
+
+    /// The liveness of a session, probed once per command.
+    pub fn live(&self, index: usize) -> Liveness {
+        if let Some(l) = self.live.lock().ok().and_then(|m| m.get(&index).copied()) {
+            return l;
+        }
+        let l = liveness::probe(&self.store.sessions[index].dir);
+        if let Ok(mut m) = self.live.lock() {
+            m.insert(index, l);
+        }
+        l
+    }
+}
+
+pub struct Ancestors<'c, 'a> {
+    corpus: &'c Corpus<'a>,
+    walk: Vec<usize>,
+    seen: HashSet<usize>,
+    done: bool,
+}
+
+impl Iterator for Ancestors<'_, '_> {
+    type Item = Result<usize, TreeError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let current = *self.walk.last()?;
+        let Some(parent) = self.corpus.parent_of(current) else {
+            self.done = true;
+            return None;
+        };
+        self.walk.push(parent);
+        if !self.seen.insert(parent) {
+            self.done = true;
+            let ids = self
+                .walk
+                .iter()
+                .map(|i| self.corpus.id(*i).to_string())
+                .collect();
+            return Some(Err(TreeError::ParentCycle { ids }));
+        }
+        Some(Ok(parent))
+    }
+}

@@ -1,0 +1,69 @@
+//! Tree-layer errors: names and ids that do not resolve, and broken shapes.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// A Session id, prefix or caller that did not resolve.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResolveError {
+    /// No session has that id or unique prefix.
+    NotFound { text: String, store: PathBuf },
+    /// A prefix matches several sessions.
+    AmbiguousPrefix {
+        text: String,
+        candidates: Vec<String>,
+    },
+    /// No caller was named and the store holds no tree root.
+    NoRoot { store: PathBuf },
+    /// No caller was named and the store holds several tree roots.
+    SeveralRoots { roots: Vec<String> },
+}
+
+impl fmt::Display for ResolveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ResolveError::NotFound { text, store } => {
+                write!(f, "no session \"{text}\" in store {}", store.display())
+            }
+            ResolveError::AmbiguousPrefix { text, candidates } => write!(
+                f,
+                "session id prefix \"{text}\" is ambiguous: {}",
+                candidates.join(", ")
+            ),
+            ResolveError::NoRoot { store } => {
+                write!(f, "no tree root in store {}", store.display())
+            }
+            ResolveError::SeveralRoots { roots } => write!(
+                f,
+                "the store holds {} tree roots (one of: {})",
+                roots.len(),
+                roots.join(", ")
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ResolveError {}
+
+/// The tree's shape is broken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TreeError {
+    /// Following `parentSession` from `ids[0]` comes back to a session
+    /// already passed: the walk, in order, up to the repeat.
+    ParentCycle { ids: Vec<String> },
+}
+
+impl fmt::Display for TreeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TreeError::ParentCycle { ids } => write!(
+                f,
+                "session \"{}\" has a parentSession cycle ({}); its tree has no root",
+                ids.first().map_or("", String::as_str),
+                ids.join(" -> ")
+            ),
+        }
+    }
+}
+
+impl std::error::Error for TreeError {}

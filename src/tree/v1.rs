@@ -1,0 +1,156 @@
+//! Contract v1: rc.8's `listChildren` / `listDescendants` over the header
+//! corpus (`reference/dsh-store.md` §7) and its row resolution.
+
+use super::corpus::Corpus;
+use crate::inbox::liveness::{LiveState, Liveness};
+use crate::store::descriptor::Mode;
+use crate::store::reader;
+use std::collections::HashSet;
+
+/// A v1 candidate with its durable direct parent and depth.
+#[derive(Debug, Clone)]
+pub struct Position {
+    pub index: usize,
+    pub parent: String,
+    pub depth: u64,
+}
+
+/// rc.8's status words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum V1Status {
+    Running,
+    Idle,
+    Ready,
+}
+
+impl V1Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            V1Status::Running => "running",
+            V1Status::Idle => "idle",
+            V1Status::Ready => "ready",
+        }
+    }
+}
+
+/// rc.8's diagnostic reasons.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Diagnostic {
+    Corrupt,
+    Unavailable,
+}
+
+impl Diagnostic {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Diagnostic::Corrupt => "corrupt",
+            Diagnostic::Unavailable => "unavailable",
+        }
+    }
+}
+
+/// A resolved v1 row (rc.8 `resolveCandidateRows` + the tool projection).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum V1Row {
+    Child {
+        id: String,
+        mode: Mode,
+        label: Option<String>,
+        status: V1Status,
+    },
+    Diagnostic {
+        id: String,
+        reason: Diagnostic,
+    },
+}
+
+impl Corpus<'_> {
+    /// rc.8 `listChildren` candidates.
+    pub fn v1_children(&self, parent: &str) -> Vec<Position> {
+        self.subagent_children_of(parent)
+            .map(|index| Position {
+                index,
+                parent: parent.to_string(),
+                depth: 1,
+            })
+            .collect()
+    }
+
+    /// rc.8 `descendantCandidates`: iterative pre-order, cycle-safe; ordinary
+    /// and one-shot sessions are traversal nodes; only subagent-origin
+    /// records become candidates.
+    pub fn v1_descendants(&self, root: &str) -> Vec<Position> {
+        let mut out = Vec::new();
+        let mut visited: HashSet<&str> = HashSet::from([root]);
+        let mut stack: Vec<(usize, &str, u64)> = self
+            .children_of(root)
+            .iter()
+            .rev()
+            .map(|i| (*i, root, 1))
+            .collect();
+        while let Some((index, parent, depth)) = stack.pop() {
+            let id = self.id(index);
+            if !visited.insert(id) {
+                continue;
+            }
+            if self.record(index).header.origin_subagent {
+                out.push(Position {
+                    index,
+                    parent: parent.to_string(),
+                    depth,
+                });
+            }
+            for child in self.children_of(id).iter().rev() {
+                stack.push((*child, id, depth + 1));
+            }
+        }
+        out
+    }
+
+    /// Resolve one v1 candidate; `None` when rc.8 omits it.
+    pub fn resolve_v1(&self, index: usize) -> Option<V1Row> {
+        let rec = self.record(index);
+        let id = rec.header.id.clone();
+        let diagnostic = |reason| {
+            Some(V1Row::Diagnostic {
+                id: id.clone(),
+                reason,
+            })
+        };
+        let inspected = reader::inspect(&rec.log);
+        if let Liveness::Live { state } = self.live(index) {
+            // A live session is read from its in-memory projection in DSH; a
+            // snapshot that throws is corrupt, a missing identity is omitted.
+            let Ok(inspection) = inspected else {
+                return diagnostic(Diagnostic::Corrupt);
+            };
+            let identity = inspection.rc8?;
+            let status = if state == LiveState::Running {
+                V1Status::Running
+            } else {
+                V1Status::Idle
+            };
+            return Some(V1Row::Child {
+                id,
+                mode: identity.mode,
+                label: identity.label,
+                status,
+            });
+        }
+        let Ok(inspection) = inspected else {
+            return diagnostic(Diagnostic::Unavailable);
+        };
+        if inspection.header != rec.header {
+            return diagnostic(Diagnostic::Corrupt);
+        }
+        match inspection.rc8 {
+            None => diagnostic(Diagnostic::Corrupt),
+            Some(identity) => Some(V1Row::Child {
+                id,
+                mode: identity.mode,
+                label: identity.label,
+                status: V1Status::Ready,
+            }),
+        }
+    }
+}

@@ -1,0 +1,365 @@
+//! Contract v2 (seed 001): the caller's root and its subagent-edge tree in
+//! stable pre-order, what each node is, the one name rule, and the one
+//! resolver from a `send_message` / `interrupt_agent` argument to a member.
+
+use super::corpus::Corpus;
+use crate::inbox::liveness::Liveness;
+use crate::store::SessionRecord;
+use crate::store::descriptor::{Identity, Mode};
+use crate::store::header::ROOT_NAME;
+use crate::store::reader::{self, Inspection};
+use crate::store::scan_cache::ScanCache;
+use std::collections::{HashMap, HashSet};
+
+/// What a v2 tree node is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MemberKind {
+    Root,
+    Continuable {
+        label: String,
+    },
+    /// Traversed, never listed.
+    OneShot,
+    Corrupt,
+    Unsupported,
+    Unavailable,
+    /// An external execution: neither listed nor traversed.
+    External,
+    /// Live without a descriptor yet (the creation window): omitted.
+    Creating,
+}
+
+impl MemberKind {
+    pub fn is_listed(&self) -> bool {
+        !matches!(
+            self,
+            MemberKind::OneShot | MemberKind::External | MemberKind::Creating
+        )
+    }
+
+    /// Whether the v2 traversal continues below this node.
+    pub fn is_traversed(&self) -> bool {
+        matches!(self, MemberKind::Continuable { .. } | MemberKind::OneShot)
+    }
+
+    /// Whether the node can send and receive messages (root or continuable).
+    pub fn is_continuable(&self) -> bool {
+        matches!(self, MemberKind::Root | MemberKind::Continuable { .. })
+    }
+
+    /// The mode column of the operator's tree view.
+    pub fn mode(&self) -> &'static str {
+        match self {
+            MemberKind::Root => "root",
+            MemberKind::Continuable { .. } => "continuable",
+            MemberKind::OneShot => "one-shot",
+            MemberKind::External => "external",
+            MemberKind::Creating => "creating",
+            MemberKind::Corrupt | MemberKind::Unsupported | MemberKind::Unavailable => "-",
+        }
+    }
+}
+
+/// The v2 status words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum V2Status {
+    Running,
+    Inactive,
+    Corrupt,
+    Unsupported,
+    Unavailable,
+}
+
+impl V2Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            V2Status::Running => "running",
+            V2Status::Inactive => "inactive",
+            V2Status::Corrupt => "corrupt",
+            V2Status::Unsupported => "unsupported",
+            V2Status::Unavailable => "unavailable",
+        }
+    }
+}
+
+/// One node of a v2 tree.
+#[derive(Debug, Clone)]
+pub struct Member {
+    pub index: usize,
+    pub name: String,
+    pub kind: MemberKind,
+    pub live: Liveness,
+}
+
+impl Member {
+    /// The v2 status of a listed row.
+    pub fn status(&self) -> V2Status {
+        match self.kind {
+            MemberKind::Corrupt => V2Status::Corrupt,
+            MemberKind::Unsupported => V2Status::Unsupported,
+            MemberKind::Unavailable => V2Status::Unavailable,
+            _ if self.live.is_live() => V2Status::Running,
+            _ => V2Status::Inactive,
+        }
+    }
+}
+
+/// The name rule, one step down the tree: a child's name path from its
+/// parent's (`Some("")` below the root, `None` once an unnamed session was
+/// passed) and its own valid header name.
+fn child_path(parent: Option<&str>, name: Option<&str>) -> Option<String> {
+    match (parent?, name?) {
+        ("", n) => Some(n.to_string()),
+        (p, n) => Some(format!("{p}/{n}")),
+    }
+}
+
+/// How the v2 resolver answered an `agent` argument.
+#[derive(Debug, Clone)]
+pub enum Resolution {
+    /// A member of the caller's tree, by name path or Session id.
+    Member(Member),
+    /// A Session id in the store that the caller's tree does not reach;
+    /// `same_root` when it hangs below the same root behind an unreadable
+    /// or untraversed ancestor.
+    Outside { index: usize, same_root: bool },
+    /// Neither a name in the tree nor a Session id in the store.
+    NotFound,
+    /// A name path several members share: their Session ids.
+    Ambiguous(Vec<String>),
+}
+
+fn classify_inspected(
+    rec: &SessionRecord,
+    live: Liveness,
+    inspected: Result<Inspection, String>,
+) -> MemberKind {
+    let inspection = match inspected {
+        Ok(i) if i.header == rec.header => i,
+        Ok(_) => return MemberKind::Corrupt,
+        Err(_) => return MemberKind::Unavailable,
+    };
+    match inspection.seed001 {
+        None if live.is_live() => MemberKind::Creating,
+        None => MemberKind::Corrupt,
+        Some(Identity {
+            mode: Mode::Continuable,
+            label,
+        }) => MemberKind::Continuable {
+            label: label.unwrap_or_default(),
+        },
+        Some(Identity {
+            mode: Mode::OneShot,
+            ..
+        }) => MemberKind::OneShot,
+        Some(Identity {
+            mode: Mode::External,
+            ..
+        }) => MemberKind::External,
+        Some(Identity {
+            mode: Mode::Unknown(_),
+            ..
+        }) => MemberKind::Unsupported,
+    }
+}
+
+impl Corpus<'_> {
+    fn root_member(&self, root: usize) -> Member {
+        Member {
+            index: root,
+            name: ROOT_NAME.into(),
+            kind: MemberKind::Root,
+            live: self.live(root),
+        }
+    }
+
+    /// The v2 name of a session below `root`: the `/`-joined names of the
+    /// sessions from below the root to it, or its Session id when any of
+    /// them has no name.
+    pub fn v2_name(&self, root: usize, index: usize) -> String {
+        if index == root {
+            return ROOT_NAME.to_string();
+        }
+        let mut chain = vec![index];
+        for ancestor in self.ancestors(index) {
+            match ancestor {
+                Ok(a) if a != root => chain.push(a),
+                _ => break,
+            }
+        }
+        let path = chain.iter().rev().try_fold(String::new(), |path, i| {
+            child_path(Some(&path), self.record(*i).header.valid_name())
+        });
+        path.unwrap_or_else(|| self.id(index).to_string())
+    }
+
+    /// The v2 tree of `root` in stable pre-order: every node reached,
+    /// including the unlisted ones (one-shots, externals, creating).
+    pub fn v2_tree(&self, root: usize) -> Vec<Member> {
+        let mut out = vec![self.root_member(root)];
+        let classified = self.classify_reachable(root);
+        let mut visited: HashSet<usize> = HashSet::from([root]);
+        let mut stack: Vec<(usize, Option<String>)> = self
+            .subagent_children_of(self.id(root))
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .map(|c| (c, Some(String::new())))
+            .collect();
+        while let Some((index, parent_path)) = stack.pop() {
+            if !visited.insert(index) {
+                continue;
+            }
+            let Some((kind, live)) = classified.get(&index).cloned() else {
+                continue;
+            };
+            let rec = self.record(index);
+            let path = child_path(parent_path.as_deref(), rec.header.valid_name());
+            let name = path.clone().unwrap_or_else(|| rec.header.id.clone());
+            let traverse = kind.is_traversed();
+            out.push(Member {
+                index,
+                name,
+                kind,
+                live,
+            });
+            if traverse {
+                let children: Vec<usize> = self.subagent_children_of(&rec.header.id).collect();
+                for child in children.into_iter().rev() {
+                    stack.push((child, path.clone()));
+                }
+            }
+        }
+        out
+    }
+
+    /// Classify every node the v2 traversal will reach, one tree level at a
+    /// time so each level's log reads run in parallel.
+    fn classify_reachable(&self, root: usize) -> HashMap<usize, (MemberKind, Liveness)> {
+        let mut kinds = HashMap::new();
+        let mut seen: HashSet<usize> = HashSet::from([root]);
+        let mut level: Vec<usize> = self.subagent_children_of(self.id(root)).collect();
+        while !level.is_empty() {
+            level.retain(|i| seen.insert(*i));
+            let results = crate::support::parallel::par_map(&level, |i| {
+                let rec = self.record(*i);
+                let live = self.live(*i);
+                (
+                    classify_inspected(rec, live, reader::inspect(&rec.log)),
+                    live,
+                )
+            });
+            let mut next = Vec::new();
+            for (index, result) in level.iter().zip(results) {
+                if result.0.is_traversed() {
+                    next.extend(self.subagent_children_of(self.id(*index)));
+                }
+                kinds.insert(*index, result);
+            }
+            level = next;
+        }
+        kinds
+    }
+
+    /// The member `index` would be in `root`'s v2 tree, found by checking
+    /// only its own ancestry (each log read through the scan cache), or
+    /// `None` when the traversal would not reach it. Sends use this so
+    /// their cost does not grow with the tree or with log sizes.
+    pub fn v2_member(&self, cache: &ScanCache, root: usize, index: usize) -> Option<Member> {
+        if index == root {
+            return Some(self.root_member(root));
+        }
+        let classify = |i: usize| {
+            let rec = self.record(i);
+            let live = self.live(i);
+            (
+                classify_inspected(rec, live, cache.inspect(&rec.log, &rec.dir)),
+                live,
+            )
+        };
+        // Every session from `index` up to (not including) the root must be
+        // a subagent, and every one strictly between must be traversed.
+        let mut between = Vec::new();
+        if !self.record(index).header.origin_subagent {
+            return None;
+        }
+        let mut reached = false;
+        for ancestor in self.ancestors(index) {
+            let a = ancestor.ok()?;
+            if a == root {
+                reached = true;
+                break;
+            }
+            if !self.record(a).header.origin_subagent {
+                return None;
+            }
+            between.push(a);
+        }
+        if !reached {
+            return None;
+        }
+        for ancestor in between.iter().rev() {
+            if !classify(*ancestor).0.is_traversed() {
+                return None;
+            }
+        }
+        let (kind, live) = classify(index);
+        Some(Member {
+            index,
+            name: self.v2_name(root, index),
+            kind,
+            live,
+        })
+    }
+
+    /// Sessions whose full v2 name is `name`, walking header names down from
+    /// the root (reachability is checked by the caller).
+    fn v2_named(&self, root: usize, name: &str) -> Vec<usize> {
+        if name == ROOT_NAME {
+            return vec![root];
+        }
+        let mut current = vec![root];
+        for segment in name.split('/') {
+            let mut next = Vec::new();
+            for node in &current {
+                next.extend(
+                    self.subagent_children_of(self.id(*node))
+                        .filter(|c| self.record(*c).header.valid_name() == Some(segment)),
+                );
+            }
+            current = next;
+            if current.is_empty() {
+                break;
+            }
+        }
+        current
+    }
+
+    /// The one v2 resolver: `lead`, a name path, or else a Session id.
+    /// Resolution grants no authority; the tools check that.
+    pub fn resolve_v2(&self, cache: &ScanCache, root: usize, agent: &str) -> Resolution {
+        let named: Vec<Member> = self
+            .v2_named(root, agent)
+            .into_iter()
+            .filter_map(|i| self.v2_member(cache, root, i))
+            .collect();
+        if named.len() > 1 {
+            return Resolution::Ambiguous(
+                named.iter().map(|m| self.id(m.index).to_string()).collect(),
+            );
+        }
+        if let Some(member) = named.into_iter().next() {
+            return Resolution::Member(member);
+        }
+        let Some(index) = self.store.index_of(agent) else {
+            return Resolution::NotFound;
+        };
+        match self.v2_member(cache, root, index) {
+            Some(m) => Resolution::Member(m),
+            None => Resolution::Outside {
+                index,
+                same_root: self.root_of(index).is_ok_and(|r| r == root),
+            },
+        }
+    }
+}
