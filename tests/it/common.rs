@@ -1,5 +1,8 @@
-//! Helpers shared by the integration tests.
+//! What every test module shares: one command builder (`dsh`), one store
+//! builder (`StoreBuilder`) over typed fixture values, snapshot settings,
+//! and file-tree snapshots that prove a command changed nothing.
 
+use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -7,18 +10,16 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `../shared/conformance` beside the checkout (CI lays `shared/` there), or
-/// `DSH_CONFORMANCE_DIR`. Missing conformance data fails the test.
+/// The conformance data the repository carries (`testdata/conformance`),
+/// copied from `../shared/conformance`.
 pub fn conformance_dir() -> PathBuf {
-    let dir = std::env::var_os("DSH_CONFORMANCE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("..").join("shared").join("conformance"));
-    assert!(
-        dir.join("v1").join("cases.tsv").is_file(),
-        "conformance data not found at {}",
-        dir.display()
-    );
-    dir
+    repo().join("testdata").join("conformance")
+}
+
+/// `../shared/conformance` beside the checkout, when it is there.
+pub fn shared_conformance_dir() -> Option<PathBuf> {
+    let dir = repo().join("..").join("shared").join("conformance");
+    dir.join("v1").join("cases.tsv").is_file().then_some(dir)
 }
 
 /// The binary with a clean environment: no inherited store, caller or contract.
@@ -30,6 +31,8 @@ pub fn cmd() -> assert_cmd::Command {
         "DSH_CONTRACT",
         "DSH_HOME",
         "DSH_CALL_ID",
+        "DSH_LOCK_TIMEOUT",
+        "DSH_INBOX_MAX_PENDING",
     ] {
         c.env_remove(var);
     }
@@ -37,10 +40,24 @@ pub fn cmd() -> assert_cmd::Command {
     c
 }
 
+/// One finished run of the binary.
 pub struct Run {
     pub stdout: String,
     pub stderr: String,
     pub code: i32,
+}
+
+impl Run {
+    /// stdout, stderr and the exit status together, as snapshots hold them.
+    pub fn blob(&self, args: &[&str]) -> String {
+        format!(
+            "$ dsh-agents {}\n{}--- stderr\n{}--- exit: {}\n",
+            args.join(" "),
+            self.stdout,
+            self.stderr,
+            self.code
+        )
+    }
 }
 
 pub fn run<I, S>(args: I) -> Run
@@ -54,6 +71,48 @@ where
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         code: out.status.code().unwrap_or(-1),
     }
+}
+
+/// Run with `--store STORE` first.
+pub fn run_in(store: &Path, args: &[&str]) -> Run {
+    let mut argv = vec!["--store", store.to_str().unwrap()];
+    argv.extend_from_slice(args);
+    run(&argv)
+}
+
+/// Insta settings for snapshots under `testdata/golden`, with filters for
+/// what varies between runs: the repository and store paths, message ids,
+/// record times.
+pub fn snapshot_settings(store: Option<&Path>) -> insta::Settings {
+    let mut s = insta::Settings::clone_current();
+    s.set_snapshot_path(repo().join("testdata").join("golden"));
+    s.set_prepend_module_to_snapshot(false);
+    s.set_omit_expression(true);
+    let mut filters: Vec<(String, String)> = Vec::new();
+    if let Some(store) = store {
+        filters.push((regex_escape(store.to_str().unwrap()), "[STORE]".into()));
+    }
+    filters.push((regex_escape(repo().to_str().unwrap()), "[REPO]".into()));
+    filters.push((
+        "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}".into(),
+        "[ID]".into(),
+    ));
+    filters.push((r#""time":[0-9]+"#.into(), r#""time":[TIME]"#.into()));
+    for (from, to) in filters {
+        s.add_filter(&from, to);
+    }
+    s
+}
+
+fn regex_escape(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if "\\.+*?()|[]{}^$#&-~".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// A directory removed on drop.
@@ -102,18 +161,78 @@ pub fn copy_dir(src: &Path, dst: &Path) {
     }
 }
 
-/// Write `lines` (each followed by `\n`) as a raw session log for `id`.
-pub fn write_log(store: &Path, project: &str, dir: &str, lines: &[&str]) -> PathBuf {
+/// Typed fixture values: session headers and events as DSH writes them.
+pub mod fixture {
+    use super::*;
+
+    /// A root session header.
+    pub fn root(id: &str, created: u64) -> Value {
+        json!({"type":"session","version":0,"id":id,"createdAt":created,"delegationDepth":0})
+    }
+
+    /// A subagent child header under `parent`.
+    pub fn child(id: &str, created: u64, parent: &str) -> Value {
+        json!({"type":"session","version":0,"id":id,"createdAt":created,"parentSession":parent,"origin":"subagent","delegationDepth":1})
+    }
+
+    /// A continuable version-2 descriptor event.
+    pub fn descriptor(seq: u64, label: &str) -> Value {
+        json!({"type":"subagent/descriptor","seq":seq,"time":1,"data":{"version":2,"mode":"continuable","provider":"spawn","label":label}})
+    }
+}
+
+/// Write `lines` (each followed by `\n`) as a raw session log in `dir`.
+pub fn write_log<L: AsRef<str>>(store: &Path, project: &str, dir: &str, lines: &[L]) -> PathBuf {
     let d = store.join(project).join(dir);
     std::fs::create_dir_all(&d).unwrap();
     let mut body = String::new();
     for l in lines {
-        body.push_str(l);
+        body.push_str(l.as_ref());
         body.push('\n');
     }
     let p = d.join("session.jsonl");
     std::fs::write(&p, body).unwrap();
     p
+}
+
+/// A store built from typed values, in a temp dir.
+pub struct StoreBuilder {
+    dir: TempDir,
+}
+
+impl StoreBuilder {
+    pub fn new(tag: &str) -> StoreBuilder {
+        StoreBuilder {
+            dir: TempDir::new(tag),
+        }
+    }
+
+    /// A session whose log holds `records` (headers, events) under `_no-cwd`.
+    pub fn session(self, dir: &str, records: &[Value]) -> StoreBuilder {
+        let lines: Vec<String> = records.iter().map(Value::to_string).collect();
+        write_log(self.dir.path(), "_no-cwd", dir, &lines);
+        self
+    }
+
+    /// A root session.
+    pub fn root(self, id: &str) -> StoreBuilder {
+        self.session(id, &[fixture::root(id, 1)])
+    }
+
+    /// A continuable child with a descriptor.
+    pub fn child(self, id: &str, created: u64, parent: &str, label: &str) -> StoreBuilder {
+        self.session(
+            id,
+            &[
+                fixture::child(id, created, parent),
+                fixture::descriptor(0, label),
+            ],
+        )
+    }
+
+    pub fn build(self) -> TempDir {
+        self.dir
+    }
 }
 
 /// Every file under `dir` with its bytes, to prove a command changed nothing.
@@ -145,24 +264,4 @@ pub fn snapshot_without_caches(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
         .into_iter()
         .filter(|(p, _)| p.file_name().is_none_or(|n| n != "scan.cache"))
         .collect()
-}
-
-/// Golden comparison; `DSH_AGENTS_BLESS=1` rewrites the file instead.
-pub fn assert_golden(file: &Path, actual: &str) {
-    if std::env::var_os("DSH_AGENTS_BLESS").is_some() {
-        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-        std::fs::write(file, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(file).unwrap_or_else(|_| {
-        panic!(
-            "missing golden file {} (run with DSH_AGENTS_BLESS=1)",
-            file.display()
-        )
-    });
-    assert!(
-        expected == actual,
-        "golden mismatch for {}\n--- expected\n{expected}\n--- actual\n{actual}",
-        file.display()
-    );
 }

@@ -1,4 +1,5 @@
-//! Every line of `../shared/conformance/{v1,v2}/cases.tsv`, byte for byte.
+//! Every line of the conformance cases (`testdata/conformance/{v1,v2}/cases.tsv`,
+//! a copy of `../shared/conformance`), byte for byte.
 
 use crate::common::{conformance_dir, run};
 
@@ -64,5 +65,36 @@ fn v2_cases_match_the_seed_001_reading() {
             r.stderr
         );
         assert_eq!(r.stdout, want, "stdout for {c:?}");
+    }
+}
+
+/// The copy the repository carries is exactly `../shared/conformance`,
+/// whenever that folder is beside the checkout.
+#[test]
+fn the_carried_copy_equals_shared_conformance() {
+    let Some(shared) = crate::common::shared_conformance_dir() else {
+        eprintln!("../shared/conformance is not beside the checkout; nothing to compare");
+        return;
+    };
+    let ours = conformance_dir();
+    let files = |root: &std::path::Path| -> Vec<(std::path::PathBuf, Vec<u8>)> {
+        crate::common::snapshot(root)
+            .into_iter()
+            .map(|(p, b)| (p.strip_prefix(root).unwrap().to_path_buf(), b))
+            .collect()
+    };
+    let (a, b) = (files(&ours), files(&shared));
+    assert!(!a.is_empty());
+    assert_eq!(
+        a.iter().map(|f| &f.0).collect::<Vec<_>>(),
+        b.iter().map(|f| &f.0).collect::<Vec<_>>(),
+        "the same files"
+    );
+    for ((path, x), (_, y)) in a.iter().zip(&b) {
+        assert!(
+            x == y,
+            "{} differs from ../shared/conformance",
+            path.display()
+        );
     }
 }

@@ -1,9 +1,10 @@
 //! Golden outputs of every listing form on the sample stores in
-//! `testdata/stores`, pinned under `testdata/golden`. Each file holds the
-//! command, stdout, stderr and the exit status of one real run.
-//! `DSH_AGENTS_BLESS=1 cargo test` rewrites them; review the diff.
+//! `testdata/stores`, pinned as insta snapshots under `testdata/golden`.
+//! Each holds the command, stdout, stderr and the exit status of one real
+//! run. `cargo insta review` (or `INSTA_UPDATE=always cargo test`) updates
+//! them; review the diff.
 
-use crate::common::{assert_golden, repo, run};
+use crate::common::{run, snapshot_settings};
 
 const CASES: &[(&str, &[&str])] = &[
     (
@@ -255,23 +256,11 @@ const CASES: &[(&str, &[&str])] = &[
     ("zstd.check", &["--store", "testdata/stores/zstd", "check"]),
 ];
 
-fn blob(args: &[&str]) -> String {
-    let r = run(args);
-    let root = repo().to_string_lossy().into_owned();
-    let mut out = format!("$ dsh-agents {}\n", args.join(" "));
-    out.push_str(&r.stdout);
-    out.push_str("--- stderr\n");
-    out.push_str(&r.stderr);
-    out.push_str(&format!("--- exit: {}\n", r.code));
-    out.replace(&root, "[REPO]")
-}
-
 #[test]
 fn sample_store_outputs_match_golden_files() {
-    for (name, args) in CASES {
-        assert_golden(
-            &repo().join("testdata/golden").join(format!("{name}.txt")),
-            &blob(args),
-        );
-    }
+    snapshot_settings(None).bind(|| {
+        for (name, args) in CASES {
+            insta::assert_snapshot!(*name, run(*args).blob(args));
+        }
+    });
 }

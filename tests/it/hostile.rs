@@ -2,23 +2,19 @@
 //! exact outcome (output or error text), no panic, and nothing written
 //! outside the store.
 
-use crate::common::{TempDir, run, snapshot, write_log};
+use crate::common::{TempDir, fixture, run, snapshot, write_log};
 use dsh_agents::formats::encode_frame;
 
-const ROOT: &str =
-    r#"{"type":"session","version":0,"id":"root","createdAt":1,"delegationDepth":0}"#;
+fn root() -> String {
+    fixture::root("root", 1).to_string()
+}
 
 fn child_header(id: &str, created: u64) -> String {
-    format!(
-        r#"{{"type":"session","version":0,"id":{},"createdAt":{created},"parentSession":"root","origin":"subagent","delegationDepth":1}}"#,
-        serde_json::to_string(id).unwrap()
-    )
+    fixture::child(id, created, "root").to_string()
 }
 
 fn descriptor(seq: u64, label: &str) -> String {
-    format!(
-        r#"{{"type":"subagent/descriptor","seq":{seq},"time":1,"data":{{"version":2,"mode":"continuable","provider":"spawn","label":"{label}"}}}}"#
-    )
+    fixture::descriptor(seq, label).to_string()
 }
 
 fn lists(store: &TempDir) -> (String, String) {
@@ -41,7 +37,7 @@ fn lists(store: &TempDir) -> (String, String) {
 
 fn base() -> TempDir {
     let t = TempDir::new("hostile");
-    write_log(t.path(), "_no-cwd", "root", &[ROOT]);
+    write_log(t.path(), "_no-cwd", "root", &[root()]);
     t
 }
 
@@ -104,7 +100,7 @@ fn zstd_base() -> TempDir {
     std::fs::create_dir_all(&d).unwrap();
     std::fs::write(
         d.join("session.jsonl.zstd"),
-        encode_frame(format!("{ROOT}\n").as_bytes()).unwrap(),
+        encode_frame(format!("{}\n", root()).as_bytes()).unwrap(),
     )
     .unwrap();
     t
@@ -270,10 +266,18 @@ fn a_session_directory_linked_outside_the_store_is_never_written() {
 }
 
 /// Run the binary as an unprivileged user when the tests run as root (as CI
-/// does), so permission faults are real.
+/// does), so permission faults are real. The binary is copied somewhere that
+/// user can reach: the checkout may live in a private (0700) directory.
 fn run_unprivileged(args: &[&str]) -> crate::common::Run {
+    use std::os::unix::fs::PermissionsExt;
     use std::os::unix::process::CommandExt;
-    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"));
+    let bin_dir = TempDir::new("bin");
+    let bin = bin_dir.path().join("dsh-agents");
+    std::fs::copy(assert_cmd::cargo::cargo_bin!("dsh-agents"), &bin).unwrap();
+    for (path, mode) in [(bin_dir.path(), 0o755), (bin.as_path(), 0o755)] {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    let mut c = std::process::Command::new(&bin);
     c.args(args).env_remove("DSH_STORE").env_remove("DSH_AGENT");
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } == 0 {

@@ -97,6 +97,11 @@ fn statuses_follow_the_live_lock() {
     assert!(!list(store, "v2", &[]).contains("broken"));
     assert!(!list(store, "v1", &[]).contains("brk-0001"));
 
+    // Unlock explicitly: a program another test thread is starting may
+    // share these descriptors between its fork and exec, and a close alone
+    // would leave the lock held until then.
+    lock.unlock().unwrap();
+    brk_lock.unlock().unwrap();
     drop(lock);
     drop(brk_lock);
     // The lock file stays behind, but nobody holds it: not live.

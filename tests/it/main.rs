@@ -10,6 +10,7 @@ mod golden;
 mod hostile;
 mod liveness;
 mod messaging;
+mod rules;
 mod runtime;
 mod spawn;
 mod store_errors;

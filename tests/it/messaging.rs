@@ -2,48 +2,8 @@
 //! inbox records each send writes, pinned as golden files; idempotent ids,
 //! the admission bound, stdin messages.
 
-use crate::common::{TempDir, assert_golden, copy_store, repo, run, snapshot};
+use crate::common::{TempDir, copy_store, repo, run, snapshot, snapshot_settings};
 use serde_json::Value;
-
-/// Replace what varies between runs (ids, times, temp paths) with markers.
-fn normalize(text: &str, store: &str) -> String {
-    let mut out = text.replace(store, "[STORE]");
-    // UUID v7 message ids.
-    let bytes: Vec<char> = out.chars().collect();
-    let mut res = String::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        let cand: String = bytes[i..(i + 36).min(bytes.len())].iter().collect();
-        let is_uuid = cand.len() == 36
-            && cand.chars().enumerate().all(|(k, c)| {
-                if [8, 13, 18, 23].contains(&k) {
-                    c == '-'
-                } else {
-                    c.is_ascii_hexdigit()
-                }
-            });
-        if is_uuid {
-            res.push_str("[ID]");
-            i += 36;
-        } else {
-            res.push(bytes[i]);
-            i += 1;
-        }
-    }
-    out = res;
-    // Record times.
-    let mut res = String::new();
-    let mut rest = out.as_str();
-    while let Some(p) = rest.find("\"time\":") {
-        res.push_str(&rest[..p + 7]);
-        rest = &rest[p + 7..];
-        let digits = rest.chars().take_while(|c| c.is_ascii_digit()).count();
-        res.push_str(if digits > 0 { "[TIME]" } else { "" });
-        rest = &rest[digits..];
-    }
-    res.push_str(rest);
-    res
-}
 
 fn transcript(store: &TempDir, commands: &[&[&str]], inboxes: &[&str]) -> String {
     let s = store.path().to_str().unwrap();
@@ -65,7 +25,7 @@ fn transcript(store: &TempDir, commands: &[&[&str]], inboxes: &[&str]) -> String
                 .unwrap_or_else(|_| "(none)\n".into()),
         );
     }
-    normalize(&out, s)
+    out
 }
 
 fn team() -> TempDir {
@@ -139,7 +99,7 @@ fn v2_send_message_texts_errors_and_records() {
         commands,
         &["chk-0001", "lead-1", "kid-0001", "fix-0001", "rev-0001"],
     );
-    assert_golden(&repo().join("testdata/golden/messaging.v2.txt"), &text);
+    snapshot_settings(Some(store.path())).bind(|| insta::assert_snapshot!("messaging.v2", text));
 }
 
 #[test]
@@ -278,7 +238,7 @@ fn v1_and_seed_002_texts_errors_and_records() {
             "lead-1",
         ],
     );
-    assert_golden(&repo().join("testdata/golden/messaging.v1.txt"), &text);
+    snapshot_settings(Some(store.path())).bind(|| insta::assert_snapshot!("messaging.v1", text));
 }
 
 #[test]

@@ -650,3 +650,52 @@ fn ctrl_c_stops_serve_cleanly() {
     );
     assert!(ok(s, &["list-agents", "--as", "lead-1"]).contains("reviewer [inactive]"));
 }
+
+/// DSH keeps the whole inbox on an interrupt: input steered into a working
+/// agent just before the interrupt runs nothing on its own; the next message
+/// unparks, and its turn takes the parked input first.
+#[test]
+fn an_interrupt_parks_steered_input_until_the_next_message() {
+    let (store, handler, log) = setup("park");
+    let s = store.path();
+    let _reviewer = serve(s, "rev-0001", &handler, &log);
+    eventually("reviewer live", || {
+        ok(s, &["--contract", "v1", "list-agents", "--as", "lead-1"]).contains("rev-0001 [idle]")
+    });
+    ok(s, &["followup", "rev-0001", "go to sleep"]);
+    eventually("sleeping", || {
+        handler_lines(&log)
+            .iter()
+            .any(|l| l.contains("go to sleep"))
+    });
+    ok(s, &["steer", "rev-0001", "steered while asleep"]);
+    ok(s, &["interrupt", "rev-0001"]);
+    eventually("the turn ends interrupted", || {
+        log_events(s, "rev-0001").last().is_some_and(|e| {
+            e["type"] == "turn/end" && e["data"]["reason"]["kind"] == "interrupted"
+        })
+    });
+    std::thread::sleep(Duration::from_millis(800));
+    assert!(
+        !handler_lines(&log)
+            .iter()
+            .any(|l| l.contains("steered while asleep")),
+        "parked input does not run on its own: {:?}",
+        handler_lines(&log)
+    );
+    let inbox = ok(s, &["inbox", "rev-0001"]);
+    assert!(
+        inbox.starts_with("next-step: 1 pending\nnext-turn: 0 pending (parked by an interrupt)"),
+        "{inbox}"
+    );
+    ok(s, &["followup", "rev-0001", "wake up"]);
+    eventually("the unparked turn", || {
+        handler_lines(&log).iter().any(|l| l.contains("wake up"))
+    });
+    let lines = handler_lines(&log);
+    let turn = lines.iter().find(|l| l.contains("wake up")).unwrap();
+    assert!(
+        turn.ends_with(" steered while asleep|wake up"),
+        "one turn, parked input first: {lines:?}"
+    );
+}

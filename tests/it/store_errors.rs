@@ -1,25 +1,22 @@
 //! Store-level failures and bad input: a clear error naming the path, or a
 //! diagnostic row; never a panic; nothing written.
 
-use crate::common::{TempDir, run, snapshot, write_log};
+use crate::common::{TempDir, fixture, run, snapshot, write_log};
 
-const ROOT: &str =
-    r#"{"type":"session","version":0,"id":"root","createdAt":1,"delegationDepth":0}"#;
+fn root() -> String {
+    fixture::root("root", 1).to_string()
+}
 
 fn child(id: &str, created: u64, parent: &str, label: &str) -> Vec<String> {
     vec![
-        format!(
-            r#"{{"type":"session","version":0,"id":"{id}","createdAt":{created},"parentSession":"{parent}","origin":"subagent","delegationDepth":1}}"#
-        ),
-        format!(
-            r#"{{"type":"subagent/descriptor","seq":0,"time":1,"data":{{"version":2,"mode":"continuable","provider":"spawn","label":"{label}"}}}}"#
-        ),
+        fixture::child(id, created, parent).to_string(),
+        fixture::descriptor(0, label).to_string(),
     ]
 }
 
 fn store_with_kid() -> TempDir {
     let tmp = TempDir::new("err");
-    write_log(tmp.path(), "_no-cwd", "root", &[ROOT]);
+    write_log(tmp.path(), "_no-cwd", "root", &[root()]);
     let kid = child("kid", 2, "root", "Kid");
     write_log(
         tmp.path(),
@@ -74,7 +71,7 @@ fn assert_store_error(tmp: &TempDir, needle: &str) {
 #[test]
 fn flat_file_artifact_fails_the_listing() {
     let tmp = store_with_kid();
-    std::fs::write(tmp.path().join("_no-cwd/old.jsonl"), ROOT).unwrap();
+    std::fs::write(tmp.path().join("_no-cwd/old.jsonl"), root()).unwrap();
     assert_store_error(&tmp, "old.jsonl\" uses the unsupported flat-file layout");
 }
 
@@ -171,7 +168,7 @@ fn malformed_headers_are_skipped_and_reported_by_check() {
 #[test]
 fn bad_child_logs_become_diagnostic_rows() {
     let tmp = TempDir::new("rows");
-    write_log(tmp.path(), "_no-cwd", "root", &[ROOT]);
+    write_log(tmp.path(), "_no-cwd", "root", &[root()]);
     let mut huge = child("huge", 2, "root", "Huge line");
     huge.push(format!(
         r#"{{"type":"step/start","seq":1,"time":1,"data":{{"pad":"{}"}}}}"#,
@@ -288,7 +285,7 @@ fn parent_cycles_are_safe() {
 #[test]
 fn a_chain_ten_thousand_deep_lists() {
     let tmp = TempDir::new("deep");
-    write_log(tmp.path(), "_no-cwd", "root", &[ROOT]);
+    write_log(tmp.path(), "_no-cwd", "root", &[root()]);
     let mut parent = "root".to_string();
     for i in 0..10_000 {
         let id = format!("n{i:05}");
