@@ -271,19 +271,35 @@ fn a_session_directory_linked_outside_the_store_is_never_written() {
 fn run_unprivileged(args: &[&str]) -> crate::common::Run {
     use std::os::unix::fs::PermissionsExt;
     use std::os::unix::process::CommandExt;
-    let bin_dir = TempDir::new("bin");
-    let bin = bin_dir.path().join("dsh-agents");
-    std::fs::copy(assert_cmd::cargo::cargo_bin!("dsh-agents"), &bin).unwrap();
-    for (path, mode) in [(bin_dir.path(), 0o755), (bin.as_path(), 0o755)] {
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
-    }
-    let mut c = std::process::Command::new(&bin);
+    static BIN: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    let bin = BIN.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("dsh-agents-test-bin-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let bin = dir.join("dsh-agents");
+        std::fs::copy(assert_cmd::cargo::cargo_bin!("dsh-agents"), &bin).unwrap();
+        for (path, mode) in [(dir.as_path(), 0o755), (bin.as_path(), 0o755)] {
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+        }
+        bin
+    });
+    let mut c = std::process::Command::new(bin);
     c.args(args).env_remove("DSH_STORE").env_remove("DSH_AGENT");
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } == 0 {
         c.uid(65534).gid(65534);
     }
-    let out = c.output().unwrap();
+    // A copy just written may be briefly busy (ETXTBSY) while another test
+    // thread forks with its descriptor; try again.
+    let mut tries = 0;
+    let out = loop {
+        match c.output() {
+            Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) && tries < 50 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => break other.unwrap(),
+        }
+    };
     crate::common::Run {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
