@@ -1,30 +1,33 @@
 //! One session's inbox as writers and readers use it: unlocked reads,
-//! delivery (admission bound, idempotent `--id`, append), non-message
-//! records, and interrupt requests.
+//! delivery (admission bound, ids unique across the inbox, idempotent
+//! `--id`, append), non-message records, and interrupt requests.
 //!
-//! Appending never reads the whole inbox: the pending count for the
-//! admission bound comes from `inbox.state`, a cache keyed by the inbox's
-//! byte length and rebuilt by a full count only when it does not match.
-//! Idempotent sends leave a marker in `inbox.ids/` that records where their
-//! record went.
+//! Appending need not count the whole inbox: the pending count for the
+//! admission bound comes from `inbox.state`, which is believed only while
+//! it describes the inbox exactly (same file, same length, same last 4 KiB);
+//! otherwise the inbox is counted again. It can skip work, never change an
+//! answer a count would give.
 
+use super::compact;
 use super::error::DeliveryError;
 use super::fold::{Fold, count_pending};
 use super::framing::{Framing, InterruptCause};
 use super::lock::{self, INBOX, WriteGuard};
-use super::record::{Record, Target, parse};
-use crate::store::paths::encode_segment;
-use crate::store::{StoreError, sidecar};
+use super::record::{InboxLine, Record, Target, for_each_line, parse};
+use crate::store::StoreError;
+use crate::store::limits::MAX_LINE;
+use crate::store::sidecar::{Dir, read_small};
 use crate::support::clock::{new_message_id, now_ms};
 use serde::{Deserialize, Serialize};
-use std::fs::{self, OpenOptions};
-use std::io;
-use std::os::unix::fs::OpenOptionsExt;
+use serde_json::Value;
+use std::fs::File;
+use std::hash::Hasher;
+use std::io::{BufReader, Seek, SeekFrom};
+use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub const INBOX_STATE: &str = "inbox.state";
-pub const INBOX_IDS: &str = "inbox.ids";
 /// Present once an external execution was interrupted: it takes no more messages.
 pub const STOPPED: &str = "inbox.stopped";
 
@@ -73,15 +76,40 @@ pub struct Inbox {
     dir: PathBuf,
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+/// The pending-count cache and what it must match.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 struct State {
+    ino: u64,
     size: u64,
+    tail: u64,
     pending: usize,
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
-struct MarkerBody {
-    offset: u64,
+/// A hash of the last 4 KiB of the inbox below `len`.
+fn tail_hash(file: &File, len: u64) -> Option<u64> {
+    let start = len.saturating_sub(4096);
+    let mut buf = vec![0u8; (len - start) as usize];
+    file.read_exact_at(&mut buf, start).ok()?;
+    let mut h = std::hash::DefaultHasher::new();
+    h.write(&buf);
+    h.write_u64(len);
+    Some(h.finish())
+}
+
+/// How an id is already used in an inbox.
+enum IdUse {
+    Unused,
+    /// A message record with this id: its record index and body.
+    Message {
+        index: usize,
+        target: Target,
+        source: Value,
+        content: Vec<Value>,
+    },
+    /// Another record (claim, cancel, interrupt, wait) names it.
+    Other {
+        index: usize,
+    },
 }
 
 impl Inbox {
@@ -101,105 +129,189 @@ impl Inbox {
 
     /// Whether an interrupt stopped this (external) agent for good.
     pub fn stopped(&self) -> bool {
-        fs::symlink_metadata(self.dir.join(STOPPED)).is_ok()
+        Dir::session(&self.dir).is_ok_and(|d| d.exists(STOPPED))
+    }
+
+    fn open_read(&self) -> Result<Option<File>, StoreError> {
+        Dir::session(&self.dir)?.open_read(INBOX)
     }
 
     /// Read and fold without locking; a missing inbox is empty.
     pub fn read(&self) -> Result<Fold, StoreError> {
-        let path = self.path();
-        match fs::symlink_metadata(&path) {
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Fold::default()),
-            Err(e) => return Err(StoreError::io(path, e)),
-            Ok(m) if !m.file_type().is_file() => return Err(StoreError::NotRegular { path }),
-            Ok(_) => {}
-        }
-        let bytes = fs::read(&path).map_err(|e| StoreError::io(&path, e))?;
-        Ok(Fold::fold_bytes(&bytes))
+        let Some(file) = self.open_read()? else {
+            return Ok(Fold::default());
+        };
+        Fold::read(BufReader::new(file)).map_err(|e| StoreError::io(self.path(), e))
     }
 
     /// The pending count without a lock: from the cache when it matches the
-    /// inbox's length, else by counting. A missing inbox holds nothing.
+    /// inbox, else by counting. A missing inbox holds nothing.
     pub fn pending_now(&self) -> Result<usize, StoreError> {
-        let len = match fs::symlink_metadata(self.path()) {
-            Ok(m) => m.len(),
-            Err(_) => return Ok(0),
+        let Some(file) = self.open_read()? else {
+            return Ok(0);
         };
-        if let Some(state) = self.read_state().filter(|s| s.size == len) {
-            return Ok(state.pending);
-        }
-        Ok(self.read()?.pending_count())
+        self.count(&file)
     }
 
-    /// The pending count at the guard's length, from the cache when it
-    /// matches, else by a full count (which the caller then caches).
-    fn pending_count(&self, guard: &WriteGuard) -> Result<usize, StoreError> {
+    /// The pending count of `file` (the inbox), from the cache when valid.
+    fn count(&self, file: &File) -> Result<usize, StoreError> {
+        let path = self.path();
+        let meta = file.metadata().map_err(|e| StoreError::io(&path, e))?;
+        let key = (meta.ino(), meta.len());
         if let Some(state) = self.read_state()
-            && state.size == guard.len
+            && (state.ino, state.size) == key
+            && tail_hash(file, key.1) == Some(state.tail)
         {
             return Ok(state.pending);
         }
-        let path = self.path();
-        let bytes = fs::read(&path).map_err(|e| StoreError::io(&path, e))?;
-        Ok(count_pending(&bytes))
+        let mut f = file.try_clone().map_err(|e| StoreError::io(&path, e))?;
+        f.seek(SeekFrom::Start(0))
+            .map_err(|e| StoreError::io(&path, e))?;
+        count_pending(BufReader::new(f).take_until(key.1)).map_err(|e| StoreError::io(&path, e))
     }
 
     fn read_state(&self) -> Option<State> {
-        let path = self.dir.join(INBOX_STATE);
-        let meta = fs::symlink_metadata(&path).ok()?;
-        if !meta.file_type().is_file() || meta.len() > 4096 {
-            return None;
-        }
-        serde_json::from_slice(&fs::read(&path).ok()?).ok()
+        serde_json::from_slice(&read_small(&self.dir.join(INBOX_STATE))?).ok()
     }
 
     /// Replace the cache atomically; it is only a cache, so failure is harmless.
-    fn write_state(&self, state: State) {
+    fn write_state(&self, guard: &WriteGuard, pending: usize) {
+        let (Ok(meta), Some(tail)) = (guard.inbox.metadata(), tail_hash(&guard.inbox, guard.len))
+        else {
+            return;
+        };
+        let state = State {
+            ino: meta.ino(),
+            size: guard.len,
+            tail,
+            pending,
+        };
         let bytes = serde_json::to_vec(&state).unwrap_or_default();
-        let _ = sidecar::replace(&self.dir.join(INBOX_STATE), &bytes, false);
+        let _ = guard.dir.replace(INBOX_STATE, &bytes, false);
     }
 
-    /// Deliver one message: admission bound, idempotency, append, sync.
+    /// How `id` is used in the inbox under `guard`, reading only the lines
+    /// that mention it.
+    fn find_id(&self, guard: &WriteGuard, id: &str) -> Result<IdUse, StoreError> {
+        let path = self.path();
+        let needle = serde_json::to_string(id).unwrap_or_default().into_bytes();
+        let mut f = guard
+            .inbox
+            .try_clone()
+            .map_err(|e| StoreError::io(&path, e))?;
+        f.seek(SeekFrom::Start(0))
+            .map_err(|e| StoreError::io(&path, e))?;
+        let mut found = IdUse::Unused;
+        let mut index = 0usize;
+        for_each_line(BufReader::new(f).take_until(guard.len), |line| {
+            let InboxLine::Line(l) = line else { return };
+            let at = index;
+            let mentions = l.windows(needle.len()).any(|w| w == needle.as_slice());
+            if !mentions {
+                if parse::<serde::de::IgnoredAny>(l).is_some() {
+                    index += 1;
+                }
+                return;
+            }
+            let Some(record) = parse::<Value>(l) else {
+                return;
+            };
+            index += 1;
+            if !matches!(found, IdUse::Unused) {
+                return;
+            }
+            found = match record {
+                Record::Message {
+                    id: got,
+                    target,
+                    source,
+                    content,
+                    ..
+                } if got == id => IdUse::Message {
+                    index: at,
+                    target,
+                    source,
+                    content,
+                },
+                Record::Message { .. } => IdUse::Unused,
+                Record::Interrupt { id: got, .. } if got == id => IdUse::Other { index: at },
+                Record::Claim { ids, .. }
+                | Record::Cancel { ids, .. }
+                | Record::Wait { ids, .. }
+                    if ids.iter().any(|i| i == id) =>
+                {
+                    IdUse::Other { index: at }
+                }
+                _ => IdUse::Unused,
+            };
+        })
+        .map_err(|e| StoreError::io(&path, e))?;
+        Ok(found)
+    }
+
+    /// Deliver one message: admission bound, id uniqueness, append, sync.
     pub fn deliver(&self, message: NewMessage, limits: Limits) -> Result<Receipt, DeliveryError> {
+        let source = message.framing.source();
+        let content = message.framing.content(message.text);
         let mut guard = self.lock(limits.lock_timeout)?;
-        if self.stopped() {
+        if guard.dir.exists(STOPPED) {
             return Err(DeliveryError::Stopped);
         }
-        let marker = message
-            .id
-            .as_ref()
-            .and_then(|id| encode_segment(id))
-            .map(|seg| self.dir.join(INBOX_IDS).join(seg));
-        if let (Some(id), Some(marker)) = (&message.id, &marker)
-            && delivered_at_marker(marker, id, &guard)
-        {
-            return Ok(Receipt {
-                message_id: id.clone(),
-                duplicate: true,
-            });
+        if let Some(id) = &message.id {
+            match self.find_id(&guard, id)? {
+                IdUse::Unused => {}
+                IdUse::Message {
+                    index,
+                    target,
+                    source: s,
+                    content: c,
+                } => {
+                    if target == message.target && s == source && c == content {
+                        return Ok(Receipt {
+                            message_id: id.clone(),
+                            duplicate: true,
+                        });
+                    }
+                    return Err(DeliveryError::IdReused {
+                        id: id.clone(),
+                        record: index + 1,
+                    });
+                }
+                IdUse::Other { index } => {
+                    return Err(DeliveryError::IdTaken {
+                        id: id.clone(),
+                        record: index + 1,
+                    });
+                }
+            }
         }
-        let pending = self.pending_count(&guard)?;
+        let pending = self.count(&guard.inbox)?;
         if pending >= limits.max_pending {
             return Err(DeliveryError::InboxFull {
                 pending,
                 limit: limits.max_pending,
             });
         }
-        let id = message.id.clone().unwrap_or_else(new_message_id);
-        if let Some(marker) = &marker {
-            self.write_marker(marker, guard.len)?;
-        }
         let record = Record::Message {
-            id: id.clone(),
+            id: message.id.clone().unwrap_or_else(new_message_id),
             time: now_ms(),
             target: message.target,
-            source: message.framing.source(),
-            content: message.framing.content(message.text),
+            source,
+            content,
+            keyed: message.id.is_some(),
         };
+        let size = serde_json::to_vec(&record).map_or(0, |v| v.len());
+        if size >= MAX_LINE {
+            return Err(DeliveryError::TooLarge {
+                bytes: size,
+                limit: MAX_LINE,
+            });
+        }
         guard.append(&record)?;
-        self.write_state(State {
-            size: guard.len,
-            pending: pending + 1,
-        });
+        self.write_state(&guard, pending + 1);
+        let Record::Message { id, .. } = record else {
+            unreachable!("built as a message above")
+        };
         Ok(Receipt {
             message_id: id,
             duplicate: false,
@@ -207,18 +319,22 @@ impl Inbox {
     }
 
     /// Append a non-message record (claim, cancel, interrupt, wait), keeping
-    /// the pending cache in step.
+    /// the pending cache in step; after a claim or cancel, compact the inbox
+    /// when consumed history dominates it.
     pub fn record(&self, guard: &mut WriteGuard, record: &Record) -> Result<(), StoreError> {
-        let before = self.pending_count(guard)?;
+        let before = self.count(&guard.inbox)?;
         guard.append(record)?;
         let consumed = match record {
             Record::Claim { ids, .. } | Record::Cancel { ids, .. } => ids.len(),
             _ => 0,
         };
-        self.write_state(State {
-            size: guard.len,
-            pending: before.saturating_sub(consumed),
-        });
+        let pending = before.saturating_sub(consumed);
+        if consumed > 0 && compact::maybe_compact(guard)? {
+            let pending = self.count(&guard.inbox)?;
+            self.write_state(guard, pending);
+            return Ok(());
+        }
+        self.write_state(guard, pending);
         Ok(())
     }
 
@@ -241,42 +357,19 @@ impl Inbox {
             },
         )?;
         if permanent {
-            sidecar::open(
-                &self.dir.join(STOPPED),
-                OpenOptions::new().write(true).create(true).mode(0o600),
-            )?;
+            guard.dir.open_rw(STOPPED)?;
         }
         Ok(id)
     }
-
-    fn write_marker(&self, marker: &Path, offset: u64) -> Result<(), StoreError> {
-        let dir = self.dir.join(INBOX_IDS);
-        match fs::symlink_metadata(&dir) {
-            Ok(m) if !m.file_type().is_dir() => {
-                return Err(StoreError::NotADirectory { path: dir });
-            }
-            Ok(_) => {}
-            Err(_) => fs::create_dir(&dir).map_err(|e| StoreError::io(&dir, e))?,
-        }
-        let bytes = serde_json::to_vec(&MarkerBody { offset }).unwrap_or_default();
-        sidecar::replace(marker, &bytes, true)
-    }
 }
 
-/// Whether the marker for `id` points at a complete record of that message.
-fn delivered_at_marker(marker: &Path, id: &str, guard: &WriteGuard) -> bool {
-    let Some(offset) = fs::read(marker)
-        .ok()
-        .and_then(|b| serde_json::from_slice::<MarkerBody>(&b).ok())
-        .map(|m| m.offset)
-    else {
-        return false;
-    };
-    if offset >= guard.len {
-        return false;
+/// Read no further than a length fixed under the lock.
+trait TakeUntil: Sized {
+    fn take_until(self, len: u64) -> std::io::Take<Self>;
+}
+
+impl<R: std::io::Read> TakeUntil for R {
+    fn take_until(self, len: u64) -> std::io::Take<Self> {
+        self.take(len)
     }
-    guard
-        .line_at(offset)
-        .and_then(|line| parse::<serde::de::IgnoredAny>(&line))
-        .is_some_and(|r| matches!(r, Record::Message { id: got, .. } if got == id))
 }

@@ -15,6 +15,21 @@ pub enum DeliveryError {
     },
     /// An interrupt stopped this (external) agent for good.
     Stopped,
+    /// A caller-chosen id names an earlier message with another body.
+    IdReused {
+        id: String,
+        record: usize,
+    },
+    /// A caller-chosen id is already used by a record that is not a message.
+    IdTaken {
+        id: String,
+        record: usize,
+    },
+    /// The record would exceed the line cap.
+    TooLarge {
+        bytes: usize,
+        limit: usize,
+    },
     /// The writer lock was not had within the bound.
     LockTimeout {
         path: PathBuf,
@@ -27,6 +42,9 @@ impl DeliveryError {
     pub fn kind(&self) -> ErrorKind {
         match self {
             DeliveryError::InboxFull { .. } | DeliveryError::Stopped => ErrorKind::Tool,
+            DeliveryError::IdReused { .. }
+            | DeliveryError::IdTaken { .. }
+            | DeliveryError::TooLarge { .. } => ErrorKind::Usage,
             DeliveryError::LockTimeout { .. } | DeliveryError::Store(_) => ErrorKind::Store,
         }
     }
@@ -47,6 +65,19 @@ impl fmt::Display for DeliveryError {
             ),
             DeliveryError::Stopped => f.write_str(
                 "the agent was stopped permanently by an interrupt; the message was not delivered",
+            ),
+            DeliveryError::IdReused { id, record } => write!(
+                f,
+                "message id \"{id}\" was already sent with a different message (inbox record {record}); nothing was written"
+            ),
+            DeliveryError::IdTaken { id, record } => write!(
+                f,
+                "message id \"{id}\" is already used by inbox record {record}; nothing was written"
+            ),
+            DeliveryError::TooLarge { bytes, limit } => write!(
+                f,
+                "the message is too large: its record would be {bytes} bytes, over the {} MiB record cap",
+                limit >> 20
             ),
             DeliveryError::LockTimeout { path, timeout } => write!(
                 f,

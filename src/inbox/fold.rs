@@ -1,11 +1,17 @@
 //! The inbox fold (DESIGN §6): pending = messages − claimed − canceled;
 //! parked = an interrupt is newer than the newest message of either
 //! target; what a step boundary claims. These rules live here only.
+//!
+//! A fold reads the inbox twice: a first pass learns which ids were
+//! consumed (records read without their bodies), the second materializes
+//! only the messages still pending, so memory follows pending work, not
+//! history.
 
-use super::record::{Message, Record, Target, complete_lines, parse};
+use super::record::{InboxLine, Message, Record, Target, for_each_line, parse};
 use serde::de::IgnoredAny;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
+use std::io::{BufRead, Seek, SeekFrom};
 
 /// Ids that left the pending lists.
 #[derive(Debug, Default, Clone)]
@@ -24,76 +30,105 @@ impl Consumed {
 /// The folded state of an inbox.
 #[derive(Debug, Default, Clone)]
 pub struct Fold {
+    /// Pending messages, in arrival order.
     pub messages: Vec<Message>,
     pub consumed: Consumed,
     /// Record index of the newest interrupt, and of the newest message.
     pub last_interrupt: Option<usize>,
     pub last_message: Option<usize>,
+    /// The newest interrupt's id (stable across compaction).
+    pub last_interrupt_id: Option<String>,
     /// Ids each root call's waits have reported.
     pub waits: HashMap<String, HashSet<String>>,
     /// A permanent interrupt was recorded.
     pub stopped: bool,
-    /// Complete lines that did not parse as records (never written by us).
+    /// Complete lines that are not records (never written by us).
     pub bad_lines: usize,
     pub records: usize,
 }
 
 impl Fold {
-    fn apply(&mut self, record: Record) {
-        let position = self.records;
-        self.records += 1;
-        match record {
-            Record::Message {
+    /// Fold an inbox read from the start (the reader is rewound for the
+    /// second pass).
+    pub fn read<R: BufRead + Seek>(mut reader: R) -> std::io::Result<Fold> {
+        let mut fold = Fold::default();
+        for_each_line(&mut reader, |line| match line {
+            InboxLine::Line(l) => match parse::<IgnoredAny>(l) {
+                Some(r) => fold.tally(r),
+                None => fold.bad_lines += 1,
+            },
+            InboxLine::TooLong => fold.bad_lines += 1,
+        })?;
+        reader.seek(SeekFrom::Start(0))?;
+        let mut position = 0usize;
+        let consumed = &fold.consumed;
+        let messages = &mut fold.messages;
+        for_each_line(reader, |line| {
+            let InboxLine::Line(l) = line else { return };
+            let Some(head) = parse::<IgnoredAny>(l) else {
+                return;
+            };
+            let at = position;
+            position += 1;
+            let Record::Message { id, .. } = head else {
+                return;
+            };
+            if !consumed.is_pending(&id) {
+                return;
+            }
+            if let Some(Record::Message {
                 id,
                 time,
                 target,
                 source,
                 content,
-            } => {
-                self.last_message = Some(position);
-                self.messages.push(Message {
+                ..
+            }) = parse::<Value>(l)
+            {
+                messages.push(Message {
                     id,
                     time,
                     target,
                     source,
                     content,
-                    position,
+                    position: at,
                 });
             }
+        })?;
+        Ok(fold)
+    }
+
+    /// Fold bytes (fuzzing, tests).
+    pub fn fold_bytes(bytes: &[u8]) -> Fold {
+        Fold::read(std::io::Cursor::new(bytes)).unwrap_or_default()
+    }
+
+    fn tally(&mut self, record: Record<IgnoredAny>) {
+        let position = self.records;
+        self.records += 1;
+        match record {
+            Record::Message { .. } => self.last_message = Some(position),
             Record::Claim { ids, .. } => self.consumed.claimed.extend(ids),
             Record::Cancel { ids, .. } => self.consumed.canceled.extend(ids),
-            Record::Interrupt { permanent, .. } => {
+            Record::Interrupt { id, permanent, .. } => {
                 self.last_interrupt = Some(position);
+                self.last_interrupt_id = Some(id);
                 self.stopped |= permanent;
             }
             Record::Wait { call, ids, .. } => self.waits.entry(call).or_default().extend(ids),
         }
     }
 
-    pub fn fold_bytes(bytes: &[u8]) -> Fold {
-        let mut fold = Fold::default();
-        for line in complete_lines(bytes) {
-            match parse::<Value>(line) {
-                Some(r) => fold.apply(r),
-                None => fold.bad_lines += 1,
-            }
-        }
-        fold
-    }
-
     /// Pending messages of one list, in arrival order.
     pub fn pending(&self, target: Target) -> Vec<&Message> {
         self.messages
             .iter()
-            .filter(|m| m.target == target && self.consumed.is_pending(&m.id))
+            .filter(|m| m.target == target)
             .collect()
     }
 
     pub fn pending_count(&self) -> usize {
-        self.messages
-            .iter()
-            .filter(|m| self.consumed.is_pending(&m.id))
-            .count()
+        self.messages.len()
     }
 
     /// Parked: an interrupt is newer than the newest message of either
@@ -120,22 +155,21 @@ impl Fold {
     }
 }
 
-/// The pending count of an inbox's bytes. It reads records with the same
-/// definition the fold uses, but without materializing message bodies.
-pub fn count_pending(bytes: &[u8]) -> usize {
-    let mut messages = HashSet::new();
+/// The pending count of an inbox. It reads records with the same definition
+/// the fold uses, but without materializing message bodies.
+pub fn count_pending(reader: impl BufRead) -> std::io::Result<usize> {
+    let mut messages = Vec::new();
     let mut consumed = Consumed::default();
-    for line in complete_lines(bytes) {
-        match parse::<IgnoredAny>(line) {
-            Some(Record::Message { id, .. }) => {
-                messages.insert(id);
-            }
+    for_each_line(reader, |line| {
+        let InboxLine::Line(l) = line else { return };
+        match parse::<IgnoredAny>(l) {
+            Some(Record::Message { id, .. }) => messages.push(id),
             Some(Record::Claim { ids, .. }) => consumed.claimed.extend(ids),
             Some(Record::Cancel { ids, .. }) => consumed.canceled.extend(ids),
             _ => {}
         }
-    }
-    messages.iter().filter(|id| consumed.is_pending(id)).count()
+    })?;
+    Ok(messages.iter().filter(|id| consumed.is_pending(id)).count())
 }
 
 #[cfg(test)]
@@ -206,7 +240,7 @@ mod tests {
             assert_eq!(got, claims, "{lines:?}");
             let text = lines.join("\n") + "\n";
             assert_eq!(
-                count_pending(text.as_bytes()),
+                count_pending(text.as_bytes()).unwrap(),
                 f.pending_count(),
                 "{lines:?}"
             );
@@ -214,14 +248,20 @@ mod tests {
     }
 
     #[test]
-    fn a_torn_last_line_is_not_read() {
+    fn torn_and_foreign_lines() {
         let text = format!(
-            "{}\n{}",
+            "{}\n{}\n{}",
             message("a", "next-turn"),
+            r#"{"type":"message","id":"x","time":1,"target":"elsewhere","source":{},"content":[]}"#,
             &message("b", "next-turn")[..20]
         );
         let f = Fold::fold_bytes(text.as_bytes());
-        assert_eq!(f.pending_count(), 1);
-        assert_eq!(f.bad_lines, 0);
+        assert_eq!(f.pending_count(), 1, "the torn last line is not read");
+        assert_eq!(f.bad_lines, 1, "an unknown target is not a record");
+        assert_eq!(
+            count_pending(text.as_bytes()).unwrap(),
+            1,
+            "nor is it counted"
+        );
     }
 }

@@ -3,11 +3,12 @@
 //! lock attempt that would block means "live". The probe never creates or
 //! writes a file.
 
-use crate::store::{StoreError, sidecar};
+use crate::store::StoreError;
+use crate::store::sidecar::{Dir, read_small};
 use crate::support::clock::now_ms;
 use serde::{Deserialize, Serialize};
 use std::fs::{File, TryLockError};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 pub const LIVE_LOCK: &str = "live.lock";
 pub const LIVE_JSON: &str = "live.json";
@@ -50,14 +51,13 @@ impl Liveness {
 }
 
 fn read_info(dir: &Path) -> Option<LiveInfo> {
-    std::fs::read(dir.join(LIVE_JSON))
-        .ok()
-        .and_then(|b| serde_json::from_slice::<LiveInfo>(&b).ok())
+    serde_json::from_slice::<LiveInfo>(&read_small(&dir.join(LIVE_JSON))?).ok()
 }
 
-/// Probe the session directory `dir`.
+/// Probe the session directory `dir`. Only a regular `live.lock` counts; a
+/// link, FIFO or anything else is not a resident process.
 pub fn probe(dir: &Path) -> Liveness {
-    let Ok(file) = File::open(dir.join(LIVE_LOCK)) else {
+    let Ok(Some(file)) = Dir::session(dir).and_then(|d| d.open_read(LIVE_LOCK)) else {
         return Liveness::NotLive;
     };
     match file.try_lock_shared() {
@@ -74,26 +74,45 @@ pub fn probe(dir: &Path) -> Liveness {
 /// `live.lock` held exclusively; dropping it removes `live.json` and unlocks.
 pub struct LiveLock {
     file: File,
-    dir: PathBuf,
+    dir: Dir,
+}
+
+/// Whether `live.json` names a process that no longer exists.
+fn holder_is_dead(dir: &Path) -> bool {
+    let Some(pid) = read_info(dir).and_then(|i| libc::pid_t::try_from(i.pid).ok()) else {
+        return false;
+    };
+    // SAFETY: signal 0 only checks whether the process exists.
+    let gone = unsafe { libc::kill(pid, 0) } != 0;
+    gone && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
 }
 
 impl LiveLock {
     /// Take the lock, failing (naming the holder's pid when known) when
-    /// another process holds it.
+    /// another process holds it. A holder that was just killed may still be
+    /// tearing down (its descriptors close after the kill returns), so a
+    /// lock whose recorded holder is dead is tried again for a moment.
     pub fn take(dir: &Path, id: &str) -> Result<LiveLock, StoreError> {
         let path = dir.join(LIVE_LOCK);
-        let file = sidecar::open_rw(&path)?;
-        match file.try_lock() {
-            Ok(()) => Ok(LiveLock {
-                file,
-                dir: dir.to_path_buf(),
-            }),
-            Err(TryLockError::WouldBlock) => Err(StoreError::AlreadyLive {
-                id: id.to_string(),
-                holder: read_info(dir).map(|i| i.pid),
-                path,
-            }),
-            Err(TryLockError::Error(e)) => Err(StoreError::io(path, e)),
+        let session = Dir::session(dir)?;
+        let file = session.open_rw(LIVE_LOCK)?;
+        let mut tries = 0;
+        loop {
+            match file.try_lock() {
+                Ok(()) => return Ok(LiveLock { file, dir: session }),
+                Err(TryLockError::WouldBlock) if tries < 100 && holder_is_dead(dir) => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                Err(TryLockError::WouldBlock) => {
+                    return Err(StoreError::AlreadyLive {
+                        id: id.to_string(),
+                        holder: read_info(dir).map(|i| i.pid),
+                        path,
+                    });
+                }
+                Err(TryLockError::Error(e)) => return Err(StoreError::io(path, e)),
+            }
         }
     }
 
@@ -105,8 +124,8 @@ impl LiveLock {
             since: now_ms(),
             turn,
         };
-        sidecar::replace(
-            &self.dir.join(LIVE_JSON),
+        self.dir.replace(
+            LIVE_JSON,
             &serde_json::to_vec(&info).unwrap_or_default(),
             false,
         )
@@ -115,7 +134,7 @@ impl LiveLock {
 
 impl Drop for LiveLock {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(self.dir.join(LIVE_JSON));
+        self.dir.remove(LIVE_JSON);
         // Unlock explicitly rather than by closing: a handler being forked
         // at this moment shares the descriptor until its exec.
         let _ = self.file.unlock();

@@ -6,7 +6,7 @@
 use super::error::DeliveryError;
 use super::record::Record;
 use crate::store::StoreError;
-use crate::store::sidecar;
+use crate::store::sidecar::Dir;
 use std::fs::{File, TryLockError};
 use std::io;
 use std::os::unix::fs::FileExt;
@@ -34,7 +34,9 @@ fn fault(stage: &str) {
 /// Held while writing; dropping it unlocks.
 pub struct WriteGuard {
     lock: File,
-    inbox: File,
+    pub(super) inbox: File,
+    /// The session directory, opened without following links.
+    pub(super) dir: Dir,
     path: PathBuf,
     /// The inbox's length: where the next record goes.
     pub len: u64,
@@ -52,8 +54,9 @@ impl Drop for WriteGuard {
 /// Take the writer lock of the inbox in `dir` (bounded wait), open the
 /// inbox and repair a torn tail.
 pub fn lock(dir: &Path, timeout: Duration) -> Result<WriteGuard, DeliveryError> {
+    let session = Dir::session(dir)?;
     let lock_path = dir.join(INBOX_LOCK);
-    let lock = sidecar::open_rw(&lock_path)?;
+    let lock = session.open_rw(INBOX_LOCK)?;
     let deadline = Instant::now() + timeout;
     // Lock holders keep the lock for one fsync'd append (a few ms), so poll
     // finely: a coarse backoff would add its own latency to every contended
@@ -79,7 +82,7 @@ pub fn lock(dir: &Path, timeout: Duration) -> Result<WriteGuard, DeliveryError> 
     fault("after-lock");
     fault("hold-lock");
     let path = dir.join(INBOX);
-    let inbox = sidecar::open_rw(&path)?;
+    let inbox = session.open_rw(INBOX)?;
     let len = inbox
         .metadata()
         .map_err(|e| StoreError::io(&path, e))?
@@ -88,6 +91,7 @@ pub fn lock(dir: &Path, timeout: Duration) -> Result<WriteGuard, DeliveryError> 
     Ok(WriteGuard {
         lock,
         inbox,
+        dir: session,
         path,
         len,
     })
@@ -120,26 +124,6 @@ impl WriteGuard {
         }
         self.len += line.len() as u64;
         Ok(())
-    }
-
-    /// Read the line that starts at `offset` (below the guard's length).
-    pub fn line_at(&self, offset: u64) -> Option<Vec<u8>> {
-        let mut line = Vec::new();
-        let mut chunk = [0u8; 8192];
-        let mut at = offset;
-        while at < self.len {
-            let n = match self.inbox.read_at(&mut chunk, at) {
-                Ok(0) | Err(_) => return None,
-                Ok(n) => n,
-            };
-            if let Some(p) = chunk[..n].iter().position(|b| *b == b'\n') {
-                line.extend_from_slice(&chunk[..p]);
-                return Some(line);
-            }
-            line.extend_from_slice(&chunk[..n]);
-            at += n as u64;
-        }
-        None
     }
 }
 

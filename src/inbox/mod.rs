@@ -3,6 +3,7 @@
 //! Nothing here reads the tree: the inbox layer sits on the store alone.
 
 pub mod claim;
+pub mod compact;
 pub mod deliver;
 pub mod error;
 pub mod fold;

@@ -39,6 +39,10 @@ pub enum Record<P = Value> {
         target: Target,
         source: P,
         content: Vec<P>,
+        /// The id was chosen by the sender (`--id`): compaction keeps the
+        /// record after it is consumed, so a retried send stays a duplicate.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        keyed: bool,
     },
     Claim {
         time: i64,
@@ -68,12 +72,38 @@ pub fn parse<P: for<'de> Deserialize<'de>>(line: &[u8]) -> Option<Record<P>> {
     serde_json::from_slice(line).ok()
 }
 
-/// The complete lines of an inbox's bytes (a torn last line is not read).
-pub fn complete_lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
-    let complete = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |p| p + 1);
-    bytes[..complete]
-        .split(|b| *b == b'\n')
-        .filter(|l| !l.is_empty())
+/// One complete line of an inbox, capped at `MAX_LINE`.
+pub enum InboxLine<'a> {
+    Line(&'a [u8]),
+    /// A line over the cap (malformed, never held).
+    TooLong,
+}
+
+/// Call `f` on every complete line (a torn last line is not read; empty
+/// lines are skipped).
+pub fn for_each_line(
+    reader: impl std::io::BufRead,
+    mut f: impl FnMut(InboxLine),
+) -> std::io::Result<u64> {
+    use crate::store::limits::MAX_LINE;
+    use crate::store::lines::{Line, Lines};
+    let mut lines = Lines::new(reader, MAX_LINE);
+    let mut complete = 0u64;
+    loop {
+        match lines.next_line()? {
+            Line::Complete(l) => {
+                complete += l.len() as u64 + 1;
+                if !l.is_empty() {
+                    f(InboxLine::Line(l));
+                }
+            }
+            Line::TooLong(n) => {
+                complete += n;
+                f(InboxLine::TooLong);
+            }
+            Line::End { .. } => return Ok(complete),
+        }
+    }
 }
 
 /// A message as the fold sees it.

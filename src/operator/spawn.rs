@@ -3,10 +3,10 @@
 //! published the way DSH materializes a log.
 
 use crate::store::header::{MAX_SAFE_INTEGER, is_valid_name};
-use crate::store::paths::encode_segment;
+use crate::store::paths::{encode_segment, project_dir_name};
 use crate::store::reader::Encoding;
 use crate::store::writer::{self, SURFACE_APPEND};
-use crate::store::{StoreError, Suffix, enumerate::expected_session_dir};
+use crate::store::{StoreError, Suffix};
 use crate::support::clock::{new_random_id, now_ms};
 use crate::tree::Corpus;
 use crate::tree::ResolveError;
@@ -169,12 +169,23 @@ pub fn spawn(corpus: &Corpus, req: &SpawnRequest) -> Result<String, SpawnError> 
         Suffix::Jsonl => Encoding::Raw,
         Suffix::JsonlZstd => Encoding::Zstd,
     };
-    let dir = expected_session_dir(&store.root, &id, header.get("cwd"))
-        .ok_or(SpawnError::NoProjectDir)?;
+    let project = match header.get("cwd") {
+        None => project_dir_name(None),
+        Some(Value::String(cwd)) => project_dir_name(Some(cwd)),
+        Some(_) => None,
+    }
+    .ok_or(SpawnError::NoProjectDir)?;
+    let session = encode_segment(&id).ok_or(SpawnError::EmptyId)?;
     let header_line = Value::Object(header).to_string();
     let lines: Vec<String> = events.iter().map(Value::to_string).collect();
     let content = writer::encode_log(encoding, &header_line, &lines)?;
-    writer::materialize(&store.root, &dir, &dir.join(suffix.file_name()), &content)?;
+    writer::materialize(
+        &store.root,
+        &project,
+        &session,
+        suffix.file_name(),
+        &content,
+    )?;
     Ok(id)
 }
 

@@ -5,6 +5,7 @@
 
 use crate::inbox::record::Message;
 use crate::store::reader::{self, Encoding};
+use crate::store::sidecar::Dir;
 use crate::store::writer::{self, SURFACE_APPEND};
 use crate::store::zstd_frames::{Frame, FrameReader};
 use crate::store::{SessionRecord, StoreError};
@@ -41,6 +42,10 @@ impl TurnEnding {
 }
 
 pub struct Transcript {
+    /// The session directory and the log's name in it: every append opens
+    /// the log through the directory, never through a link.
+    dir: Dir,
+    name: String,
     path: PathBuf,
     encoding: Encoding,
     next_seq: u64,
@@ -56,12 +61,22 @@ impl Transcript {
             path: rec.log.clone(),
             reason,
         };
+        let dir = Dir::session(&rec.dir)?;
+        let name = rec
+            .log
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        // Refuse a log that is a link, a special file or hard-linked
+        // elsewhere before reading it: we are about to write it.
+        let file = dir.open_existing_rw(&name)?;
         let inspection = reader::inspect(&rec.log).map_err(log_error)?;
-        let len = std::fs::metadata(&rec.log)
+        let len = file
+            .metadata()
             .map_err(|e| StoreError::io(&rec.log, e))?
             .len();
         if inspection.encoding == Encoding::Raw && inspection.committed_bytes < len {
-            writer::truncate(&rec.log, inspection.committed_bytes)?;
+            writer::truncate(&file, &rec.log, inspection.committed_bytes)?;
         }
         if inspection.encoding == Encoding::Zstd {
             let file = std::fs::File::open(&rec.log).map_err(|e| StoreError::io(&rec.log, e))?;
@@ -75,6 +90,8 @@ impl Transcript {
             }
         }
         let mut t = Transcript {
+            dir,
+            name,
             path: rec.log.clone(),
             encoding: inspection.encoding,
             next_seq: inspection.events,
@@ -99,7 +116,12 @@ impl Transcript {
             let seq = self.next_seq + k as u64;
             lines.push(writer::event(ty, seq, time, data.clone(), *surface).to_string());
         }
-        writer::append(&self.path, &writer::encode_batch(self.encoding, &lines)?)?;
+        let file = self.dir.open_existing_rw(&self.name)?;
+        writer::append(
+            &file,
+            &self.path,
+            &writer::encode_batch(self.encoding, &lines)?,
+        )?;
         self.next_seq += events.len() as u64;
         Ok(())
     }

@@ -183,7 +183,14 @@ impl Store {
         let log = dir.join(found.file_name());
         let (_, first) = match read {
             Ok(r) => r,
-            Err(HeaderError::Io(e)) => {
+            Err(HeaderError::Io(e)) | Err(HeaderError::Open(StoreError::Io { source: e, .. })) => {
+                return self.note(
+                    &log,
+                    format!("cannot read session log \"{}\": {e}", log.display()),
+                    true,
+                );
+            }
+            Err(HeaderError::Open(e)) => {
                 return self.note(
                     &log,
                     format!("cannot read session log \"{}\": {e}", log.display()),

@@ -17,8 +17,8 @@ pub enum StoreError {
     NotRegular { path: PathBuf },
     /// A file we would open is a directory.
     IsDirectory { path: PathBuf },
-    /// A path changed between the check and the open.
-    Changed { path: PathBuf },
+    /// A file we would write has other hard links.
+    HardLinked { path: PathBuf },
     /// A directory we need is something else.
     NotADirectory { path: PathBuf },
     /// A store-level problem that fails listings (DSH's words).
@@ -62,9 +62,9 @@ impl fmt::Display for StoreError {
             StoreError::IsDirectory { path } => {
                 write!(f, "{}: is a directory, not a file", path.display())
             }
-            StoreError::Changed { path } => write!(
+            StoreError::HardLinked { path } => write!(
                 f,
-                "{}: changed while being opened; refusing to write",
+                "{}: has other hard links; refusing to write",
                 path.display()
             ),
             StoreError::NotADirectory { path } => write!(f, "{}: not a directory", path.display()),

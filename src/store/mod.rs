@@ -8,6 +8,8 @@ pub mod error;
 pub mod events;
 pub mod header;
 pub mod json;
+pub mod limits;
+pub mod lines;
 pub mod packed;
 pub mod paths;
 pub mod reader;

@@ -7,13 +7,17 @@
 use super::descriptor::{Dialect, Identity, IdentityFold};
 use super::events::validate_event;
 use super::header::{Header, HeaderParse, parse_header_line, validate_for_restore};
+use super::limits::{MAX_HEADER, MAX_LINE};
+use super::lines::{Line, Lines};
 use super::packed::decode_storage_record;
+use super::sidecar::open_regular;
 use super::surface::Surface;
 use super::zstd_frames::{self, Frame, FrameError, FrameReader, ZSTD_MAGIC};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader};
+use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 /// How a log's bytes are encoded, by content rather than by file name. On
@@ -36,6 +40,8 @@ pub enum FirstLine {
 /// A failure that makes DSH's listing fail as a whole (zstd header frames).
 #[derive(Debug)]
 pub enum HeaderError {
+    /// The log could not be opened (or is not a regular file).
+    Open(super::error::StoreError),
     Io(io::Error),
     Corrupt(String),
 }
@@ -51,20 +57,24 @@ fn sniff(file: &mut BufReader<File>) -> io::Result<Encoding> {
 
 /// Read just the header record (DSH `readFirstLine` / `readFirstZstdLine`).
 pub fn read_first_line(path: &Path) -> Result<(Encoding, FirstLine), HeaderError> {
-    let file = File::open(path).map_err(HeaderError::Io)?;
+    let file = open_regular(path).map_err(HeaderError::Open)?;
     let mut reader = BufReader::with_capacity(8192, file);
     let encoding = sniff(&mut reader).map_err(HeaderError::Io)?;
     let line = match encoding {
         Encoding::Raw => {
-            let mut line = Vec::new();
-            reader
-                .read_until(b'\n', &mut line)
-                .map_err(HeaderError::Io)?;
-            if line.last() != Some(&b'\n') {
-                return Ok((encoding, FirstLine::Missing));
+            let mut lines = Lines::new(reader, MAX_HEADER);
+            match lines.next_line().map_err(HeaderError::Io)? {
+                Line::Complete(l) => l.to_vec(),
+                Line::TooLong(_) => {
+                    return Ok((
+                        encoding,
+                        FirstLine::Parsed(HeaderParse::NotHeader(
+                            "header line is longer than the 1 MiB header cap",
+                        )),
+                    ));
+                }
+                Line::End { .. } => return Ok((encoding, FirstLine::Missing)),
             }
-            line.pop();
-            line
         }
         Encoding::Zstd => {
             let mut frames = FrameReader::new(reader);
@@ -146,6 +156,9 @@ pub struct Resume {
     #[serde(default)]
     last_turn: u64,
     own_descriptor: Option<Result<Option<Identity>, String>>,
+    /// `tail_hash` of the bytes before `offset`.
+    #[serde(default)]
+    tail_hash: u64,
 }
 
 pub(crate) fn inspect_from(
@@ -154,10 +167,17 @@ pub(crate) fn inspect_from(
 ) -> Result<(Inspection, Option<Resume>), String> {
     use std::io::{Seek, SeekFrom};
     use std::os::unix::fs::MetadataExt;
-    let file = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let file = open_regular(path).map_err(|e| e.to_string())?;
     let meta = file.metadata().map_err(|e| e.to_string())?;
     let (dev, ino) = (meta.dev(), meta.ino());
-    let resume = resume.filter(|r| r.dev == dev && r.ino == ino && r.offset <= meta.len());
+    // A cache may only skip work: it must still describe these very bytes.
+    let resume = resume.filter(|r| {
+        r.dev == dev
+            && r.ino == ino
+            && r.offset <= meta.len()
+            && tail_hash(&file, r.offset) == Some(r.tail_hash)
+    });
+    let probe = file.try_clone().map_err(|e| e.to_string())?;
     let mut reader = BufReader::with_capacity(64 * 1024, file);
     let encoding = sniff(&mut reader).map_err(|e| e.to_string())?;
     if let Some(r) = resume {
@@ -180,7 +200,7 @@ pub(crate) fn inspect_from(
             .seek(SeekFrom::Start(r.offset))
             .map_err(|e| e.to_string())?;
         let header_line = r.header;
-        return match encoding {
+        let scanned = match encoding {
             Encoding::Raw => scan_raw(reader, scanner, header_line, (dev, ino)),
             Encoding::Zstd => scan_zstd(
                 FrameReader::new(reader),
@@ -190,20 +210,21 @@ pub(crate) fn inspect_from(
                 (dev, ino),
             ),
         };
+        return seal(scanned, &probe);
     }
-    match encoding {
+    let scanned = match encoding {
         Encoding::Raw => {
-            let mut line = Vec::new();
-            reader
-                .read_until(b'\n', &mut line)
-                .map_err(|e| e.to_string())?;
-            if line.last() != Some(&b'\n') {
-                return Err("empty or header-less session log".into());
-            }
-            let record = String::from_utf8_lossy(&line[..line.len() - 1]).into_owned();
+            let mut lines = Lines::new(reader, MAX_HEADER);
+            let (record, len) = match lines.next_line().map_err(|e| e.to_string())? {
+                Line::Complete(l) => (String::from_utf8_lossy(l).into_owned(), l.len() + 1),
+                Line::TooLong(_) => {
+                    return Err("corrupt session log: header line exceeds the 1 MiB cap".into());
+                }
+                Line::End { .. } => return Err("empty or header-less session log".into()),
+            };
             let header = parse_header_record(record.as_bytes())?;
-            let scanner = Scanner::new(header, Encoding::Raw, line.len() as u64);
-            scan_raw(reader, scanner, record, (dev, ino))
+            let scanner = Scanner::new(header, Encoding::Raw, len as u64);
+            scan_raw(lines.into_inner(), scanner, record, (dev, ino))
         }
         Encoding::Zstd => {
             let mut frames = FrameReader::new(reader);
@@ -220,7 +241,34 @@ pub(crate) fn inspect_from(
             let scanner = Scanner::new(header, Encoding::Zstd, plain.len() as u64);
             scan_zstd(frames, scanner, record, first.len() as u64, (dev, ino))
         }
-    }
+    };
+    seal(scanned, &probe)
+}
+
+/// A hash of the (up to) 4 KiB before `offset`: what a resume point must
+/// still find there.
+fn tail_hash(file: &File, offset: u64) -> Option<u64> {
+    use std::hash::Hasher;
+    let start = offset.saturating_sub(4096);
+    let mut buf = vec![0u8; (offset - start) as usize];
+    file.read_exact_at(&mut buf, start).ok()?;
+    let mut h = std::hash::DefaultHasher::new();
+    h.write(&buf);
+    h.write_u64(offset);
+    Some(h.finish())
+}
+
+/// Stamp a fresh resume point with the hash of the bytes it covers.
+fn seal(
+    scanned: Result<(Inspection, Option<Resume>), String>,
+    file: &File,
+) -> Result<(Inspection, Option<Resume>), String> {
+    let (inspection, resume) = scanned?;
+    let resume = resume.and_then(|mut r| {
+        r.tail_hash = tail_hash(file, r.offset)?;
+        Some(r)
+    });
+    Ok((inspection, resume))
 }
 
 fn parse_header_record(record: &[u8]) -> Result<Header, String> {
@@ -255,26 +303,27 @@ fn resume_point(s: &Scanner, header: String, offset: u64, id: (u64, u64)) -> Opt
         open_turn: s.open_turn,
         last_turn: s.last_turn,
         own_descriptor: s.own_descriptor.clone(),
+        tail_hash: 0,
     })
 }
 
 fn scan_raw(
-    mut reader: BufReader<File>,
+    reader: BufReader<File>,
     mut scanner: Scanner,
     header: String,
     id: (u64, u64),
 ) -> Result<(Inspection, Option<Resume>), String> {
-    let mut line = Vec::new();
+    let mut lines = Lines::new(reader, MAX_LINE);
     loop {
-        line.clear();
-        let n = reader
-            .read_until(b'\n', &mut line)
-            .map_err(|e| e.to_string())?;
-        if n == 0 || line.last() != Some(&b'\n') {
+        match lines.next_line().map_err(|e| e.to_string())? {
+            Line::Complete(line) => {
+                let n = line.len() as u64 + 1;
+                scanner.consume_line(line, n)?;
+            }
+            Line::TooLong(n) => scanner.consume_too_long(n),
             // A final record without a newline is a torn tail.
-            break;
+            Line::End { .. } => break,
         }
-        scanner.consume_line(&line[..line.len() - 1], n as u64)?;
     }
     let resume = resume_point(&scanner, header, scanner.committed_bytes, id);
     Ok((scanner.finish(), resume))
@@ -317,7 +366,7 @@ fn scan_zstd(
 
 /// In zstd mode only the torn final frame may hold a partial record.
 fn check_complete(scanner: &Scanner, fragment: &[u8]) -> Result<(), String> {
-    if scanner.issue.is_some() || !fragment.is_empty() {
+    if scanner.issue.is_some() || !fragment.is_empty() || scanner.skipping > 0 {
         return Err(
             "corrupt Zstandard session log: complete frame contains a torn JSONL record".into(),
         );
@@ -340,6 +389,8 @@ struct Scanner {
     last_turn: u64,
     own_descriptor: Option<Result<Option<Identity>, String>>,
     surface: Surface,
+    /// Bytes of an over-long zstd-decoded line being skipped.
+    skipping: u64,
 }
 
 impl Scanner {
@@ -358,6 +409,7 @@ impl Scanner {
             last_turn: 0,
             own_descriptor: None,
             surface: Surface::default(),
+            skipping: 0,
         }
     }
 
@@ -366,7 +418,12 @@ impl Scanner {
         let mut rest = chunk;
         while let Some(nl) = rest.iter().position(|b| *b == b'\n') {
             let len;
-            if fragment.is_empty() {
+            if self.skipping > 0 || fragment.len() + nl > MAX_LINE {
+                len = self.skipping + fragment.len() as u64 + nl as u64 + 1;
+                self.skipping = 0;
+                fragment.clear();
+                self.consume_too_long(len);
+            } else if fragment.is_empty() {
                 len = nl as u64 + 1;
                 self.consume_line(&rest[..nl], len)?;
             } else {
@@ -377,8 +434,26 @@ impl Scanner {
             }
             rest = &rest[nl + 1..];
         }
-        fragment.extend_from_slice(rest);
+        if self.skipping > 0 || fragment.len() + rest.len() > MAX_LINE {
+            self.skipping += (fragment.len() + rest.len()) as u64;
+            fragment.clear();
+        } else {
+            fragment.extend_from_slice(rest);
+        }
         Ok(())
+    }
+
+    /// A committed line over the line cap: malformed, like an unparsable one.
+    fn consume_too_long(&mut self, len: u64) {
+        self.line_no += 1;
+        self.bytes += len;
+        if self.issue.is_none() {
+            self.issue = Some(format!(
+                "corrupt session log: line {} exceeds the {} MiB line cap",
+                self.line_no,
+                MAX_LINE >> 20
+            ));
+        }
     }
 
     fn consume_line(&mut self, line: &[u8], len: u64) -> Result<(), String> {

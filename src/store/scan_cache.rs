@@ -4,6 +4,7 @@
 //! fit is ignored and the log is read from the start: it never decides.
 
 use super::reader::{Inspection, Resume, inspect_from};
+use super::sidecar::{Dir, read_small};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -37,11 +38,7 @@ impl ScanCache {
 
     fn inspect_once(&self, path: &Path, session_dir: &Path) -> Result<Inspection, String> {
         let cache = session_dir.join(SCAN_CACHE);
-        let resume = std::fs::symlink_metadata(&cache)
-            .ok()
-            .filter(|m| m.is_file() && m.len() < 1 << 20)
-            .and_then(|_| std::fs::read(&cache).ok())
-            .and_then(|b| serde_json::from_slice::<Resume>(&b).ok());
+        let resume = read_small(&cache).and_then(|b| serde_json::from_slice::<Resume>(&b).ok());
         let (inspection, next) = match inspect_from(path, resume) {
             Ok(r) => r,
             // A stale or lying cache must never decide: read from the start.
@@ -59,7 +56,9 @@ impl ScanCache {
     pub fn commit(self) {
         for (dir, next) in self.pending.into_inner() {
             let bytes = serde_json::to_vec(&next).unwrap_or_default();
-            let _ = super::sidecar::replace(&dir.join(SCAN_CACHE), &bytes, false);
+            if let Ok(d) = Dir::session(&dir) {
+                let _ = d.replace(SCAN_CACHE, &bytes, false);
+            }
         }
     }
 }

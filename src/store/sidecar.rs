@@ -1,68 +1,366 @@
-//! Sidecar files in a session directory (DESIGN §6): opened without
-//! following a symbolic link planted at their name, so a write can never
-//! land outside the store, and replaced atomically (a temporary file unique
-//! to this writer, then a rename).
+//! The one file-opening discipline (DESIGN §10). Everything that writes goes
+//! through a `Dir`: a session directory opened component by component with
+//! `O_NOFOLLOW`, so a directory swapped for a symbolic link is never entered,
+//! and files opened relative to it with `O_NOFOLLOW | O_NONBLOCK`, checked to
+//! be regular files with one link before anything is written. Readers that
+//! follow DSH (a log read through a symbolic link) use `open_regular`, which
+//! still opens only regular files and never blocks on a FIFO. Every
+//! descriptor is close-on-exec.
 
 use super::error::StoreError;
+use super::limits::MAX_CACHE;
 use crate::support::clock::temp_suffix;
-use std::fs::{self, File, OpenOptions};
-use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
-use std::path::Path;
+use std::ffi::CString;
+use std::fs::File;
+use std::io::{self, Read};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{FileExt, MetadataExt};
+use std::path::{Path, PathBuf};
 
 type Result<T> = std::result::Result<T, StoreError>;
 
-/// Open `path` with `options`, refusing a symbolic link or a directory.
-/// Files are opened close-on-exec (Rust's default), so a lock held here is
-/// never inherited by a program a command runs.
-pub fn open(path: &Path, options: &OpenOptions) -> Result<File> {
-    let before = fs::symlink_metadata(path).ok();
-    if let Some(m) = &before {
-        if m.file_type().is_symlink() {
-            return Err(StoreError::Symlink { path: path.into() });
-        }
-        if m.is_dir() {
-            return Err(StoreError::IsDirectory { path: path.into() });
-        }
+fn cstr(name: &std::ffi::OsStr, path: &Path) -> Result<CString> {
+    CString::new(name.as_bytes()).map_err(|_| {
+        StoreError::io(
+            path,
+            io::Error::new(io::ErrorKind::InvalidInput, "path holds a NUL byte"),
+        )
+    })
+}
+
+fn classify(path: &Path, e: io::Error) -> StoreError {
+    match e.raw_os_error() {
+        Some(libc::ELOOP) => StoreError::Symlink { path: path.into() },
+        Some(libc::ENOTDIR) => StoreError::NotADirectory { path: path.into() },
+        Some(libc::ENXIO) => StoreError::NotRegular { path: path.into() },
+        Some(libc::EISDIR) => StoreError::IsDirectory { path: path.into() },
+        _ => StoreError::io(path, e),
     }
-    let file = options.open(path).map_err(|e| StoreError::io(path, e))?;
-    let opened = file.metadata().map_err(|e| StoreError::io(path, e))?;
-    let now = fs::symlink_metadata(path).map_err(|e| StoreError::io(path, e))?;
-    if now.file_type().is_symlink() || now.ino() != opened.ino() || now.dev() != opened.dev() {
-        return Err(StoreError::Changed { path: path.into() });
+}
+
+fn openat(
+    dirfd: libc::c_int,
+    name: &CString,
+    flags: libc::c_int,
+    mode: libc::c_uint,
+) -> io::Result<OwnedFd> {
+    // SAFETY: a valid C string and descriptor; the result is owned below.
+    let fd = unsafe { libc::openat(dirfd, name.as_ptr(), flags | libc::O_CLOEXEC, mode) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `fd` was just returned by openat and is owned by nobody else.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// A regular file, or an error naming `path`.
+fn regular(file: File, path: &Path) -> Result<File> {
+    let meta = file.metadata().map_err(|e| StoreError::io(path, e))?;
+    if meta.is_dir() {
+        return Err(StoreError::IsDirectory { path: path.into() });
+    }
+    if !meta.is_file() {
+        return Err(StoreError::NotRegular { path: path.into() });
     }
     Ok(file)
 }
 
-/// Open (creating, mode 0600) for reading and writing: lock files, the inbox.
-pub fn open_rw(path: &Path) -> Result<File> {
-    open(
-        path,
-        OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .mode(0o600),
-    )
+/// Open `path` for reading, following a symbolic link as DSH does, but only
+/// if it is a regular file: a FIFO or device neither blocks nor is read.
+pub fn open_regular(path: &Path) -> Result<File> {
+    let name = cstr(path.as_os_str(), path)?;
+    let fd = openat(libc::AT_FDCWD, &name, libc::O_RDONLY | libc::O_NONBLOCK, 0)
+        .map_err(|e| classify(path, e))?;
+    regular(File::from(fd), path)
 }
 
-/// Replace `path` with `bytes` atomically; `durable` syncs before the rename.
-/// Each writer uses its own temporary name, so concurrent replaces of one
-/// file never write into each other's temporary file.
-pub fn replace(path: &Path, bytes: &[u8], durable: bool) -> Result<()> {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".{}.tmp", temp_suffix()));
-    let tmp = path.with_file_name(name);
-    let f = open(
-        &tmp,
-        OpenOptions::new().write(true).create_new(true).mode(0o600),
-    )?;
-    let written = f
-        .write_all_at(bytes, 0)
-        .and_then(|()| if durable { f.sync_data() } else { Ok(()) })
-        .and_then(|()| fs::rename(&tmp, path));
-    if let Err(e) = written {
-        let _ = fs::remove_file(&tmp);
-        return Err(StoreError::io(path, e));
+/// A small cache or state file, or `None` when absent, not a regular file
+/// (never followed through a link) or larger than `MAX_CACHE`.
+pub fn read_small(path: &Path) -> Option<Vec<u8>> {
+    let name = cstr(path.as_os_str(), path).ok()?;
+    let fd = openat(
+        libc::AT_FDCWD,
+        &name,
+        libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOFOLLOW,
+        0,
+    )
+    .ok()?;
+    let file = regular(File::from(fd), path).ok()?;
+    let mut bytes = Vec::new();
+    file.take(MAX_CACHE + 1).read_to_end(&mut bytes).ok()?;
+    (bytes.len() as u64 <= MAX_CACHE).then_some(bytes)
+}
+
+/// A directory opened without following symbolic links.
+pub struct Dir {
+    fd: OwnedFd,
+    path: PathBuf,
+}
+
+const DIR_FLAGS: libc::c_int = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW;
+
+impl Dir {
+    /// The store root: the user names it, so a link there is followed.
+    pub fn root(path: &Path) -> Result<Dir> {
+        let name = cstr(path.as_os_str(), path)?;
+        let fd = openat(libc::AT_FDCWD, &name, libc::O_RDONLY | libc::O_DIRECTORY, 0)
+            .map_err(|e| classify(path, e))?;
+        Ok(Dir {
+            fd,
+            path: path.to_path_buf(),
+        })
     }
-    Ok(())
+
+    /// A session directory `<root>/<project>/<session>`: neither the project
+    /// nor the session directory may be a symbolic link.
+    pub fn session(dir: &Path) -> Result<Dir> {
+        let (Some(project), Some(name)) = (dir.parent(), dir.file_name()) else {
+            return Dir::root(dir);
+        };
+        let (Some(root), Some(project_name)) = (project.parent(), project.file_name()) else {
+            return Dir::root(dir);
+        };
+        Dir::root(root)?.sub(project_name)?.sub(name)
+    }
+
+    /// An existing subdirectory, not followed through a link.
+    pub fn sub(&self, name: &std::ffi::OsStr) -> Result<Dir> {
+        let path = self.path.join(name);
+        let fd = openat(self.fd.as_raw_fd(), &cstr(name, &path)?, DIR_FLAGS, 0).map_err(|e| {
+            let link = self
+                .lstat(&name.to_string_lossy())
+                .is_some_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFLNK);
+            if link {
+                StoreError::Symlink { path: path.clone() }
+            } else {
+                classify(&path, e)
+            }
+        })?;
+        Ok(Dir { fd, path })
+    }
+
+    /// A subdirectory, created (mode 0700) when missing.
+    pub fn ensure_sub(&self, name: &std::ffi::OsStr) -> Result<Dir> {
+        let path = self.path.join(name);
+        let c = cstr(name, &path)?;
+        // SAFETY: a valid descriptor and C string.
+        if unsafe { libc::mkdirat(self.fd.as_raw_fd(), c.as_ptr(), 0o700) } != 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() != io::ErrorKind::AlreadyExists {
+                return Err(StoreError::io(&path, e));
+            }
+        }
+        self.sub(name)
+    }
+
+    pub fn join(&self, name: &str) -> PathBuf {
+        self.path.join(name)
+    }
+
+    fn open(&self, name: &str, flags: libc::c_int, mode: libc::c_uint) -> Result<File> {
+        let path = self.join(name);
+        let c = cstr(std::ffi::OsStr::new(name), &path)?;
+        let fd = openat(
+            self.fd.as_raw_fd(),
+            &c,
+            flags | libc::O_NOFOLLOW | libc::O_NONBLOCK,
+            mode,
+        )
+        .map_err(|e| classify(&path, e))?;
+        regular(File::from(fd), &path)
+    }
+
+    /// A file we write: regular, one link (a hard link planted at the name
+    /// would make our writes land in a file elsewhere).
+    fn writable(&self, file: File, name: &str) -> Result<File> {
+        let meta = file
+            .metadata()
+            .map_err(|e| StoreError::io(self.join(name), e))?;
+        if meta.nlink() > 1 {
+            return Err(StoreError::HardLinked {
+                path: self.join(name),
+            });
+        }
+        Ok(file)
+    }
+
+    /// Read-only; `None` when absent.
+    pub fn open_read(&self, name: &str) -> Result<Option<File>> {
+        match self.open(name, libc::O_RDONLY, 0) {
+            Err(StoreError::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => {
+                Ok(None)
+            }
+            other => other.map(Some),
+        }
+    }
+
+    /// Read and write, created (mode 0600) when missing: lock files, the inbox.
+    pub fn open_rw(&self, name: &str) -> Result<File> {
+        let f = self.open(name, libc::O_RDWR | libc::O_CREAT, 0o600)?;
+        self.writable(f, name)
+    }
+
+    /// An existing file for reading and writing (a log `serve` appends to).
+    pub fn open_existing_rw(&self, name: &str) -> Result<File> {
+        let f = self.open(name, libc::O_RDWR, 0)?;
+        self.writable(f, name)
+    }
+
+    /// Whether `name` exists (without following a link).
+    pub fn exists(&self, name: &str) -> bool {
+        self.lstat(name).is_some()
+    }
+
+    /// `lstat` of `name`.
+    pub fn lstat(&self, name: &str) -> Option<libc::stat> {
+        let c = CString::new(name).ok()?;
+        // SAFETY: zeroed plain-old-data, filled by the kernel.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: valid descriptor, C string and out pointer.
+        let rc = unsafe {
+            libc::fstatat(
+                self.fd.as_raw_fd(),
+                c.as_ptr(),
+                &mut st,
+                libc::AT_SYMLINK_NOFOLLOW,
+            )
+        };
+        (rc == 0).then_some(st)
+    }
+
+    pub fn remove(&self, name: &str) {
+        if let Ok(c) = CString::new(name) {
+            // SAFETY: valid descriptor and C string.
+            unsafe { libc::unlinkat(self.fd.as_raw_fd(), c.as_ptr(), 0) };
+        }
+    }
+
+    fn rename(&self, from: &str, to: &str) -> io::Result<()> {
+        let (a, b) = (CString::new(from)?, CString::new(to)?);
+        let fd = self.fd.as_raw_fd();
+        // SAFETY: valid descriptors and C strings.
+        if unsafe { libc::renameat(fd, a.as_ptr(), fd, b.as_ptr()) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
+    fn link(&self, from: &str, to: &str) -> io::Result<()> {
+        let (a, b) = (CString::new(from)?, CString::new(to)?);
+        let fd = self.fd.as_raw_fd();
+        // SAFETY: valid descriptors and C strings.
+        if unsafe { libc::linkat(fd, a.as_ptr(), fd, b.as_ptr(), 0) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
+    /// A new temporary file beside `name`, for a replace written in parts;
+    /// finish it with `commit_temp`.
+    pub fn temp_file(&self, name: &str) -> Result<(File, String)> {
+        let tmp = format!("{name}.{}.tmp", temp_suffix());
+        let f = self.open(&tmp, libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL, 0o600)?;
+        Ok((f, tmp))
+    }
+
+    /// Sync the temporary file and rename it over `name`.
+    pub fn commit_temp(&self, file: File, tmp: &str, name: &str) -> Result<()> {
+        let done = file.sync_all().and_then(|()| self.rename(tmp, name));
+        if let Err(e) = done {
+            self.remove(tmp);
+            return Err(StoreError::io(self.join(name), e));
+        }
+        Ok(())
+    }
+
+    fn temp(&self, name: &str, bytes: &[u8], durable: bool) -> Result<String> {
+        let tmp = format!("{name}.{}.tmp", temp_suffix());
+        let f = self.open(&tmp, libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL, 0o600)?;
+        let written = f
+            .write_all_at(bytes, 0)
+            .and_then(|()| if durable { f.sync_all() } else { Ok(()) });
+        if let Err(e) = written {
+            self.remove(&tmp);
+            return Err(StoreError::io(self.join(&tmp), e));
+        }
+        Ok(tmp)
+    }
+
+    /// Replace `name` with `bytes` atomically; `durable` syncs first. Each
+    /// writer uses its own temporary name.
+    pub fn replace(&self, name: &str, bytes: &[u8], durable: bool) -> Result<()> {
+        let tmp = self.temp(name, bytes, durable)?;
+        if let Err(e) = self.rename(&tmp, name) {
+            self.remove(&tmp);
+            return Err(StoreError::io(self.join(name), e));
+        }
+        Ok(())
+    }
+
+    /// Publish `bytes` as a new file `name`: never overwrite, never show a
+    /// partial file (temporary file, fsync, link without overwrite).
+    pub fn publish(&self, name: &str, bytes: &[u8]) -> Result<()> {
+        let tmp = self.temp(name, bytes, true)?;
+        let linked = self.link(&tmp, name);
+        self.remove(&tmp);
+        linked.map_err(|e| StoreError::io(self.join(name), e))?;
+        self.sync()
+    }
+
+    /// fsync the directory itself.
+    pub fn sync(&self) -> Result<()> {
+        // SAFETY: a valid descriptor.
+        if unsafe { libc::fsync(self.fd.as_raw_fd()) } != 0 {
+            return Err(StoreError::io(&self.path, io::Error::last_os_error()));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_fifos_and_hard_links_are_refused() {
+        let dir = std::env::temp_dir().join(format!("dsh-agents-sidecar-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let session = dir.join("proj").join("sess");
+        std::fs::create_dir_all(&session).unwrap();
+        let outside = dir.join("outside");
+        std::fs::write(&outside, "keep").unwrap();
+        std::os::unix::fs::symlink(&outside, session.join("link")).unwrap();
+        std::fs::hard_link(&outside, session.join("hard")).unwrap();
+        let fifo = CString::new(session.join("fifo").as_os_str().as_bytes()).unwrap();
+        // SAFETY: a valid C string.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        std::os::unix::fs::symlink(&session, dir.join("proj").join("alias")).unwrap();
+
+        let d = Dir::session(&session).unwrap();
+        assert!(matches!(d.open_rw("link"), Err(StoreError::Symlink { .. })));
+        assert!(matches!(
+            d.open_rw("hard"),
+            Err(StoreError::HardLinked { .. })
+        ));
+        assert!(matches!(
+            d.open_rw("fifo"),
+            Err(StoreError::NotRegular { .. })
+        ));
+        assert!(matches!(
+            open_regular(&session.join("fifo")),
+            Err(StoreError::NotRegular { .. })
+        ));
+        assert!(read_small(&session.join("link")).is_none());
+        assert!(matches!(
+            Dir::session(&dir.join("proj").join("alias")),
+            Err(StoreError::Symlink { .. })
+        ));
+        d.replace("state", b"x", false).unwrap();
+        assert_eq!(std::fs::read(session.join("state")).unwrap(), b"x");
+        d.publish("new", b"y").unwrap();
+        assert!(d.publish("new", b"z").is_err(), "never overwrites");
+        assert_eq!(std::fs::read(&outside).unwrap(), b"keep");
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }

@@ -7,12 +7,11 @@
 
 use super::error::StoreError;
 use super::reader::Encoding;
+use super::sidecar::Dir;
 use super::zstd_frames::encode_frame;
-use crate::support::clock::temp_suffix;
 use serde_json::{Value, json};
-use std::fs::{self, DirBuilder, File, OpenOptions};
-use std::io::Write;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::fs::File;
+use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 type Result<T> = std::result::Result<T, StoreError>;
@@ -56,70 +55,42 @@ pub fn encode_log(encoding: Encoding, header_line: &str, events: &[String]) -> R
     Ok(out)
 }
 
-/// Append `bytes` to the log at `path` durably; on failure cut back to the
-/// length before, so no partial batch stays behind.
-pub fn append(path: &Path, bytes: &[u8]) -> Result<()> {
-    let mut f = OpenOptions::new()
-        .append(true)
-        .open(path)
-        .map_err(|e| StoreError::io(path, e))?;
-    let before = f.metadata().map_err(|e| StoreError::io(path, e))?.len();
-    if let Err(e) = f.write_all(bytes).and_then(|()| f.sync_data()) {
-        let _ = f.set_len(before);
+/// Append `bytes` durably at the end of the log `file` (opened through a
+/// `Dir`, so never a link); on failure cut back to the length before, so
+/// no partial batch stays behind.
+pub fn append(file: &File, path: &Path, bytes: &[u8]) -> Result<()> {
+    let before = file.metadata().map_err(|e| StoreError::io(path, e))?.len();
+    if let Err(e) = file
+        .write_all_at(bytes, before)
+        .and_then(|()| file.sync_data())
+    {
+        let _ = file.set_len(before);
         return Err(StoreError::io(path, e));
     }
     Ok(())
 }
 
 /// Cut a raw log back to its committed prefix (a torn tail), durably.
-pub fn truncate(path: &Path, len: u64) -> Result<()> {
-    let f = OpenOptions::new()
-        .write(true)
-        .open(path)
-        .map_err(|e| StoreError::io(path, e))?;
-    f.set_len(len)
-        .and_then(|()| f.sync_data())
+pub fn truncate(file: &File, path: &Path, len: u64) -> Result<()> {
+    file.set_len(len)
+        .and_then(|()| file.sync_data())
         .map_err(|e| StoreError::io(path, e))
 }
 
-fn sync_dir(dir: &Path) -> Result<()> {
-    File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(|e| StoreError::io(dir, e))
-}
-
-/// Publish a new log at `final_path` in `dir`: temp file, fsync, link
-/// without overwrite, directory fsyncs up to `root`.
-pub fn materialize(root: &Path, dir: &Path, final_path: &Path, content: &[u8]) -> Result<()> {
-    DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
-        .map_err(|e| StoreError::io(dir, e))?;
-    let tmp = dir.join(format!(
-        "{}.{}.tmp",
-        final_path.file_name().unwrap_or_default().to_string_lossy(),
-        temp_suffix()
-    ));
-    let write = || -> std::io::Result<()> {
-        let mut f = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&tmp)?;
-        f.write_all(content)?;
-        f.sync_all()
-    };
-    if let Err(e) = write() {
-        let _ = fs::remove_file(&tmp);
-        return Err(StoreError::io(&tmp, e));
-    }
-    let linked = fs::hard_link(&tmp, final_path);
-    let _ = fs::remove_file(&tmp);
-    linked.map_err(|e| StoreError::io(final_path, e))?;
-    sync_dir(dir)?;
-    if let Some(project) = dir.parent() {
-        sync_dir(project)?;
-    }
-    sync_dir(root)
+/// Publish a new log `name` in `<root>/<project>/<session>`: the project
+/// and session directories are created or entered without following links,
+/// the log is linked in without overwriting, and each directory is synced.
+pub fn materialize(
+    root: &Path,
+    project: &str,
+    session: &str,
+    name: &str,
+    content: &[u8],
+) -> Result<()> {
+    let root_dir = Dir::root(root)?;
+    let project_dir = root_dir.ensure_sub(std::ffi::OsStr::new(project))?;
+    let session_dir = project_dir.ensure_sub(std::ffi::OsStr::new(session))?;
+    session_dir.publish(name, content)?;
+    project_dir.sync()?;
+    root_dir.sync()
 }

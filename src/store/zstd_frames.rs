@@ -2,6 +2,7 @@
 //! DSH's `scanZstdFrames`). It finds frame boundaries without decoding, so a
 //! torn final frame is told apart from corruption in a complete one.
 
+use super::limits::MAX_FRAME;
 use std::io::{self, Read};
 
 pub const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
@@ -41,6 +42,13 @@ impl<R: Read> FrameReader<R> {
     /// Append exactly `n` bytes to `buf`; `Ok(false)` when the input ends first.
     fn take(&mut self, buf: &mut Vec<u8>, n: usize) -> Result<bool, FrameError> {
         let start = buf.len();
+        if start + n > MAX_FRAME {
+            return Err(FrameError::Corrupt(format!(
+                "corrupt Zstandard session log: frame at byte {} exceeds the {} MiB frame cap",
+                self.offset,
+                MAX_FRAME >> 20
+            )));
+        }
         buf.resize(start + n, 0);
         let mut filled = 0;
         while filled < n {
@@ -149,8 +157,9 @@ impl<R: Read> FrameReader<R> {
 }
 
 /// Frames that record a content size up to this many bytes decode in one
-/// call on a reused context; larger or unsized ones stream.
-const BULK_LIMIT: usize = 64 << 20;
+/// call on a reused context; unsized ones stream, and nothing decodes past
+/// the frame cap.
+const BULK_LIMIT: usize = MAX_FRAME;
 
 thread_local! {
     // A decompression context costs far more to create than a small frame
@@ -174,8 +183,11 @@ pub fn decode_frame(frame: &[u8]) -> io::Result<Vec<u8>> {
         return bulk;
     }
     let mut out = Vec::new();
-    let mut decoder = zstd::stream::read::Decoder::with_buffer(frame)?.single_frame();
-    decoder.read_to_end(&mut out)?;
+    let decoder = zstd::stream::read::Decoder::with_buffer(frame)?.single_frame();
+    decoder.take(MAX_FRAME as u64 + 1).read_to_end(&mut out)?;
+    if out.len() > MAX_FRAME {
+        return Err(io::Error::other("frame decodes past the frame cap"));
+    }
     Ok(out)
 }
 
@@ -189,6 +201,10 @@ pub fn decode_torn_prefix(frame: &[u8]) -> Vec<u8> {
             match decoder.read(&mut chunk) {
                 Ok(0) | Err(_) => break,
                 Ok(k) => out.extend_from_slice(&chunk[..k]),
+            }
+            if out.len() > MAX_FRAME {
+                out.truncate(MAX_FRAME);
+                break;
             }
         }
     }

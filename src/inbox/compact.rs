@@ -1,0 +1,174 @@
+//! Compaction: when consumed history dominates an inbox, rewrite it under
+//! its lock, atomically (a temporary file renamed over it), keeping what
+//! answers still depend on: pending messages, consumed messages that carry
+//! a caller-chosen id (so a retried send stays a duplicate) with the claim
+//! or cancel that consumed them, wait records reduced to still-pending ids,
+//! and the newest interrupt when it still parks the queue (or stopped the
+//! agent). Readers holding the old file keep reading a complete inbox.
+
+use super::lock::{INBOX, WriteGuard};
+use super::record::{InboxLine, Record, for_each_line, parse};
+use crate::store::StoreError;
+use crate::support::clock::now_ms;
+use serde::de::IgnoredAny;
+use std::collections::{HashMap, HashSet};
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+
+/// Inboxes smaller than this are left alone.
+pub const COMPACT_MIN_BYTES: u64 = 256 * 1024;
+
+#[derive(Default)]
+struct Survey {
+    claimed: HashSet<String>,
+    canceled: HashSet<String>,
+    /// Message lines: (id, keyed, bytes), in order.
+    messages: Vec<(String, bool, u64)>,
+    last_interrupt: Option<usize>,
+    last_message: Option<usize>,
+    permanent: bool,
+    records: usize,
+}
+
+fn reader(guard: &WriteGuard) -> Result<impl std::io::BufRead, StoreError> {
+    let path = guard.dir.join(INBOX);
+    let mut f = guard
+        .inbox
+        .try_clone()
+        .map_err(|e| StoreError::io(&path, e))?;
+    f.seek(SeekFrom::Start(0))
+        .map_err(|e| StoreError::io(&path, e))?;
+    Ok(BufReader::new(f).take(guard.len))
+}
+
+/// Compact the inbox under `guard` when it is large and mostly consumed
+/// history; returns whether it did.
+pub fn maybe_compact(guard: &mut WriteGuard) -> Result<bool, StoreError> {
+    if guard.len < COMPACT_MIN_BYTES {
+        return Ok(false);
+    }
+    let path = guard.dir.join(INBOX);
+    let io = |e| StoreError::io(&path, e);
+    let mut s = Survey::default();
+    for_each_line(reader(guard)?, |line| {
+        let InboxLine::Line(l) = line else { return };
+        let Some(r) = parse::<IgnoredAny>(l) else {
+            return;
+        };
+        let at = s.records;
+        s.records += 1;
+        match r {
+            Record::Message { id, keyed, .. } => {
+                s.last_message = Some(at);
+                s.messages.push((id, keyed, l.len() as u64 + 1));
+            }
+            Record::Claim { ids, .. } => s.claimed.extend(ids),
+            Record::Cancel { ids, .. } => s.canceled.extend(ids),
+            Record::Interrupt { permanent, .. } => {
+                s.last_interrupt = Some(at);
+                s.permanent |= permanent;
+            }
+            Record::Wait { .. } => {}
+        }
+    })
+    .map_err(io)?;
+    let pending = |id: &str| !s.claimed.contains(id) && !s.canceled.contains(id);
+    let live: u64 = s
+        .messages
+        .iter()
+        .filter(|(id, keyed, _)| *keyed || pending(id))
+        .map(|(_, _, n)| n)
+        .sum();
+    // Compact only when at least three quarters of the bytes are history.
+    if live.saturating_mul(4) > guard.len {
+        return Ok(false);
+    }
+    let parked = match (s.last_interrupt, s.last_message) {
+        (Some(i), Some(m)) => i > m,
+        (Some(_), None) => true,
+        _ => false,
+    };
+    let (file, tmp) = guard.dir.temp_file(INBOX)?;
+    let mut out = BufWriter::new(file);
+    let mut written: std::io::Result<()> = Ok(());
+    let mut put = |line: &[u8], out: &mut BufWriter<std::fs::File>| {
+        if written.is_ok() {
+            written = out.write_all(line).and_then(|()| out.write_all(b"\n"));
+        }
+    };
+    let mut kept_claimed = Vec::new();
+    let mut kept_canceled = Vec::new();
+    let mut waits: HashMap<String, Vec<String>> = HashMap::new();
+    let mut interrupts: Vec<(bool, Vec<u8>)> = Vec::new();
+    for_each_line(reader(guard)?, |line| {
+        let InboxLine::Line(l) = line else { return };
+        let Some(r) = parse::<IgnoredAny>(l) else {
+            return;
+        };
+        match r {
+            Record::Message { id, keyed, .. } => {
+                if pending(&id) {
+                    put(l, &mut out);
+                } else if keyed {
+                    put(l, &mut out);
+                    if s.claimed.contains(&id) {
+                        kept_claimed.push(id);
+                    } else {
+                        kept_canceled.push(id);
+                    }
+                }
+            }
+            Record::Wait { call, ids, .. } => {
+                let still: Vec<String> = ids.into_iter().filter(|i| pending(i)).collect();
+                if !still.is_empty() {
+                    waits.entry(call).or_default().extend(still);
+                }
+            }
+            Record::Interrupt { permanent, .. } => interrupts.push((permanent, l.to_vec())),
+            Record::Claim { .. } | Record::Cancel { .. } => {}
+        }
+    })
+    .map_err(io)?;
+    let time = now_ms();
+    let mut tail: Vec<Record> = Vec::new();
+    if !kept_claimed.is_empty() {
+        tail.push(Record::Claim {
+            time,
+            ids: kept_claimed,
+        });
+    }
+    if !kept_canceled.is_empty() {
+        tail.push(Record::Cancel {
+            time,
+            ids: kept_canceled,
+        });
+    }
+    let mut calls: Vec<_> = waits.into_iter().collect();
+    calls.sort();
+    for (call, mut ids) in calls {
+        ids.sort();
+        ids.dedup();
+        tail.push(Record::Wait { time, call, ids });
+    }
+    for record in &tail {
+        put(&serde_json::to_vec(record).unwrap_or_default(), &mut out);
+    }
+    // The interrupts go last, so they stay newer than every message: a
+    // permanent one (the agent stopped), then the newest if it still parks.
+    if s.permanent
+        && let Some((_, line)) = interrupts.iter().rev().find(|(p, _)| *p)
+    {
+        put(line, &mut out);
+    }
+    if parked
+        && let Some((permanent, line)) = interrupts.last()
+        && !*permanent
+    {
+        put(line, &mut out);
+    }
+    written.map_err(io)?;
+    let file = out.into_inner().map_err(|e| io(e.into_error()))?;
+    guard.dir.commit_temp(file, &tmp, INBOX)?;
+    guard.inbox = guard.dir.open_rw(INBOX)?;
+    guard.len = guard.inbox.metadata().map_err(io)?.len();
+    Ok(true)
+}
