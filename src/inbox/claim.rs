@@ -1,6 +1,9 @@
 //! The claim sequence a step boundary runs (DESIGN §6): look without the
 //! lock (an idle agent writes nothing), then lock, re-read, take what is
-//! claimable, and record the claim. `serve` and `claim` both use this.
+//! claimable, let the caller record the turn that will run it, and only
+//! then append the claim. A crash between the two leaves the message
+//! pending (it runs again, in a later turn the log shows); a claim is never
+//! written for input no turn recorded. `serve` and `claim` both use this.
 
 use super::deliver::{Inbox, Limits};
 use super::error::DeliveryError;
@@ -12,30 +15,55 @@ use crate::support::clock::now_ms;
 pub struct Claimed {
     /// The claimed messages, in claim order.
     pub messages: Vec<Message>,
-    /// The newest interrupt when the claim was made (record index).
-    pub last_interrupt: Option<usize>,
+    /// The id of the newest interrupt when the claim was made.
+    pub last_interrupt: Option<String>,
 }
 
 /// Claim all pending next-step input plus one unparked next-turn message.
-pub fn claim(inbox: &Inbox, limits: Limits) -> Result<Claimed, DeliveryError> {
-    if inbox.read()?.claimable().is_empty() {
-        return Ok(Claimed::default());
+/// `record_turn` runs under the inbox lock with the messages about to be
+/// claimed, before the claim is written; its failure writes no claim.
+pub fn claim_with<T, E: From<DeliveryError>>(
+    inbox: &Inbox,
+    limits: Limits,
+    record_turn: impl FnOnce(&[Message]) -> Result<T, E>,
+) -> Result<Option<(Claimed, T)>, E> {
+    if inbox
+        .read()
+        .map_err(DeliveryError::from)?
+        .claimable()
+        .is_empty()
+    {
+        return Ok(None);
     }
     let mut guard = inbox.lock(limits.lock_timeout)?;
-    let fold = inbox.read()?;
+    let fold = inbox.read().map_err(DeliveryError::from)?;
     let messages: Vec<Message> = fold.claimable().into_iter().cloned().collect();
-    if !messages.is_empty() {
-        let ids = messages.iter().map(|m| m.id.clone()).collect();
-        inbox.record(
+    if messages.is_empty() {
+        return Ok(None);
+    }
+    let recorded = record_turn(&messages)?;
+    let ids = messages.iter().map(|m| m.id.clone()).collect();
+    inbox
+        .record(
             &mut guard,
             &Record::Claim {
                 time: now_ms(),
                 ids,
             },
-        )?;
-    }
-    Ok(Claimed {
-        messages,
-        last_interrupt: fold.last_interrupt,
-    })
+        )
+        .map_err(DeliveryError::from)?;
+    Ok(Some((
+        Claimed {
+            messages,
+            last_interrupt: fold.last_interrupt_id,
+        },
+        recorded,
+    )))
+}
+
+/// Claim with nothing to record first (the `claim` command).
+pub fn claim(inbox: &Inbox, limits: Limits) -> Result<Claimed, DeliveryError> {
+    Ok(claim_with(inbox, limits, |_| Ok::<(), DeliveryError>(()))?
+        .map(|(c, ())| c)
+        .unwrap_or_default())
 }

@@ -7,6 +7,7 @@ use super::error::DeliveryError;
 use super::record::Record;
 use crate::store::StoreError;
 use crate::store::sidecar::Dir;
+use crate::support::fault::{armed, fault};
 use std::fs::{File, TryLockError};
 use std::io;
 use std::os::unix::fs::FileExt;
@@ -15,21 +16,6 @@ use std::time::{Duration, Instant};
 
 pub const INBOX: &str = "inbox.jsonl";
 pub const INBOX_LOCK: &str = "inbox.lock";
-
-/// Crash-test hook: `DSH_AGENTS_FAULT=<stage>` kills the process at that
-/// stage of an inbox append (`after-lock`, `mid-record`, `before-sync`), or
-/// holds the lock forever (`hold-lock`), so tests can prove a writer dying
-/// anywhere loses nothing acknowledged and blocks nobody.
-fn fault(stage: &str) {
-    if std::env::var("DSH_AGENTS_FAULT").is_ok_and(|s| s == stage) {
-        if stage == "hold-lock" {
-            loop {
-                std::thread::sleep(Duration::from_secs(3600));
-            }
-        }
-        std::process::abort();
-    }
-}
 
 /// Held while writing; dropping it unlocks.
 pub struct WriteGuard {
@@ -103,7 +89,7 @@ impl WriteGuard {
         let mut line =
             serde_json::to_vec(record).map_err(|e| StoreError::io(&self.path, e.into()))?;
         line.push(b'\n');
-        if std::env::var_os("DSH_AGENTS_FAULT").is_some() {
+        if armed() {
             let half = line.len() / 2;
             let _ = self.inbox.write_all_at(&line[..half], self.len);
             fault("mid-record");

@@ -11,6 +11,14 @@ pub const RECHECK: Duration = Duration::from_millis(250);
 /// How often a polling wait checks.
 pub const POLL: Duration = Duration::from_millis(20);
 
+/// What a file looks like from outside: inode, length and modification
+/// time. Any write or replace changes it, even one that keeps the length.
+pub fn stamp(path: &Path) -> Option<(u64, u64, i64, i64)> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::symlink_metadata(path).ok()?;
+    Some((m.ino(), m.len(), m.mtime(), m.mtime_nsec()))
+}
+
 pub struct Watcher {
     fd: Option<OwnedFd>,
 }

@@ -76,6 +76,25 @@ pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
                 }
             }
         }
+        if let Ok(meta) = std::fs::symlink_metadata(&rec.log) {
+            use std::os::unix::fs::MetadataExt;
+            if meta.file_type().is_symlink() {
+                push(
+                    Severity::Warning,
+                    &rec.log,
+                    "the session log is a symbolic link: DSH reads through it; dsh-agents never writes through it (serve refuses this session)".to_string(),
+                );
+            } else if meta.nlink() > 1 {
+                push(
+                    Severity::Warning,
+                    &rec.log,
+                    format!(
+                        "the session log has {} hard links: dsh-agents never writes it (serve refuses this session)",
+                        meta.nlink()
+                    ),
+                );
+            }
+        }
         if let Some(name) = &h.name
             && h.valid_name().is_none()
         {

@@ -6,12 +6,14 @@
 
 use super::transcript::{Transcript, TurnEnding};
 use crate::error::{Error, Result};
-use crate::inbox::claim::{Claimed, claim};
+use crate::inbox::DeliveryError;
+use crate::inbox::claim::{Claimed, claim_with};
 use crate::inbox::liveness::{LiveLock, LiveState};
 use crate::inbox::record::{Message, messages_json};
-use crate::inbox::watch::Watcher;
+use crate::inbox::watch::{Watcher, stamp};
 use crate::inbox::{Inbox, Limits};
 use crate::store::{SessionRecord, StoreError};
+use crate::support::fault::fault;
 use crate::support::signals;
 use std::io::Write;
 use std::os::unix::process::CommandExt;
@@ -68,47 +70,112 @@ pub fn serve(store_root: &Path, rec: &SessionRecord, opts: ServeOptions) -> Resu
 impl Runtime {
     fn run(&self, live: &LiveLock, transcript: &mut Transcript) -> Result<u64> {
         let mut turns = 0;
+        if self.recover(live, transcript)? {
+            return Ok(1);
+        }
+        let mut backoff = Duration::from_millis(100);
         loop {
             if signals::stop_requested() || self.inbox.stopped() {
                 return Ok(turns);
             }
+            // The turn is in the log before its claim is written: a crash in
+            // between leaves the input pending, to run again in a later turn.
+            let claimed = claim_with(&self.inbox, self.opts.limits, |messages| {
+                let turn = transcript.start_turn(messages).map_err(Error::from);
+                fault("serve-after-turn-start");
+                turn
+            });
+            let (claimed, turn) = match claimed {
+                Ok(Some(c)) => {
+                    fault("serve-after-claim");
+                    backoff = Duration::from_millis(100);
+                    c
+                }
+                Ok(None) => {
+                    if self.opts.once {
+                        return Ok(turns);
+                    }
+                    self.watcher.wait(Duration::from_secs(1));
+                    continue;
+                }
+                // A slow or stuck writer holds the inbox: ride it out.
+                Err(Error::Delivery(e @ DeliveryError::LockTimeout { .. })) => {
+                    let _ = writeln!(
+                        std::io::stderr(),
+                        "dsh-agents serve: {e}; retrying in {:.1}s",
+                        backoff.as_secs_f64()
+                    );
+                    std::thread::sleep(backoff);
+                    backoff = (backoff * 2).min(Duration::from_secs(5));
+                    continue;
+                }
+                Err(e) => {
+                    if transcript.open_turn() {
+                        let _ = transcript.end_turn(&TurnEnding::Error {
+                            message: e.to_string(),
+                            code: "CLAIM_FAILED",
+                        });
+                    }
+                    return Err(e);
+                }
+            };
             let Claimed {
                 messages,
                 last_interrupt,
-            } = claim(&self.inbox, self.opts.limits)?;
-            if messages.is_empty() {
-                if self.opts.once {
-                    return Ok(turns);
-                }
-                self.watcher.wait(Duration::from_secs(1));
-                continue;
-            }
-            let turn = transcript.start_turn(&messages)?;
+            } = claimed;
             turns += 1;
-            live.publish(LiveState::Running, turn)?;
-            let ran = self.run_turn(turn, &messages, last_interrupt);
-            let ending = match &ran {
-                Ok(Ending::Exited(status)) if status.success() => TurnEnding::Completed,
-                Ok(Ending::Exited(status)) => TurnEnding::Error {
-                    message: format!("command exited with {status}"),
-                    code: "COMMAND_FAILED",
-                },
-                Ok(Ending::Interrupted { .. }) => TurnEnding::Interrupted,
-                Ok(Ending::Stopped) => TurnEnding::AbortedByUser,
-                Err(e) => TurnEnding::Error {
-                    message: e.to_string(),
-                    code: "COMMAND_NOT_RUN",
-                },
-            };
-            transcript.end_turn(&ending)?;
-            live.publish(LiveState::Idle, turn)?;
-            match ran {
-                Err(e) => return Err(e),
-                Ok(Ending::Interrupted { permanent: true }) | Ok(Ending::Stopped) => {
-                    return Ok(turns);
-                }
-                Ok(_) => {}
+            if self.turn(live, transcript, turn, &messages, last_interrupt)? {
+                return Ok(turns);
             }
+        }
+    }
+
+    /// Input a crash left in an open turn after it was claimed: it never
+    /// finished its turn, so it runs again, in a new turn the log shows.
+    fn recover(&self, live: &LiveLock, transcript: &mut Transcript) -> Result<bool> {
+        let fold = self.inbox.read()?;
+        let claimed: Vec<Message> = std::mem::take(&mut transcript.crashed)
+            .into_iter()
+            .filter(|m| !fold.consumed.is_pending(&m.id))
+            .collect();
+        if claimed.is_empty() {
+            return Ok(false);
+        }
+        let turn = transcript.start_turn(&claimed)?;
+        self.turn(live, transcript, turn, &claimed, fold.last_interrupt_id)
+    }
+
+    /// Run one recorded turn to its end; `true` when serving must stop.
+    fn turn(
+        &self,
+        live: &LiveLock,
+        transcript: &mut Transcript,
+        turn: u64,
+        messages: &[Message],
+        last_interrupt: Option<String>,
+    ) -> Result<bool> {
+        live.publish(LiveState::Running, turn)?;
+        let ran = self.run_turn(turn, messages, last_interrupt);
+        let ending = match &ran {
+            Ok(Ending::Exited(status)) if status.success() => TurnEnding::Completed,
+            Ok(Ending::Exited(status)) => TurnEnding::Error {
+                message: format!("command exited with {status}"),
+                code: "COMMAND_FAILED",
+            },
+            Ok(Ending::Interrupted { .. }) => TurnEnding::Interrupted,
+            Ok(Ending::Stopped) => TurnEnding::AbortedByUser,
+            Err(e) => TurnEnding::Error {
+                message: e.to_string(),
+                code: "COMMAND_NOT_RUN",
+            },
+        };
+        fault("serve-before-turn-end");
+        transcript.end_turn(&ending)?;
+        live.publish(LiveState::Idle, turn)?;
+        match ran {
+            Err(e) => Err(e),
+            Ok(Ending::Interrupted { permanent: true }) | Ok(Ending::Stopped) => Ok(true),
+            Ok(_) => Ok(false),
         }
     }
 
@@ -137,9 +204,9 @@ impl Runtime {
         Ok(child)
     }
 
-    fn run_turn(&self, turn: u64, claimed: &[Message], baseline: Option<usize>) -> Result<Ending> {
+    fn run_turn(&self, turn: u64, claimed: &[Message], baseline: Option<String>) -> Result<Ending> {
         let mut child = self.spawn(turn, claimed)?;
-        let mut seen_len = None;
+        let mut seen = None;
         loop {
             if let Some(status) = child
                 .try_wait()
@@ -151,11 +218,11 @@ impl Runtime {
                 self.stop(&mut child);
                 return Ok(Ending::Stopped);
             }
-            let len = std::fs::metadata(self.inbox.path()).map(|m| m.len()).ok();
-            if len != seen_len {
-                seen_len = len;
+            let now = stamp(&self.inbox.path());
+            if now != seen {
+                seen = now;
                 let fold = self.inbox.read()?;
-                if fold.last_interrupt != baseline && fold.last_interrupt.is_some() {
+                if fold.last_interrupt_id.is_some() && fold.last_interrupt_id != baseline {
                     self.stop(&mut child);
                     return Ok(Ending::Interrupted {
                         permanent: fold.stopped,

@@ -50,6 +50,10 @@ pub struct Transcript {
     encoding: Encoding,
     next_seq: u64,
     pub last_turn: u64,
+    open: bool,
+    /// The input of a turn a crash left open (closed as interrupted on
+    /// open): `serve` runs what of it was already claimed again.
+    pub crashed: Vec<Message>,
 }
 
 impl Transcript {
@@ -96,8 +100,11 @@ impl Transcript {
             encoding: inspection.encoding,
             next_seq: inspection.events,
             last_turn: inspection.last_turn,
+            open: false,
+            crashed: Vec::new(),
         };
         if inspection.open_turn {
+            t.crashed = open_turn_input(&rec.log);
             let turn = t.last_turn;
             t.append(&[(
                 "turn/end",
@@ -137,7 +144,13 @@ impl Transcript {
         }
         self.append(&events)?;
         self.last_turn = turn;
+        self.open = true;
         Ok(turn)
+    }
+
+    /// Whether the log ends inside a turn this transcript started.
+    pub fn open_turn(&self) -> bool {
+        self.open
     }
 
     pub fn end_turn(&mut self, ending: &TurnEnding) -> Result<(), StoreError> {
@@ -146,6 +159,31 @@ impl Transcript {
             "turn/end",
             json!({"turn": turn, "reason": ending.reason()}),
             None,
-        )])
+        )])?;
+        self.open = false;
+        Ok(())
     }
+}
+
+/// The `user/message` events after the log's last `turn/start`.
+fn open_turn_input(log: &std::path::Path) -> Vec<Message> {
+    let mut messages = Vec::new();
+    let _ = reader::for_each_event(log, |ev| match ev["type"].as_str() {
+        Some("turn/start") => messages.clear(),
+        Some("user/message") => {
+            let data = &ev["data"];
+            if let Some(id) = data["id"].as_str() {
+                messages.push(Message {
+                    id: id.to_string(),
+                    time: ev["time"].as_i64().unwrap_or(0),
+                    target: crate::inbox::Target::NextTurn,
+                    source: data["source"].clone(),
+                    content: data["content"].as_array().cloned().unwrap_or_default(),
+                    position: 0,
+                });
+            }
+        }
+        _ => {}
+    });
+    messages
 }

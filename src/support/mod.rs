@@ -2,5 +2,6 @@
 //! Ctrl-C / SIGTERM as a flag.
 
 pub mod clock;
+pub mod fault;
 pub mod parallel;
 pub mod signals;

@@ -6,7 +6,7 @@
 use super::{Context, Outcome};
 use crate::error::{Error, Result};
 use crate::inbox::record::Record;
-use crate::inbox::watch::Watcher;
+use crate::inbox::watch::{Watcher, stamp};
 use crate::inbox::{Inbox, Limits, Target};
 use crate::support::clock::now_ms;
 use crate::support::signals;
@@ -71,11 +71,11 @@ fn wait(
     let watcher = Watcher::new(session_dir, poll);
     let deadline = Instant::now() + Duration::from_millis(timeout_ms);
     let inbox = Inbox::new(session_dir);
-    let mut seen_len = None;
+    let mut seen = None;
     loop {
-        let len = std::fs::metadata(inbox.path()).map(|m| m.len()).ok();
-        if len != seen_len {
-            seen_len = len;
+        let now = stamp(&inbox.path());
+        if now != seen || now.is_none() {
+            seen = now;
             if report_new(&inbox, call, limits)? {
                 return Ok(false);
             }

@@ -107,3 +107,126 @@ fn a_lock_held_by_a_dead_process_blocks_nobody() {
     let (texts, _) = texts(&store.path().join("_no-cwd/rev-0001/inbox.jsonl"));
     assert_eq!(texts, ["after the holder died"]);
 }
+
+/// `serve` killed at each write point of a turn, then restarted: every
+/// acknowledged message ends up in a turn that completed, exactly once
+/// outside interrupted turns, none is left claimed without a completed turn,
+/// and `check` finds nothing wrong with the log.
+#[test]
+fn serve_killed_at_each_write_point_loses_nothing() {
+    use std::os::unix::fs::PermissionsExt;
+    for stage in [
+        "serve-after-turn-start",
+        "serve-after-claim",
+        "mid-handler",
+        "serve-before-turn-end",
+    ] {
+        let store = copy_store(&repo().join("testdata/stores/team"), stage);
+        let s = store.path().to_str().unwrap();
+        let handler = store.path().join("h.sh");
+        let seen = store.path().join("seen.log");
+        std::fs::write(
+            &handler,
+            "#!/bin/sh\ncat >> \"$SEEN\"; echo >> \"$SEEN\"; [ -n \"$NAP\" ] && sleep 30; exit 0\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&handler, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert_eq!(
+            run(["--store", s, "followup", "rev-0001", "precious"]).code,
+            0
+        );
+        let mut first = std::process::Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"));
+        first
+            .args(["--store", s, "serve", "--as", "rev-0001", "--once", "--"])
+            .arg(&handler)
+            .env("SEEN", &seen)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        if stage == "mid-handler" {
+            first.env("NAP", "1");
+            let mut child = first.spawn().unwrap();
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while !std::fs::read_to_string(&seen)
+                .unwrap_or_default()
+                .contains("precious")
+            {
+                assert!(Instant::now() < deadline, "the handler started");
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            child.kill().unwrap();
+            child.wait().unwrap();
+        } else {
+            let status = first.env("DSH_AGENTS_FAULT", stage).status().unwrap();
+            assert_eq!(status.code(), None, "{stage}: serve died");
+        }
+        let r = cmd()
+            .args(["--store", s, "serve", "--as", "rev-0001", "--once", "--"])
+            .arg(&handler)
+            .env("SEEN", &seen)
+            .output()
+            .unwrap();
+        assert_eq!(
+            r.status.code(),
+            Some(0),
+            "{stage}: {}",
+            String::from_utf8_lossy(&r.stderr)
+        );
+        let log =
+            std::fs::read_to_string(store.path().join("_no-cwd/rev-0001/session.jsonl")).unwrap();
+        let events: Vec<Value> = log
+            .lines()
+            .skip(1)
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        // Each turn's input and ending.
+        let mut turns: Vec<(Vec<String>, String)> = Vec::new();
+        for e in &events {
+            match e["type"].as_str() {
+                Some("turn/start") => turns.push((Vec::new(), String::new())),
+                Some("user/message") => {
+                    if let Some(t) = turns.last_mut() {
+                        t.0.push(
+                            e["data"]["content"][0]["text"]
+                                .as_str()
+                                .unwrap_or("")
+                                .into(),
+                        );
+                    }
+                }
+                Some("turn/end") => {
+                    if let Some(t) = turns.last_mut() {
+                        t.1 = e["data"]["reason"]["kind"].as_str().unwrap_or("").into();
+                    }
+                }
+                _ => {}
+            }
+        }
+        let completed = turns
+            .iter()
+            .filter(|t| t.1 == "completed" && t.0.iter().any(|m| m == "precious"))
+            .count();
+        assert_eq!(completed, 1, "{stage}: {turns:?}");
+        assert!(
+            turns
+                .iter()
+                .filter(|t| t.0.iter().any(|m| m == "precious"))
+                .all(|t| t.1 == "completed" || t.1 == "interrupted"),
+            "{stage}: {turns:?}"
+        );
+        let inbox = run(["--store", s, "inbox", "rev-0001"]);
+        assert!(
+            inbox
+                .stdout
+                .starts_with("next-step: 0 pending\nnext-turn: 0 pending"),
+            "{stage}: {}",
+            inbox.stdout
+        );
+        let check = run(["--store", s, "check"]);
+        assert!(
+            !check.stdout.contains("rev-0001"),
+            "{stage}: {}",
+            check.stdout
+        );
+    }
+}

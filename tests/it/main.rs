@@ -7,6 +7,7 @@ mod concurrency;
 mod conformance;
 mod faults;
 mod golden;
+mod guarantees;
 mod hostile;
 mod liveness;
 mod messaging;

@@ -324,14 +324,32 @@ fn serve_holds_the_agent_exclusively_and_a_crash_releases_it() {
         "true",
     ]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    let last = log_events(s, "rev-0001").last().unwrap().clone();
+    // The crashed turn is closed as interrupted, and its claimed input runs
+    // again in a new turn.
+    let ends: Vec<(String, String)> = log_events(s, "rev-0001")
+        .iter()
+        .filter(|e| e["type"] == "turn/end")
+        .map(|e| {
+            (
+                e["data"]["turn"].to_string(),
+                e["data"]["reason"]["kind"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let n = ends.len();
     assert_eq!(
-        (
-            last["type"].as_str(),
-            last["data"]["reason"]["kind"].as_str()
-        ),
-        (Some("turn/end"), Some("interrupted"))
+        ends[n - 2..]
+            .iter()
+            .map(|e| e.1.as_str())
+            .collect::<Vec<_>>(),
+        ["interrupted", "completed"],
+        "{ends:?}"
     );
+    let reran = log_events(s, "rev-0001")
+        .iter()
+        .filter(|e| e["type"] == "user/message" && e["data"]["content"][0]["text"] == "go to sleep")
+        .count();
+    assert_eq!(reran, 2, "recorded in the crashed turn and in the rerun");
     // The repaired log still lists and reads cleanly.
     assert_eq!(
         run(["--store", s.to_str().unwrap(), "check"])

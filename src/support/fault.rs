@@ -1,0 +1,24 @@
+//! Crash-test hook: `DSH_AGENTS_FAULT=<stage>` kills the process at that
+//! stage (or, for `hold-lock`, holds on forever), so tests can prove a
+//! process dying anywhere loses nothing acknowledged and blocks nobody.
+//! Stages: inbox appends `after-lock`, `mid-record`, `before-sync`,
+//! `hold-lock`; served turns `serve-after-turn-start`, `serve-after-claim`,
+//! `serve-before-turn-end`.
+
+use std::time::Duration;
+
+pub fn fault(stage: &str) {
+    if std::env::var("DSH_AGENTS_FAULT").is_ok_and(|s| s == stage) {
+        if stage == "hold-lock" {
+            loop {
+                std::thread::sleep(Duration::from_secs(3600));
+            }
+        }
+        std::process::abort();
+    }
+}
+
+/// Whether any fault is armed (the append path then writes in two halves).
+pub fn armed() -> bool {
+    std::env::var_os("DSH_AGENTS_FAULT").is_some()
+}

@@ -1,0 +1,586 @@
+//! The guarantees against a hostile store and a crashing machine: nothing
+//! written outside the store through links, no hang on a special file,
+//! bounded lines, ids unique across an inbox, caches that never decide,
+//! compaction, and served turns that survive a crash at every write point.
+
+use crate::common::{StoreBuilder, TempDir, copy_store, fixture, repo, run_in, snapshot};
+use serde_json::Value;
+use std::ffi::CString;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn team() -> TempDir {
+    copy_store(&repo().join("testdata/stores/team"), "guar")
+}
+
+fn mkfifo(path: &Path) {
+    let c = CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: a valid C string.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+}
+
+/// Run the binary, killing it if it has not finished within `limit`.
+/// Returns its exit code, or `None` when it had to be killed.
+fn run_bounded(store: &Path, args: &[&str], limit: Duration) -> (Option<i32>, String) {
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
+        .arg("--store")
+        .arg(store)
+        .args(args)
+        .env_remove("DSH_AGENT")
+        .env_remove("DSH_STORE")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut err = String::new();
+            std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+            return (status.code(), err);
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return (None, String::new());
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn nothing_is_written_outside_the_store_through_links() {
+    let outside = TempDir::new("outside");
+    let victim = outside.path().join("victim.jsonl");
+    // A session log linked to a file outside: check reports it, serve refuses.
+    let store = team();
+    let log = store.path().join("_no-cwd/chk-0001/session.jsonl");
+    std::fs::copy(&log, &victim).unwrap();
+    std::fs::remove_file(&log).unwrap();
+    std::os::unix::fs::symlink(&victim, &log).unwrap();
+    let before = snapshot(outside.path());
+    let r = run_in(store.path(), &["check"]);
+    assert!(
+        r.stdout
+            .contains("chk-0001/session.jsonl: the session log is a symbolic link"),
+        "{}",
+        r.stdout
+    );
+    run_in(store.path(), &["followup", "chk-0001", "x"]);
+    let r = run_in(
+        store.path(),
+        &["serve", "--as", "chk-0001", "--once", "--", "true"],
+    );
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("refusing to follow a symbolic link"),
+        "{}",
+        r.stderr
+    );
+    // A hard link planted as the inbox.
+    let victim2 = outside.path().join("hard.jsonl");
+    std::fs::write(&victim2, "partial").unwrap();
+    std::fs::hard_link(&victim2, store.path().join("_no-cwd/rev-0001/inbox.jsonl")).unwrap();
+    let r = run_in(store.path(), &["followup", "rev-0001", "x"]);
+    assert_eq!(r.code, 3);
+    assert!(
+        r.stderr.contains("has other hard links; refusing to write"),
+        "{}",
+        r.stderr
+    );
+    // A project directory linked outside: spawn writes nothing there.
+    let fresh = TempDir::new("proj-link");
+    let elsewhere = outside.path().join("proj");
+    std::fs::create_dir(&elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, fresh.path().join("_no-cwd")).unwrap();
+    let r = run_in(fresh.path(), &["spawn", "--id", "r1"]);
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("refusing to follow a symbolic link"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+    assert_eq!(std::fs::read(&victim2).unwrap(), b"partial");
+    let mut after = snapshot(outside.path());
+    after.retain(|(p, _)| !p.ends_with("hard.jsonl") && !p.ends_with("proj"));
+    let mut before = before;
+    before.retain(|(p, _)| !p.ends_with("hard.jsonl"));
+    assert!(before == after, "nothing written outside the store");
+}
+
+#[test]
+fn a_link_swapped_in_during_sends_is_never_followed() {
+    let store = team();
+    let outside = TempDir::new("swap");
+    let target = outside.path().join("created-here");
+    let inbox = store.path().join("_no-cwd/rev-0001/inbox.jsonl");
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let swapper = {
+        let (inbox, target, stop) = (inbox.clone(), target.clone(), stop.clone());
+        std::thread::spawn(move || {
+            while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                let _ = std::fs::remove_file(&inbox);
+                let _ = std::os::unix::fs::symlink(&target, &inbox);
+                std::thread::sleep(Duration::from_micros(300));
+                let _ = std::fs::remove_file(&inbox);
+            }
+        })
+    };
+    for i in 0..40 {
+        let _ = run_in(store.path(), &["followup", "rev-0001", &format!("m{i}")]);
+    }
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    swapper.join().unwrap();
+    assert!(!target.exists(), "no file was created through the link");
+}
+
+#[test]
+fn special_files_never_hang_a_command() {
+    let limit = Duration::from_secs(4);
+    let store = team();
+    let s = store.path();
+    let rev = s.join("_no-cwd/rev-0001");
+    mkfifo(&rev.join("inbox.jsonl"));
+    mkfifo(&rev.join("live.lock"));
+    let chk = s.join("_no-cwd/chk-0001");
+    mkfifo(&chk.join("live.json"));
+    for args in [
+        &["--lock-timeout", "1", "followup", "rev-0001", "x"][..],
+        &["send-message", "reviewer", "x", "--as", "lead-1"],
+        &["list-agents", "--as", "lead-1"],
+        &["--contract", "v1", "list-agents", "--as", "lead-1"],
+        &["tree"],
+        &["inbox", "rev-0001"],
+        &["interrupt", "rev-0001"],
+        &["serve", "--as", "rev-0001", "--once", "--", "true"],
+        &["serve", "--as", "chk-0001", "--once", "--", "true"],
+        &["check"],
+    ] {
+        let (code, err) = run_bounded(s, args, limit);
+        assert!(code.is_some(), "{args:?} hung");
+        assert_ne!(code, Some(101), "{args:?} panicked: {err}");
+    }
+    let (code, err) = run_bounded(s, &["followup", "rev-0001", "x"], limit);
+    assert_eq!(code, Some(3));
+    assert!(
+        err.contains("rev-0001/inbox.jsonl: not a regular file"),
+        "{err}"
+    );
+    // A session log that is a FIFO anywhere in the store.
+    let store = StoreBuilder::new("fifo-log").root("root").build();
+    let dir = store.path().join("_no-cwd/kid");
+    std::fs::create_dir_all(&dir).unwrap();
+    mkfifo(&dir.join("session.jsonl"));
+    for args in [
+        &["list-agents"][..],
+        &["--contract", "v1", "list-agents", "--as", "root"],
+        &["check"],
+        &["followup", "root", "x"],
+    ] {
+        let (code, err) = run_bounded(store.path(), args, limit);
+        assert_eq!(code, Some(3), "{args:?}: {err}");
+        assert!(
+            err.contains("kid/session.jsonl") || args == ["check"],
+            "{args:?}: {err}"
+        );
+    }
+}
+
+/// A sparse file: a header line, then `len` zero bytes with no newline.
+fn huge_line_log(dir: &Path, header: &Value, len: u64) {
+    std::fs::create_dir_all(dir).unwrap();
+    let path = dir.join("session.jsonl");
+    std::fs::write(&path, format!("{header}\n")).unwrap();
+    let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    let start = f.metadata().unwrap().len();
+    f.set_len(start + len).unwrap();
+}
+
+#[test]
+fn a_line_far_over_the_cap_is_malformed_input_not_a_crash() {
+    let store = StoreBuilder::new("huge")
+        .root("root")
+        .child("kid", 2, "root", "Kid")
+        .build();
+    let kid = store.path().join("_no-cwd/kid");
+    // A torn 256 MiB tail after the descriptor.
+    let mut body = std::fs::read(kid.join("session.jsonl")).unwrap();
+    body.extend(std::iter::repeat_n(b'x', 1 << 10));
+    std::fs::write(kid.join("session.jsonl"), &body).unwrap();
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(kid.join("session.jsonl"))
+        .unwrap();
+    f.set_len(body.len() as u64 + (1 << 28)).unwrap();
+    let r = run_in(
+        store.path(),
+        &["--contract", "v1", "list-agents", "--as", "root"],
+    );
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (0, "kid [ready] — Kid\n"),
+        "{}",
+        r.stderr
+    );
+    // A 256 MiB header line: the session is skipped, check says why.
+    huge_line_log(
+        &store.path().join("_no-cwd/big"),
+        &fixture::root("big", 9),
+        0,
+    );
+    let big = store.path().join("_no-cwd/big/session.jsonl");
+    std::fs::write(&big, b"{\"type\":\"session\"").unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&big)
+        .unwrap()
+        .set_len(1 << 28)
+        .unwrap();
+    let mut f = std::fs::OpenOptions::new().append(true).open(&big).unwrap();
+    std::io::Write::write_all(&mut f, b"\n").unwrap();
+    let r = run_in(store.path(), &["check"]);
+    assert_eq!(r.code, 3);
+    assert!(
+        r.stdout
+            .contains("big/session.jsonl\": header line is longer than the 1 MiB header cap"),
+        "{}",
+        r.stdout
+    );
+    // A 256 MiB inbox line is not a record.
+    let inbox = kid.join("inbox.jsonl");
+    std::fs::write(&inbox, b"").unwrap();
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&inbox)
+        .unwrap();
+    f.set_len(1 << 28).unwrap();
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&inbox)
+        .unwrap();
+    std::io::Write::write_all(&mut f, b"\n").unwrap();
+    let r = run_in(store.path(), &["--json", "inbox", "kid"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("\"nextTurn\":[]"), "{}", r.stdout);
+}
+
+#[test]
+fn message_ids_are_unique_across_the_inbox() {
+    let store = team();
+    let s = store.path();
+    let id_of = |out: &str| -> String {
+        serde_json::from_str::<Value>(out).unwrap()["messageId"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let r = run_in(s, &["--json", "followup", "rev-0001", "first"]);
+    let auto = id_of(&r.stdout);
+    // Re-sending with an id an automatic send received is refused.
+    let r = run_in(s, &["followup", "rev-0001", "second", "--id", &auto]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("was already sent with a different message (inbox record 1)"),
+        "{}",
+        r.stderr
+    );
+    // The same body under the same id is the same receipt.
+    let r = run_in(
+        s,
+        &["--json", "followup", "rev-0001", "first", "--id", &auto],
+    );
+    assert_eq!((r.code, id_of(&r.stdout)), (0, auto.clone()));
+    // A claim that names an id before any message has it.
+    let inbox = s.join("_no-cwd/rev-0001/inbox.jsonl");
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&inbox)
+        .unwrap();
+    std::io::Write::write_all(
+        &mut f,
+        b"{\"type\":\"claim\",\"time\":1,\"ids\":[\"ghost\"]}\n",
+    )
+    .unwrap();
+    let r = run_in(s, &["followup", "rev-0001", "boo", "--id", "ghost"]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .contains("message id \"ghost\" is already used by inbox record 2"),
+        "{}",
+        r.stderr
+    );
+    let records = std::fs::read_to_string(&inbox).unwrap();
+    assert_eq!(records.lines().count(), 2, "nothing written: {records}");
+}
+
+#[test]
+fn caches_only_skip_work() {
+    let store = team();
+    let s = store.path();
+    let dir = s.join("_no-cwd/rev-0001");
+    run_in(s, &["followup", "rev-0001", "one"]);
+    // A state with the right size but a wrong count is not believed.
+    let state: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("inbox.state")).unwrap()).unwrap();
+    let mut forged = state.clone();
+    forged["pending"] = serde_json::json!(5);
+    forged["tail"] = serde_json::json!(1);
+    std::fs::write(dir.join("inbox.state"), forged.to_string()).unwrap();
+    let r = run_in(s, &["--max-pending", "2", "followup", "rev-0001", "two"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let r = run_in(s, &["--max-pending", "2", "followup", "rev-0001", "three"]);
+    assert_eq!(r.code, 1, "the bound holds: {}", r.stderr);
+    // A record the fold rejects does not count against admission.
+    let stp = s.join("_no-cwd/chk-0001/inbox.jsonl");
+    std::fs::write(
+        &stp,
+        "{\"type\":\"message\",\"id\":\"x\",\"time\":1,\"target\":\"elsewhere\",\"source\":{},\"content\":[]}\n",
+    )
+    .unwrap();
+    let r = run_in(s, &["--max-pending", "1", "followup", "chk-0001", "fits"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    // A scan cache claiming a one-shot child is continuable changes nothing.
+    let one = StoreBuilder::new("oneshot")
+        .root("root")
+        .session(
+            "kid",
+            &[
+                fixture::child("kid", 2, "root"),
+                serde_json::json!({"type":"subagent/descriptor","seq":0,"time":1,"data":{"version":2,"mode":"one-shot","provider":"spawn"}}),
+            ],
+        )
+        .build();
+    let kid = one.path().join("_no-cwd/kid");
+    let log_len = std::fs::metadata(kid.join("session.jsonl")).unwrap().len();
+    let r = run_in(
+        one.path(),
+        &[
+            "--contract",
+            "v1",
+            "send-message",
+            "kid",
+            "x",
+            "--as",
+            "root",
+        ],
+    );
+    assert_eq!(r.code, 1);
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(kid.join("session.jsonl")).unwrap();
+    let header = std::fs::read_to_string(kid.join("session.jsonl"))
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
+    let lie = serde_json::json!({
+        "dev": meta.dev(), "ino": meta.ino(), "offset": log_len, "header": header,
+        "encoding_zstd": false, "count": 1, "line_no": 1,
+        "rc8": {"mode":"Continuable","label":"x"}, "seed001": {"mode":"Continuable","label":"x"},
+        "open_turn": false, "last_turn": 0,
+        "own_descriptor": {"Ok": {"mode":"Continuable","label":"x"}}, "tail_hash": 7
+    });
+    std::fs::write(kid.join("scan.cache"), lie.to_string()).unwrap();
+    let r = run_in(
+        one.path(),
+        &[
+            "--contract",
+            "v1",
+            "send-message",
+            "kid",
+            "x",
+            "--as",
+            "root",
+        ],
+    );
+    assert_eq!(
+        r.code, 1,
+        "a lying cache does not let a one-shot child take a message"
+    );
+    assert!(!kid.join("inbox.jsonl").exists());
+}
+
+#[test]
+fn compaction_keeps_answers_and_drops_history() {
+    let store = team();
+    let s = store.path();
+    let dir = s.join("_no-cwd/rev-0001");
+    let big = "y".repeat(5000);
+    for i in 0..100 {
+        run_in(s, &["steer", "rev-0001", &format!("{i} {big}")]);
+    }
+    run_in(s, &["steer", "rev-0001", "keyed", "--id", "k-1"]);
+    // One claim takes all next-step input; the history then dominates.
+    run_in(s, &["claim", "--as", "rev-0001"]);
+    run_in(s, &["followup", "rev-0001", "left pending"]);
+    run_in(s, &["steer", "rev-0001", "steered"]);
+    // Only a live target takes an interrupt: hold its live lock meanwhile.
+    let live = std::fs::File::create(dir.join("live.lock")).unwrap();
+    live.lock().unwrap();
+    run_in(s, &["interrupt", "rev-0001"]);
+    live.unlock().unwrap();
+    let before_claim = std::fs::metadata(dir.join("inbox.jsonl")).unwrap().len();
+    let records = std::fs::read_to_string(dir.join("inbox.jsonl")).unwrap();
+    let messages = records.matches("\"type\":\"message\"").count();
+    assert!(
+        before_claim < 256 * 1024 && messages < 10,
+        "history was compacted away: {before_claim} bytes, {messages} messages"
+    );
+    let r = run_in(s, &["inbox", "rev-0001"]);
+    assert!(
+        r.stdout
+            .starts_with("next-step: 1 pending\nnext-turn: 1 pending (parked by an interrupt)"),
+        "{}",
+        r.stdout
+    );
+    // The keyed message, long consumed, is still a duplicate.
+    let r = run_in(s, &["--json", "steer", "rev-0001", "keyed", "--id", "k-1"]);
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (0, "{\"messageId\":\"k-1\"}\n"),
+        "{}",
+        r.stderr
+    );
+    let r = run_in(s, &["check"]);
+    assert!(!r.stdout.contains("rev-0001"), "{}", r.stdout);
+}
+
+#[test]
+fn a_serving_agent_rides_out_a_stuck_writer() {
+    let store = team();
+    let s = store.path();
+    // A sender that holds the inbox lock forever (until killed).
+    let mut holder = Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
+        .args([
+            "--store",
+            s.to_str().unwrap(),
+            "followup",
+            "rev-0001",
+            "held",
+        ])
+        .env("DSH_AGENTS_FAULT", "hold-lock")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let mut serve = Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
+        .args([
+            "--store",
+            s.to_str().unwrap(),
+            "--lock-timeout",
+            "0.2",
+            "serve",
+            "--as",
+            "rev-0001",
+            "--once",
+            "--",
+            "true",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A message is waiting, so serve needs the lock.
+    let inbox = s.join("_no-cwd/rev-0001/inbox.jsonl");
+    std::fs::write(
+        &inbox,
+        "{\"type\":\"message\",\"id\":\"m1\",\"time\":1,\"target\":\"next-turn\",\"source\":{\"kind\":\"user\"},\"content\":[{\"type\":\"text\",\"text\":\"waiting\"}]}\n",
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(serve.try_wait().unwrap().is_none(), "serve kept running");
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let status = loop {
+        if let Some(st) = serve.try_wait().unwrap() {
+            break st;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "serve finished after the writer died"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(serve.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert_eq!(status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("waiting for the lock on") && err.contains("retrying"),
+        "{err}"
+    );
+    let log = std::fs::read_to_string(s.join("_no-cwd/rev-0001/session.jsonl")).unwrap();
+    assert!(log.contains("\"waiting\""), "the message ran");
+}
+
+#[test]
+fn a_wait_sees_a_same_length_replacement() {
+    let store = team();
+    let s = store.path();
+    let inbox = s.join("_no-cwd/rev-0001/inbox.jsonl");
+    let record = |id: &str| {
+        format!(
+            "{{\"type\":\"message\",\"id\":\"{id}\",\"time\":1,\"target\":\"next-turn\",\"source\":{{\"kind\":\"user\"}},\"content\":[]}}\n"
+        )
+    };
+    std::fs::write(&inbox, record("aaaa")).unwrap();
+    let mut wait = Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
+        .args([
+            "--store",
+            s.to_str().unwrap(),
+            "wait-agent",
+            "--as",
+            "rev-0001",
+            "--timeout-ms",
+            "10000",
+            "--poll",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(400));
+    // Same length, now next-step input.
+    let replaced = record("bbbb").replace("next-turn", "next-step");
+    assert_eq!(replaced.len(), record("aaaa").len());
+    std::fs::write(&inbox, replaced).unwrap();
+    let started = Instant::now();
+    let out = wait.wait_with_output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "{\"timedOut\":false}\n"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "woke on the change"
+    );
+}
+
+#[test]
+fn an_error_on_a_full_stderr_is_not_a_panic() {
+    let store = team();
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let status = Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
+        .args([
+            "--store",
+            store.path().to_str().unwrap(),
+            "list-agents",
+            "--as",
+            "nobody",
+        ])
+        .stdout(Stdio::null())
+        .stderr(full)
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(2));
+}
