@@ -531,7 +531,7 @@ fn a_wait_sees_a_same_length_replacement() {
         )
     };
     std::fs::write(&inbox, record("aaaa")).unwrap();
-    let mut wait = Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
+    let wait = Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
         .args([
             "--store",
             s.to_str().unwrap(),
