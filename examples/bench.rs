@@ -11,6 +11,7 @@
 use clap::Parser;
 use dsh_agents::formats::encode_frame;
 use dsh_agents::{Cli, Output};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
@@ -43,6 +44,10 @@ struct Args {
     /// With --send: the size of the large inbox and session log, in MB
     #[arg(long, default_value_t = 100)]
     large_mb: usize,
+    /// Time hostile inputs instead: a 1,000,000-record inbox before and after
+    /// compaction, and 3 GB lines (needs `cargo build --release`)
+    #[arg(long)]
+    hostile: bool,
     /// Internal: time one form on an existing store and print one line
     #[arg(long, num_args = 2, value_names = ["STORE", "FORM"])]
     measure: Option<Vec<String>>,
@@ -436,6 +441,10 @@ fn main() {
         bench_sends(&args);
         return;
     }
+    if args.hostile {
+        bench_hostile(&args);
+        return;
+    }
     if let Some(m) = &args.measure {
         measure(&m[0], m[1].parse().unwrap(), args.runs);
         return;
@@ -487,4 +496,150 @@ fn main() {
     if temp {
         let _ = std::fs::remove_dir_all(&dir);
     }
+}
+
+/// Run the release binary once; wall time and peak RSS (`wait4`).
+fn timed(bin: &Path, store: &Path, argv: &[&str]) -> (f64, f64, i32) {
+    let start = Instant::now();
+    let mut child = Command::new(bin)
+        .arg("--store")
+        .arg(store)
+        .args(argv)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut status = 0;
+    // SAFETY: zeroed plain-old-data, filled by the kernel.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waiting for our own child, valid out pointers.
+    unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    let _ = child.try_wait();
+    let ms = start.elapsed().as_secs_f64() * 1e3;
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        -1
+    };
+    (ms, usage.ru_maxrss as f64 / 1024.0, code)
+}
+
+fn bench_hostile(args: &Args) {
+    let bin = binary();
+    let dir = args.dir.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("dsh-bench-hostile-{}", std::process::id()))
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+    let session = dir.join("_no-cwd").join("root");
+    std::fs::create_dir_all(&session).unwrap();
+    std::fs::write(
+        session.join("session.jsonl"),
+        "{\"type\":\"session\",\"version\":0,\"id\":\"root\",\"createdAt\":1,\"delegationDepth\":0}\n",
+    )
+    .unwrap();
+    // 1,000,000 records: 999,900 claimed messages and 100 pending.
+    let mut inbox =
+        std::io::BufWriter::new(std::fs::File::create(session.join("inbox.jsonl")).unwrap());
+    let total = 1_000_000;
+    let mut ids = Vec::new();
+    for i in 0..total {
+        let id = format!("m{i:09}");
+        writeln!(
+            inbox,
+            "{{\"type\":\"message\",\"id\":\"{id}\",\"time\":{i},\"target\":\"next-turn\",\"source\":{{\"kind\":\"user\"}},\"content\":[{{\"type\":\"text\",\"text\":\"message number {i} with some text to carry\"}}]}}"
+        )
+        .unwrap();
+        if i < total - 100 {
+            ids.push(id);
+        }
+        if ids.len() == 1000 {
+            writeln!(
+                inbox,
+                "{}",
+                serde_json::json!({"type":"claim","time":i,"ids":ids})
+            )
+            .unwrap();
+            ids.clear();
+        }
+    }
+    if !ids.is_empty() {
+        writeln!(
+            inbox,
+            "{}",
+            serde_json::json!({"type":"claim","time":total,"ids":ids})
+        )
+        .unwrap();
+    }
+    drop(inbox);
+    let size = std::fs::metadata(session.join("inbox.jsonl"))
+        .unwrap()
+        .len();
+    println!(
+        "1,000,000-message inbox, 100 pending: {:.1} MB",
+        size as f64 / 1e6
+    );
+    println!("| command | when | ms | peak RSS MiB |");
+    println!("|---|---|---:|---:|");
+    let row = |what: &str, when: &str, argv: &[&str]| {
+        let (ms, rss, code) = timed(&bin, &dir, argv);
+        assert!(code == 0, "{what} failed ({code})");
+        println!("| {what} | {when} | {ms:.1} | {rss:.1} |");
+    };
+    row("inbox", "before compaction", &["inbox", "root"]);
+    row(
+        "claim (compacts)",
+        "before compaction",
+        &["claim", "--as", "root"],
+    );
+    let size = std::fs::metadata(session.join("inbox.jsonl"))
+        .unwrap()
+        .len();
+    row(
+        "inbox",
+        &format!("after ({size} bytes)"),
+        &["inbox", "root"],
+    );
+    row("claim", "after", &["claim", "--as", "root"]);
+    row("followup (send)", "after", &["followup", "root", "hello"]);
+
+    // 3 GB lines: a log line, an inbox line, a header line, all without a newline.
+    let _ = std::fs::remove_dir_all(&dir);
+    let kid = dir.join("_no-cwd").join("kid");
+    std::fs::create_dir_all(&kid).unwrap();
+    std::fs::create_dir_all(&session).unwrap();
+    std::fs::write(
+        session.join("session.jsonl"),
+        "{\"type\":\"session\",\"version\":0,\"id\":\"root\",\"createdAt\":1,\"delegationDepth\":0}\n",
+    )
+    .unwrap();
+    let head = "{\"type\":\"session\",\"version\":0,\"id\":\"kid\",\"createdAt\":2,\"parentSession\":\"root\",\"origin\":\"subagent\",\"delegationDepth\":1}\n{\"type\":\"subagent/descriptor\",\"seq\":0,\"time\":1,\"data\":{\"version\":2,\"mode\":\"continuable\",\"provider\":\"spawn\",\"label\":\"Kid\"}}\n";
+    std::fs::write(kid.join("session.jsonl"), head).unwrap();
+    let three_gb: u64 = 3 << 30;
+    let grow = |path: &Path, by: u64| {
+        let f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+        let len = f.metadata().unwrap().len();
+        f.set_len(len + by).unwrap();
+    };
+    grow(&kid.join("session.jsonl"), three_gb);
+    std::fs::write(kid.join("inbox.jsonl"), b"").unwrap();
+    grow(&kid.join("inbox.jsonl"), three_gb);
+    let big = dir.join("_no-cwd").join("big");
+    std::fs::create_dir_all(&big).unwrap();
+    std::fs::write(big.join("session.jsonl"), b"{\"type\":\"session\"").unwrap();
+    grow(&big.join("session.jsonl"), three_gb);
+    println!();
+    println!("3 GB lines (sparse files): a child log's event line, its inbox, another header");
+    println!("| command | ms | peak RSS MiB | exit |");
+    println!("|---|---:|---:|---:|");
+    for argv in [
+        &["--contract", "v1", "list-agents", "--as", "root"][..],
+        &["list-agents", "--as", "root"],
+        &["check"],
+        &["inbox", "kid"],
+        &["followup", "kid", "x"],
+    ] {
+        let (ms, rss, code) = timed(&bin, &dir, argv);
+        println!("| {} | {ms:.0} | {rss:.1} | {code} |", argv.join(" "));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -87,6 +87,10 @@ pub fn materialize(
     name: &str,
     content: &[u8],
 ) -> Result<()> {
+    // The root is the user's to name; a new store starts by creating it.
+    if !root.exists() {
+        std::fs::create_dir_all(root).map_err(|e| StoreError::io(root, e))?;
+    }
     let root_dir = Dir::root(root)?;
     let project_dir = root_dir.ensure_sub(std::ffi::OsStr::new(project))?;
     let session_dir = project_dir.ensure_sub(std::ffi::OsStr::new(session))?;

@@ -101,10 +101,12 @@ fn report_new(inbox: &Inbox, call: Option<&str>, limits: Limits) -> Result<bool>
         .map(|m| m.id.clone())
         .collect();
     let reported = call.and_then(|c| fold.waits.get(c));
-    let fresh = pending
-        .iter()
-        .any(|id| reported.is_none_or(|r| !r.contains(id)));
-    if !fresh {
+    // A wait record holds only what dedupe needs: the ids newly reported.
+    let fresh: Vec<String> = pending
+        .into_iter()
+        .filter(|id| reported.is_none_or(|r| !r.contains(id)))
+        .collect();
+    if fresh.is_empty() {
         return Ok(false);
     }
     if let Some(call) = call {
@@ -114,7 +116,7 @@ fn report_new(inbox: &Inbox, call: Option<&str>, limits: Limits) -> Result<bool>
             &Record::Wait {
                 time: now_ms(),
                 call: call.to_string(),
-                ids: pending,
+                ids: fresh,
             },
         )?;
     }

@@ -584,3 +584,41 @@ fn an_error_on_a_full_stderr_is_not_a_panic() {
         .unwrap();
     assert_eq!(status.code(), Some(2));
 }
+
+#[test]
+fn two_waits_under_one_call_agree_with_and_without_notification() {
+    let modes: Vec<std::thread::JoinHandle<(String, String)>> = [false, true]
+        .into_iter()
+        .map(|poll| {
+            std::thread::spawn(move || {
+                let store = team();
+                let s = store.path();
+                run_in(s, &["steer", "rev-0001", "hi"]);
+                let wait = || {
+                    let mut args = vec![
+                        "wait-agent",
+                        "--as",
+                        "rev-0001",
+                        "--call",
+                        "c1",
+                        "--timeout-ms",
+                        "10000",
+                    ];
+                    if poll {
+                        args.push("--poll");
+                    }
+                    run_in(s, &args).stdout
+                };
+                (wait(), wait())
+            })
+        })
+        .collect();
+    for (k, m) in modes.into_iter().enumerate() {
+        let (first, second) = m.join().unwrap();
+        assert_eq!(
+            (first.as_str(), second.as_str()),
+            ("{\"timedOut\":false}\n", "{\"timedOut\":true}\n"),
+            "mode {k}"
+        );
+    }
+}

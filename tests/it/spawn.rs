@@ -283,3 +283,12 @@ fn spawn_keeps_the_store_encoding_and_inherits_cwd() {
     let r = run(["--contract", "v1", "--store", s, "list-agents", "--as", "r"]);
     assert_eq!(r.stdout, "k [ready] — kid\n");
 }
+
+#[test]
+fn spawn_creates_a_new_store() {
+    let tmp = crate::common::TempDir::new("new-store");
+    let store = tmp.path().join("not").join("yet");
+    let r = crate::common::run_in(&store, &["spawn", "--id", "r1"]);
+    assert_eq!((r.code, r.stdout.as_str()), (0, "r1\n"), "{}", r.stderr);
+    assert!(store.join("_no-cwd/r1/session.jsonl").is_file());
+}
