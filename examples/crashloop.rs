@@ -124,9 +124,9 @@ fn main() {
             sent += 1;
         }
         if killed_senders + killed_servers < kills
-            && rng.next() % (sends as u64 / kills as u64 + 1) == 0
+            && rng.next().is_multiple_of(sends as u64 / kills as u64 + 1)
         {
-            if rng.next() % 2 == 0 {
+            if rng.next().is_multiple_of(2) {
                 let _ = server.kill();
                 let _ = server.wait();
                 killed_servers += 1;
