@@ -166,6 +166,7 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound: pending messages an inbox may hold before sends are rejected')
             [CompletionResult]::new('--once', '--once', [CompletionResultType]::ParameterName, 'Exit when nothing runnable is left')
             [CompletionResult]::new('--poll', '--poll', [CompletionResultType]::ParameterName, 'Poll instead of using file notification')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Do not log each turn on stderr')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the canonical JSON value instead of the rendered text')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

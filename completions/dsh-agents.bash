@@ -817,7 +817,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__serve)
-            opts="-h --as --once --poll --grace-ms --store --contract --json --lock-timeout --max-pending --help"
+            opts="-h --as --once --poll --grace-ms --quiet --store --contract --json --lock-timeout --max-pending --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -153,6 +153,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --max-pending 'Admission bound: pending messages an inbox may hold before sends are rejected'
             cand --once 'Exit when nothing runnable is left'
             cand --poll 'Poll instead of using file notification'
+            cand --quiet 'Do not log each turn on stderr'
             cand --json 'Print the canonical JSON value instead of the rendered text'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'

@@ -141,6 +141,7 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l lock-tim
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l max-pending -d 'Admission bound: pending messages an inbox may hold before sends are rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l once -d 'Exit when nothing runnable is left'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l poll -d 'Poll instead of using file notification'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l quiet -d 'Do not log each turn on stderr'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l json -d 'Print the canonical JSON value instead of the rendered text'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F

@@ -171,6 +171,9 @@ pub enum Command {
         /// Milliseconds between SIGTERM and SIGKILL when a turn is stopped
         #[arg(long, value_name = "MS", default_value_t = 2000)]
         grace_ms: u64,
+        /// Do not log each turn on stderr
+        #[arg(long)]
+        quiet: bool,
         /// The handler command and its arguments
         #[arg(last = true, required = true, value_name = "CMD")]
         command: Vec<String>,

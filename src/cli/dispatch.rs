@@ -10,6 +10,7 @@ use crate::operator::spawn::{SpawnError, SpawnRequest};
 use crate::operator::{check, deliver, inbox_view, spawn, tree_view};
 use crate::runtime::serve::{ServeOptions, serve};
 use crate::store::Store;
+use crate::store::scan_cache::ScanCache;
 use crate::tools::list_agents::Scope;
 use crate::tools::{Context, Contract, ToolCall, identity};
 use crate::tree::caller::{resolve_caller, resolve_session};
@@ -94,6 +95,18 @@ fn caller_flag(e: Error) -> Error {
         )),
         other => other,
     }
+}
+
+/// Operator delivery and `serve` need a session that can run a turn.
+fn refuse_unrunnable(corpus: &Corpus, target: usize) -> Result<()> {
+    let cache = ScanCache::default();
+    corpus.runnable(&cache, target).map_err(|why| {
+        Error::usage(format!(
+            "agent \"{}\" cannot run a turn: {}; nothing was written",
+            corpus.id(target),
+            why.why()
+        ))
+    })
 }
 
 fn to_json(v: &Value) -> String {
@@ -291,6 +304,7 @@ pub fn run(cli: Cli) -> Result<Output> {
             let store = Store::open(&root)?;
             let corpus = Corpus::new(&store);
             let target = resolve_session(&store, agent)?;
+            refuse_unrunnable(&corpus, target)?;
             let (text, receipt) =
                 deliver::send_as_user(&corpus, target, &message, list, id, limits)?;
             Ok(Output::Text(if json {
@@ -335,17 +349,20 @@ pub fn run(cli: Cli) -> Result<Output> {
             once,
             poll,
             grace_ms,
+            quiet,
             command,
         } => {
             let store = Store::open(&root)?;
             let agent = resolve_caller(&store, caller.agent.as_deref())
                 .map_err(|e| caller_flag(e.into()))?;
+            refuse_unrunnable(&Corpus::new(&store), agent)?;
             let opts = ServeOptions {
                 once: *once,
                 poll: *poll,
                 grace: std::time::Duration::from_millis(*grace_ms),
                 command: command.clone(),
                 limits,
+                quiet: *quiet,
             };
             serve(&root, &store.sessions[agent], opts)?;
             Ok(Output::Raw(String::new()))

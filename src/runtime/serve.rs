@@ -29,6 +29,31 @@ pub struct ServeOptions {
     pub grace: Duration,
     pub command: Vec<String>,
     pub limits: Limits,
+    /// No per-turn line on stderr.
+    pub quiet: bool,
+}
+
+/// The handler must be a program that can run, checked before anything is
+/// claimed: a typo must not eat a message.
+fn check_handler(program: &str) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |p: &Path| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    let found = if program.contains('/') {
+        executable(Path::new(program))
+    } else {
+        std::env::var_os("PATH").is_some_and(|paths| {
+            std::env::split_paths(&paths).any(|d| executable(&d.join(program)))
+        })
+    };
+    if found {
+        Ok(())
+    } else {
+        Err(Error::usage(format!(
+            "serve: the handler \"{program}\" is not an executable file (or not found on PATH); nothing was claimed"
+        )))
+    }
 }
 
 /// How a running turn ended.
@@ -39,6 +64,8 @@ enum Ending {
 }
 
 struct Runtime {
+    /// Turns that did not complete.
+    failed: std::cell::Cell<u64>,
     store_root: PathBuf,
     id: String,
     inbox: Inbox,
@@ -53,25 +80,37 @@ pub fn serve(store_root: &Path, rec: &SessionRecord, opts: ServeOptions) -> Resu
     if opts.command.is_empty() {
         return Err(Error::usage("serve needs a command after --"));
     }
+    check_handler(&opts.command[0])?;
     let live = LiveLock::take(&rec.dir, &id)?;
     signals::install();
     let mut transcript = Transcript::open(rec)?;
     live.publish(LiveState::Idle, transcript.last_turn)?;
     let rt = Runtime {
+        failed: std::cell::Cell::new(0),
         store_root: store_root.to_path_buf(),
         id,
         inbox: Inbox::new(&rec.dir),
         watcher: Watcher::new(&rec.dir, opts.poll),
         opts,
     };
-    rt.run(&live, &mut transcript)
+    let turns = rt.run(&live, &mut transcript)?;
+    let failed = rt.failed.get();
+    if rt.opts.once && failed > 0 {
+        return Err(Error::tool(format!(
+            "serve: {failed} of {turns} turn(s) did not complete"
+        )));
+    }
+    Ok(turns)
 }
 
 impl Runtime {
     fn run(&self, live: &LiveLock, transcript: &mut Transcript) -> Result<u64> {
         let mut turns = 0;
-        if self.recover(live, transcript)? {
-            return Ok(1);
+        if let Some(stop) = self.recover(live, transcript)? {
+            turns += 1;
+            if stop {
+                return Ok(turns);
+            }
         }
         let mut backoff = Duration::from_millis(100);
         loop {
@@ -132,17 +171,18 @@ impl Runtime {
 
     /// Input a crash left in an open turn after it was claimed: it never
     /// finished its turn, so it runs again, in a new turn the log shows.
-    fn recover(&self, live: &LiveLock, transcript: &mut Transcript) -> Result<bool> {
+    fn recover(&self, live: &LiveLock, transcript: &mut Transcript) -> Result<Option<bool>> {
         let fold = self.inbox.read()?;
         let claimed: Vec<Message> = std::mem::take(&mut transcript.crashed)
             .into_iter()
             .filter(|m| !fold.consumed.is_pending(&m.id))
             .collect();
         if claimed.is_empty() {
-            return Ok(false);
+            return Ok(None);
         }
         let turn = transcript.start_turn(&claimed)?;
         self.turn(live, transcript, turn, &claimed, fold.last_interrupt_id)
+            .map(Some)
     }
 
     /// Run one recorded turn to its end; `true` when serving must stop.
@@ -155,6 +195,7 @@ impl Runtime {
         last_interrupt: Option<String>,
     ) -> Result<bool> {
         live.publish(LiveState::Running, turn)?;
+        let started = Instant::now();
         let ran = self.run_turn(turn, messages, last_interrupt);
         let ending = match &ran {
             Ok(Ending::Exited(status)) if status.success() => TurnEnding::Completed,
@@ -172,6 +213,27 @@ impl Runtime {
         fault("serve-before-turn-end");
         transcript.end_turn(&ending)?;
         live.publish(LiveState::Idle, turn)?;
+        if ending != TurnEnding::Completed {
+            self.failed.set(self.failed.get() + 1);
+        }
+        if !self.opts.quiet {
+            let ids: Vec<&str> = messages.iter().map(|m| m.id.as_str()).collect();
+            let status = match &ran {
+                Ok(Ending::Exited(st)) => format!(", handler {st}"),
+                _ => String::new(),
+            };
+            let ended = match &ending {
+                TurnEnding::Error { message, .. } => format!("failed ({message})"),
+                other => other.word().to_string(),
+            };
+            let _ = writeln!(
+                std::io::stderr(),
+                "dsh-agents serve {}: turn {turn} [{}] {ended}{status}, {} ms",
+                self.id,
+                ids.join(", "),
+                started.elapsed().as_millis()
+            );
+        }
         match ran {
             Err(e) => Err(e),
             Ok(Ending::Interrupted { permanent: true }) | Ok(Ending::Stopped) => Ok(true),

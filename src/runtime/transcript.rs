@@ -29,6 +29,16 @@ pub enum TurnEnding {
 }
 
 impl TurnEnding {
+    /// The ending in a word, for the per-turn log line.
+    pub fn word(&self) -> &'static str {
+        match self {
+            TurnEnding::Completed => "completed",
+            TurnEnding::Error { .. } => "failed",
+            TurnEnding::Interrupted => "interrupted",
+            TurnEnding::AbortedByUser => "aborted",
+        }
+    }
+
     pub fn reason(&self) -> Value {
         match self {
             TurnEnding::Completed => json!({"kind": "completed"}),

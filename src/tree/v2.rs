@@ -363,3 +363,45 @@ impl Corpus<'_> {
         }
     }
 }
+
+/// Why a session cannot run a turn (operator delivery, `serve`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotRunnable {
+    OneShot,
+    External,
+    Unsupported,
+    Corrupt,
+    Unavailable,
+}
+
+impl NotRunnable {
+    pub fn why(&self) -> &'static str {
+        match self {
+            NotRunnable::OneShot => "it is a one-shot subagent, which never runs another turn",
+            NotRunnable::External => "it is an external execution",
+            NotRunnable::Unsupported => "its subagent mode is not supported",
+            NotRunnable::Corrupt => "it has no valid subagent descriptor",
+            NotRunnable::Unavailable => "its session log cannot be read",
+        }
+    }
+}
+
+impl Corpus<'_> {
+    /// Whether the session can run turns: a root (an ordinary session), or a
+    /// continuable subagent whose log reads. Its own log is read, through
+    /// the scan cache.
+    pub fn runnable(&self, cache: &ScanCache, index: usize) -> Result<(), NotRunnable> {
+        let rec = self.record(index);
+        if !rec.header.origin_subagent {
+            return Ok(());
+        }
+        match classify_inspected(rec, self.live(index), cache.inspect(&rec.log, &rec.dir)) {
+            MemberKind::Root | MemberKind::Continuable { .. } | MemberKind::Creating => Ok(()),
+            MemberKind::OneShot => Err(NotRunnable::OneShot),
+            MemberKind::External => Err(NotRunnable::External),
+            MemberKind::Unsupported => Err(NotRunnable::Unsupported),
+            MemberKind::Corrupt => Err(NotRunnable::Corrupt),
+            MemberKind::Unavailable => Err(NotRunnable::Unavailable),
+        }
+    }
+}

@@ -119,3 +119,41 @@ fn a_parent_cycle_is_the_same_store_error_for_every_command() {
         (0, "c2 [ready] parent=c1 depth=1 — Two\n")
     );
 }
+
+/// Operator delivery and `serve` need a session that can run a turn.
+#[test]
+fn operator_commands_refuse_sessions_that_cannot_run_a_turn() {
+    let store = crate::common::copy_store(
+        &crate::common::repo().join("testdata/stores/team"),
+        "unrunnable",
+    );
+    let s = store.path();
+    for (id, why) in [
+        ("sct-0001", "it is a one-shot subagent"),
+        ("ext-0001", "it is an external execution"),
+        ("brk-0001", "it has no valid subagent descriptor"),
+        ("unr-0001", "its session log cannot be read"),
+    ] {
+        for args in [
+            &["followup", id, "x"][..],
+            &["steer", id, "x"],
+            &["serve", "--as", id, "--once", "--", "true"],
+        ] {
+            let before = crate::common::snapshot(s);
+            let r = run_in(s, args);
+            assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
+            assert!(
+                r.stderr
+                    .contains(&format!("agent \"{id}\" cannot run a turn: {why}")),
+                "{args:?}: {}",
+                r.stderr
+            );
+            assert!(
+                before == crate::common::snapshot(s),
+                "{args:?} wrote nothing"
+            );
+        }
+    }
+    assert_eq!(run_in(s, &["followup", "rev-0001", "x"]).code, 0);
+    assert_eq!(run_in(s, &["followup", "lead-1", "x"]).code, 0);
+}

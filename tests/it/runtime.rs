@@ -482,8 +482,14 @@ fn interrupt_rules() {
         "ext-0001",
         "more",
     ]);
-    assert_eq!(r.code, 1);
-    assert!(r.stderr.contains("stopped permanently"), "{}", r.stderr);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .contains("agent \"ext-0001\" cannot run a turn: it is an external execution"),
+        "{}",
+        r.stderr
+    );
+    assert!(s.join("_no-cwd/ext-0001/inbox.stopped").exists());
 }
 
 #[test]
@@ -716,4 +722,72 @@ fn an_interrupt_parks_steered_input_until_the_next_message() {
         turn.ends_with(" steered while asleep|wake up"),
         "one turn, parked input first: {lines:?}"
     );
+}
+
+/// `serve` checks its handler before claiming anything, logs each turn on
+/// stderr, and `--once` fails when a turn did not complete.
+#[test]
+fn serve_is_honest_about_its_turns() {
+    let store = copy_store(&repo().join("testdata/stores/team"), "honest");
+    let s = store.path();
+    ok(s, &["followup", "rev-0001", "do it"]);
+    let before = crate::common::snapshot(s);
+    let r = run([
+        "--store",
+        s.to_str().unwrap(),
+        "serve",
+        "--as",
+        "rev-0001",
+        "--once",
+        "--",
+        "./no-such-handler",
+    ]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("the handler \"./no-such-handler\" is not an executable file"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        before == crate::common::snapshot(s),
+        "a typo claims nothing"
+    );
+    let r = run([
+        "--store",
+        s.to_str().unwrap(),
+        "serve",
+        "--as",
+        "rev-0001",
+        "--once",
+        "--",
+        "false",
+    ]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("dsh-agents serve rev-0001: turn 2 [")
+            && r.stderr
+                .contains("] failed (command exited with exit status: 1)"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr
+            .contains("Error: serve: 1 of 1 turn(s) did not complete"),
+        "{}",
+        r.stderr
+    );
+    ok(s, &["followup", "rev-0001", "again"]);
+    let r = run([
+        "--store",
+        s.to_str().unwrap(),
+        "serve",
+        "--as",
+        "rev-0001",
+        "--once",
+        "--quiet",
+        "--",
+        "true",
+    ]);
+    assert_eq!((r.code, r.stderr.as_str()), (0, ""));
 }
