@@ -83,7 +83,8 @@ pub fn serve(store_root: &Path, rec: &SessionRecord, opts: ServeOptions) -> Resu
     check_handler(&opts.command[0])?;
     let live = LiveLock::take(&rec.dir, &id)?;
     signals::install();
-    let mut transcript = Transcript::open(rec)?;
+    let fold = Inbox::new(&rec.dir).read()?;
+    let mut transcript = Transcript::open(rec, |id| !fold.consumed.is_pending(id))?;
     live.publish(LiveState::Idle, transcript.last_turn)?;
     let rt = Runtime {
         failed: std::cell::Cell::new(0),
@@ -172,15 +173,12 @@ impl Runtime {
     /// Input a crash left in an open turn after it was claimed: it never
     /// finished its turn, so it runs again, in a new turn the log shows.
     fn recover(&self, live: &LiveLock, transcript: &mut Transcript) -> Result<Option<bool>> {
-        let fold = self.inbox.read()?;
-        let claimed: Vec<Message> = std::mem::take(&mut transcript.crashed)
-            .into_iter()
-            .filter(|m| !fold.consumed.is_pending(&m.id))
-            .collect();
+        let claimed = std::mem::take(&mut transcript.recovered);
         if claimed.is_empty() {
             return Ok(None);
         }
-        let turn = transcript.start_turn(&claimed)?;
+        let fold = self.inbox.read()?;
+        let turn = transcript.last_turn;
         self.turn(live, transcript, turn, &claimed, fold.last_interrupt_id)
             .map(Some)
     }

@@ -61,16 +61,20 @@ pub struct Transcript {
     next_seq: u64,
     pub last_turn: u64,
     open: bool,
-    /// The input of a turn a crash left open (closed as interrupted on
-    /// open): `serve` runs what of it was already claimed again.
-    pub crashed: Vec<Message>,
+    /// The claimed input of a turn a crash left open: on open that turn is
+    /// closed as interrupted and, in the same durable batch, a new turn
+    /// starts with this input, which `serve` then runs.
+    pub recovered: Vec<Message>,
 }
 
 impl Transcript {
     /// Open the log for appending: refuse an unreadable log, cut a torn raw
     /// tail, and close a turn a crashed server left open, as DSH's crash
     /// repair would.
-    pub fn open(rec: &SessionRecord) -> Result<Transcript, StoreError> {
+    pub fn open(
+        rec: &SessionRecord,
+        claimed: impl Fn(&str) -> bool,
+    ) -> Result<Transcript, StoreError> {
         let log_error = |reason: String| StoreError::Log {
             path: rec.log.clone(),
             reason,
@@ -111,16 +115,30 @@ impl Transcript {
             next_seq: inspection.events,
             last_turn: inspection.last_turn,
             open: false,
-            crashed: Vec::new(),
+            recovered: Vec::new(),
         };
         if inspection.open_turn {
-            t.crashed = open_turn_input(&rec.log);
+            // Closing the crashed turn and starting its rerun is one batch:
+            // a crash in between cannot drop the rerun.
+            let rerun: Vec<Message> = open_turn_input(&rec.log)
+                .into_iter()
+                .filter(|m| claimed(&m.id))
+                .collect();
             let turn = t.last_turn;
-            t.append(&[(
+            let mut events = vec![(
                 "turn/end",
                 json!({"turn": turn, "reason": TurnEnding::Interrupted.reason()}),
                 None,
-            )])?;
+            )];
+            if !rerun.is_empty() {
+                events.extend(turn_events(turn + 1, &rerun));
+            }
+            t.append(&events)?;
+            if !rerun.is_empty() {
+                t.last_turn = turn + 1;
+                t.open = true;
+                t.recovered = rerun;
+            }
         }
         Ok(t)
     }
@@ -146,13 +164,7 @@ impl Transcript {
     /// `turn/start` and the claimed messages as `user/message` events.
     pub fn start_turn(&mut self, messages: &[Message]) -> Result<u64, StoreError> {
         let turn = self.last_turn + 1;
-        let mut events = vec![("turn/start", json!({"turn": turn}), None)];
-        for m in messages {
-            let data =
-                json!({"content": m.content, "source": m.source, "role": "user", "id": m.id});
-            events.push(("user/message", data, Some(SURFACE_APPEND)));
-        }
-        self.append(&events)?;
+        self.append(&turn_events(turn, messages))?;
         self.last_turn = turn;
         self.open = true;
         Ok(turn)
@@ -173,6 +185,16 @@ impl Transcript {
         self.open = false;
         Ok(())
     }
+}
+
+/// `turn/start` and the input as `user/message` events.
+fn turn_events(turn: u64, messages: &[Message]) -> Vec<(&'static str, Value, Option<&'static str>)> {
+    let mut events = vec![("turn/start", json!({"turn": turn}), None)];
+    for m in messages {
+        let data = json!({"content": m.content, "source": m.source, "role": "user", "id": m.id});
+        events.push(("user/message", data, Some(SURFACE_APPEND)));
+    }
+    events
 }
 
 /// The `user/message` events after the log's last `turn/start`.
