@@ -16,14 +16,13 @@ use super::lock::{self, INBOX, WriteGuard};
 use super::record::{InboxLine, Record, Target, for_each_line, parse};
 use crate::store::StoreError;
 use crate::store::limits::MAX_LINE;
-use crate::store::sidecar::{Dir, read_small};
+use crate::store::sidecar::{Dir, read_small, tail_hash};
 use crate::support::clock::{new_message_id, now_ms};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fs::File;
-use std::hash::Hasher;
 use std::io::{BufReader, Seek, SeekFrom};
-use std::os::unix::fs::{FileExt, MetadataExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -83,17 +82,6 @@ struct State {
     size: u64,
     tail: u64,
     pending: usize,
-}
-
-/// A hash of the last 4 KiB of the inbox below `len`.
-fn tail_hash(file: &File, len: u64) -> Option<u64> {
-    let start = len.saturating_sub(4096);
-    let mut buf = vec![0u8; (len - start) as usize];
-    file.read_exact_at(&mut buf, start).ok()?;
-    let mut h = std::hash::DefaultHasher::new();
-    h.write(&buf);
-    h.write_u64(len);
-    Some(h.finish())
 }
 
 /// How an id is already used in an inbox.

@@ -188,7 +188,10 @@ impl Transcript {
 }
 
 /// `turn/start` and the input as `user/message` events.
-fn turn_events(turn: u64, messages: &[Message]) -> Vec<(&'static str, Value, Option<&'static str>)> {
+fn turn_events(
+    turn: u64,
+    messages: &[Message],
+) -> Vec<(&'static str, Value, Option<&'static str>)> {
     let mut events = vec![("turn/start", json!({"turn": turn}), None)];
     for m in messages {
         let data = json!({"content": m.content, "source": m.source, "role": "user", "id": m.id});

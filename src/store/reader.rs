@@ -10,14 +10,13 @@ use super::header::{Header, HeaderParse, parse_header_line, validate_for_restore
 use super::limits::{MAX_HEADER, MAX_LINE};
 use super::lines::{Line, Lines};
 use super::packed::decode_storage_record;
-use super::sidecar::open_regular;
+use super::sidecar::{open_regular, tail_hash};
 use super::surface::Surface;
 use super::zstd_frames::{self, Frame, FrameError, FrameReader, ZSTD_MAGIC};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader};
-use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 /// How a log's bytes are encoded, by content rather than by file name. On
@@ -243,19 +242,6 @@ pub(crate) fn inspect_from(
         }
     };
     seal(scanned, &probe)
-}
-
-/// A hash of the (up to) 4 KiB before `offset`: what a resume point must
-/// still find there.
-fn tail_hash(file: &File, offset: u64) -> Option<u64> {
-    use std::hash::Hasher;
-    let start = offset.saturating_sub(4096);
-    let mut buf = vec![0u8; (offset - start) as usize];
-    file.read_exact_at(&mut buf, start).ok()?;
-    let mut h = std::hash::DefaultHasher::new();
-    h.write(&buf);
-    h.write_u64(offset);
-    Some(h.finish())
 }
 
 /// Stamp a fresh resume point with the hash of the bytes it covers.

@@ -92,6 +92,19 @@ pub fn read_small(path: &Path) -> Option<Vec<u8>> {
     (bytes.len() as u64 <= MAX_CACHE).then_some(bytes)
 }
 
+/// A hash of the (up to) 4 KiB of `file` before `len`, and `len` itself:
+/// what a cache that summarizes the file up to `len` must still find there.
+pub fn tail_hash(file: &File, len: u64) -> Option<u64> {
+    use std::hash::Hasher;
+    let start = len.saturating_sub(4096);
+    let mut buf = vec![0u8; usize::try_from(len - start).ok()?];
+    file.read_exact_at(&mut buf, start).ok()?;
+    let mut h = std::hash::DefaultHasher::new();
+    h.write(&buf);
+    h.write_u64(len);
+    Some(h.finish())
+}
+
 /// A directory opened without following symbolic links.
 pub struct Dir {
     fd: OwnedFd,
