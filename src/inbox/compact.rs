@@ -12,7 +12,7 @@ use crate::store::StoreError;
 use crate::support::clock::now_ms;
 use serde::de::IgnoredAny;
 use std::collections::{HashMap, HashSet};
-use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{BufWriter, Write};
 
 /// Inboxes smaller than this are left alone.
 pub const COMPACT_MIN_BYTES: u64 = 256 * 1024;
@@ -29,17 +29,6 @@ struct Survey {
     records: usize,
 }
 
-fn reader(guard: &WriteGuard) -> Result<impl std::io::BufRead, StoreError> {
-    let path = guard.dir.join(INBOX);
-    let mut f = guard
-        .inbox
-        .try_clone()
-        .map_err(|e| StoreError::io(&path, e))?;
-    f.seek(SeekFrom::Start(0))
-        .map_err(|e| StoreError::io(&path, e))?;
-    Ok(BufReader::new(f).take(guard.len))
-}
-
 /// Compact the inbox under `guard` when it is large and mostly consumed
 /// history; returns whether it did.
 pub fn maybe_compact(guard: &mut WriteGuard) -> Result<bool, StoreError> {
@@ -49,7 +38,7 @@ pub fn maybe_compact(guard: &mut WriteGuard) -> Result<bool, StoreError> {
     let path = guard.dir.join(INBOX);
     let io = |e| StoreError::io(&path, e);
     let mut s = Survey::default();
-    for_each_line(reader(guard)?, |line| {
+    for_each_line(guard.reader()?, |line| {
         let InboxLine::Line(l) = line else { return };
         let Some(r) = parse::<IgnoredAny>(l) else {
             return;
@@ -99,7 +88,7 @@ pub fn maybe_compact(guard: &mut WriteGuard) -> Result<bool, StoreError> {
     let mut kept_canceled = Vec::new();
     let mut waits: HashMap<String, Vec<String>> = HashMap::new();
     let mut interrupts: Vec<(bool, Vec<u8>)> = Vec::new();
-    for_each_line(reader(guard)?, |line| {
+    for_each_line(guard.reader()?, |line| {
         let InboxLine::Line(l) = line else { return };
         let Some(r) = parse::<IgnoredAny>(l) else {
             return;

@@ -183,15 +183,9 @@ impl Inbox {
     fn find_id(&self, guard: &WriteGuard, id: &str) -> Result<IdUse, StoreError> {
         let path = self.path();
         let needle = serde_json::to_string(id).unwrap_or_default().into_bytes();
-        let mut f = guard
-            .inbox
-            .try_clone()
-            .map_err(|e| StoreError::io(&path, e))?;
-        f.seek(SeekFrom::Start(0))
-            .map_err(|e| StoreError::io(&path, e))?;
         let mut found = IdUse::Unused;
         let mut index = 0usize;
-        for_each_line(BufReader::new(f).take_until(guard.len), |line| {
+        for_each_line(guard.reader()?, |line| {
             let InboxLine::Line(l) = line else { return };
             let at = index;
             let mentions = l.windows(needle.len()).any(|w| w == needle.as_slice());

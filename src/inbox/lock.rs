@@ -84,6 +84,18 @@ pub fn lock(dir: &Path, timeout: Duration) -> Result<WriteGuard, DeliveryError> 
 }
 
 impl WriteGuard {
+    /// The inbox from its start up to the length fixed under the lock.
+    pub fn reader(&self) -> Result<impl std::io::BufRead, StoreError> {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut f = self
+            .inbox
+            .try_clone()
+            .map_err(|e| StoreError::io(&self.path, e))?;
+        f.seek(SeekFrom::Start(0))
+            .map_err(|e| StoreError::io(&self.path, e))?;
+        Ok(std::io::BufReader::new(f).take(self.len))
+    }
+
     /// Append one record; durable when this returns.
     pub fn append(&mut self, record: &Record) -> Result<(), StoreError> {
         let mut line =
