@@ -122,6 +122,7 @@ mod tests {
                 ResolveError::NotFound {
                     text: "x".into(),
                     store: "/s".into(),
+                    suggestions: Vec::new(),
                 }
                 .into(),
                 ErrorKind::Usage,

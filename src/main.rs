@@ -1,12 +1,13 @@
 //! The binary: parse, run, print, map the error kind to the exit code.
 
-use clap::Parser;
 use dsh_agents::{ErrorKind, Output};
 use std::io::Write;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let result = dsh_agents::run(dsh_agents::Cli::parse());
+    let cli = dsh_agents::parse();
+    let json = cli.global.json;
+    let result = dsh_agents::run(cli);
     let mut stdout = std::io::stdout().lock();
     let (written, code) = match result {
         Ok(Output::Text(text)) => (writeln!(stdout, "{text}"), ExitCode::SUCCESS),
@@ -14,9 +15,7 @@ fn main() -> ExitCode {
         Ok(Output::Failed(text, kind)) => (writeln!(stdout, "{text}"), kind.into()),
         Err(err) => {
             let _ = stdout.flush();
-            // A closed or full stderr leaves nothing else to tell.
-            let _ = writeln!(std::io::stderr(), "Error: {err}");
-            return err.kind().into();
+            return dsh_agents::report(&err, json);
         }
     };
     // A closed stdout pipe is not an error (DESIGN §8).

@@ -8,6 +8,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 bin=${1:-"$here/../target/debug/dsh-agents"}
 out="$here/stores"
 rm -rf "$out/team" "$out/zstd"
+mkdir -p "$out/team" "$out/zstd"
 
 s() { "$bin" --store "$out/team" spawn "$@" >/dev/null; }
 s --id lead-1 --created-at 1000 --prompt "Lead the review of the payment service"

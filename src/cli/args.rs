@@ -8,7 +8,7 @@ use crate::operator::spawn::SpawnMode;
 use crate::store::reader::Encoding;
 use crate::tools::Contract;
 use crate::tools::list_agents::Scope;
-use crate::tools::wait_agent::DEFAULT_TIMEOUT_MS;
+use crate::tools::wait_agent::{DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -149,7 +149,8 @@ pub enum Command {
         #[command(flatten)]
         caller: CallerArgs,
         /// Timeout in milliseconds, 10000 through 3600000
-        #[arg(long, value_name = "MS", default_value_t = DEFAULT_TIMEOUT_MS)]
+        #[arg(long, value_name = "MS", default_value_t = DEFAULT_TIMEOUT_MS,
+              value_parser = clap::value_parser!(u64).range(MIN_TIMEOUT_MS..=MAX_TIMEOUT_MS))]
         timeout_ms: u64,
         /// The root tool call: waits under one call report each id once
         #[arg(long, env = "DSH_CALL_ID", value_name = "ID")]

@@ -5,6 +5,7 @@
 
 use super::args::{CallerArgs, Cli, Command, IdArg, SpawnArgs};
 use crate::error::{Error, ErrorKind, Result};
+use crate::inbox::record::message_id_problem;
 use crate::inbox::{Inbox, Limits, Target};
 use crate::operator::spawn::{SpawnError, SpawnRequest};
 use crate::operator::{check, deliver, inbox_view, spawn, tree_view};
@@ -13,7 +14,7 @@ use crate::store::Store;
 use crate::store::scan_cache::ScanCache;
 use crate::tools::list_agents::Scope;
 use crate::tools::{Context, Contract, ToolCall, identity};
-use crate::tree::caller::{resolve_caller, resolve_session};
+use crate::tree::caller::{resolve_agent, resolve_caller};
 use crate::tree::{Corpus, ResolveError};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -57,6 +58,17 @@ fn message_text(arg: &str) -> Result<String> {
     String::from_utf8(bytes).map_err(|_| Error::usage("MESSAGE: standard input is not valid UTF-8"))
 }
 
+/// A message a command sends: never empty (an empty turn helps no one).
+fn message_body(arg: &str) -> Result<String> {
+    let text = message_text(arg)?;
+    if text.trim().is_empty() {
+        return Err(Error::usage(
+            "MESSAGE: the message is empty; nothing was sent",
+        ));
+    }
+    Ok(text)
+}
+
 fn limits(cli: &Cli) -> Result<Limits> {
     let secs = cli.global.lock_timeout;
     if !(secs.is_finite() && (0.0..=86_400.0).contains(&secs)) {
@@ -73,8 +85,11 @@ fn limits(cli: &Cli) -> Result<Limits> {
 /// The `--id` of a sending command.
 fn message_id(id: &IdArg) -> Result<Option<String>> {
     match &id.id {
-        Some(id) if id.is_empty() => Err(Error::usage("--id: a message id cannot be empty")),
-        other => Ok(other.clone()),
+        Some(id) => match message_id_problem(id) {
+            Some(why) => Err(Error::usage(format!("--id: {why}; nothing was written"))),
+            None => Ok(Some(id.clone())),
+        },
+        None => Ok(None),
     }
 }
 
@@ -136,7 +151,7 @@ fn tool_call(command: &Command, contract: Contract) -> Result<Option<Invocation<
         } => (
             ToolCall::SendMessage {
                 agent: agent.clone(),
-                message: message_text(message)?,
+                message: message_body(message)?,
             },
             caller,
             message_id(id)?,
@@ -149,7 +164,7 @@ fn tool_call(command: &Command, contract: Contract) -> Result<Option<Invocation<
         } => (
             ToolCall::SubagentSendMessage {
                 agent_id: agent_id.clone(),
-                message: message_text(message)?,
+                message: message_body(message)?,
             },
             caller,
             message_id(id)?,
@@ -161,7 +176,7 @@ fn tool_call(command: &Command, contract: Contract) -> Result<Option<Invocation<
             id,
         } => (
             ToolCall::SubagentParentMessage {
-                message: message_text(message)?,
+                message: message_body(message)?,
                 steer: *mode == Target::NextStep,
             },
             caller,
@@ -258,14 +273,19 @@ pub fn run(cli: Cli) -> Result<Output> {
             let store = Store::open(&root)?;
             let cx = Context::new(&store, Contract::V2, caller.agent.as_deref(), None, limits)
                 .map_err(caller_flag)?;
-            Ok(Output::Text(identity::identity_text(&cx)?))
+            let me = identity::identity(&cx)?;
+            Ok(Output::Text(if json {
+                to_json(&me.json())
+            } else {
+                me.text()
+            }))
         }
         Command::Tree { agent } => {
             let store = Store::open(&root)?;
             let corpus = Corpus::new(&store);
             let only = agent
                 .as_deref()
-                .map(|a| resolve_session(&store, a))
+                .map(|a| resolve_agent(&store, a))
                 .transpose()?;
             let trees = tree_view::rows(&corpus, only)?;
             Ok(Output::Text(if json {
@@ -288,10 +308,14 @@ pub fn run(cli: Cli) -> Result<Output> {
             })
         }
         Command::Spawn(args) => {
-            let store = Store::open(&root)?;
+            let store = Store::open_for_spawn(&root)?;
             let corpus = Corpus::new(&store);
             let id = spawn::spawn(&corpus, &spawn_request(args)).map_err(spawn_flag)?;
-            Ok(Output::Text(id))
+            Ok(Output::Text(if json {
+                to_json(&serde_json::json!({"id": id}))
+            } else {
+                id
+            }))
         }
         Command::Followup { agent, message, id } | Command::Steer { agent, message, id } => {
             let list = if matches!(cli.command, Command::Steer { .. }) {
@@ -299,11 +323,11 @@ pub fn run(cli: Cli) -> Result<Output> {
             } else {
                 Target::NextTurn
             };
-            let message = message_text(message)?;
+            let message = message_body(message)?;
             let id = message_id(id)?;
             let store = Store::open(&root)?;
             let corpus = Corpus::new(&store);
-            let target = resolve_session(&store, agent)?;
+            let target = resolve_agent(&store, agent)?;
             refuse_unrunnable(&corpus, target)?;
             let (text, receipt) =
                 deliver::send_as_user(&corpus, target, &message, list, id, limits)?;
@@ -316,7 +340,7 @@ pub fn run(cli: Cli) -> Result<Output> {
         Command::Interrupt { agent } => {
             let store = Store::open(&root)?;
             let corpus = Corpus::new(&store);
-            let target = resolve_session(&store, agent)?;
+            let target = resolve_agent(&store, agent)?;
             let text = deliver::interrupt_as_user(&corpus, target, limits)?;
             Ok(Output::Text(if json {
                 to_json(&serde_json::json!({"accepted": true}))
@@ -326,7 +350,7 @@ pub fn run(cli: Cli) -> Result<Output> {
         }
         Command::Inbox { agent } => {
             let store = Store::open(&root)?;
-            let target = resolve_session(&store, agent)?;
+            let target = resolve_agent(&store, agent)?;
             let fold = Inbox::new(&store.sessions[target].dir).read()?;
             Ok(Output::Text(if json {
                 to_json(&inbox_view::json(&fold))

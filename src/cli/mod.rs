@@ -4,6 +4,8 @@
 
 pub mod args;
 pub mod dispatch;
+pub mod report;
 
 pub use args::Cli;
 pub use dispatch::{Output, completions, run};
+pub use report::{parse, report};

@@ -28,6 +28,27 @@ impl Target {
     }
 }
 
+/// The longest caller-chosen message id, in bytes: ids travel in receipts,
+/// file names of tools that key by them, and DSH transcripts.
+pub const MAX_MESSAGE_ID_BYTES: usize = 128;
+
+/// Why a caller-chosen message id is refused, if it is.
+pub fn message_id_problem(id: &str) -> Option<String> {
+    if id.is_empty() {
+        return Some("a message id cannot be empty".into());
+    }
+    if id.len() > MAX_MESSAGE_ID_BYTES {
+        return Some(format!(
+            "a message id is at most {MAX_MESSAGE_ID_BYTES} bytes (this one has {})",
+            id.len()
+        ));
+    }
+    if id.chars().any(char::is_control) {
+        return Some("a message id cannot hold control characters".into());
+    }
+    None
+}
+
 /// One inbox record; `P` is how source and content payloads are held.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]

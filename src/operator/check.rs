@@ -34,7 +34,7 @@ pub struct Finding {
 
 /// Every problem in the store, in a stable order.
 pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
-    let store = Store::scan(root)?;
+    let store = Store::scan(root)?.nonempty()?;
     let mut findings: Vec<Finding> = store
         .problems
         .iter()

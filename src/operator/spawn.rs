@@ -10,7 +10,7 @@ use crate::store::{StoreError, Suffix};
 use crate::support::clock::{new_random_id, now_ms};
 use crate::tree::Corpus;
 use crate::tree::ResolveError;
-use crate::tree::caller::resolve_session;
+use crate::tree::caller::resolve_agent;
 use serde_json::{Map, Value, json};
 use std::fmt;
 
@@ -122,7 +122,7 @@ pub fn spawn(corpus: &Corpus, req: &SpawnRequest) -> Result<String, SpawnError> 
             prompt_turn(req.prompt.as_deref(), created_at, 0, None)
         }
         Some(parent) => {
-            let parent_index = resolve_session(store, parent).map_err(SpawnError::Parent)?;
+            let parent_index = resolve_agent(store, parent).map_err(SpawnError::Parent)?;
             let parent = corpus.record(parent_index);
             if let Some(name) = &req.name {
                 if !is_valid_name(name) {

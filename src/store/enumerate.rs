@@ -73,12 +73,34 @@ pub struct Store {
     pub suffix: Option<Suffix>,
     by_id: HashMap<String, usize>,
     pub problems: Vec<Problem>,
+    /// Project directories under the root.
+    pub projects: usize,
 }
 
 impl Store {
     /// Enumerate the store and fail on its first fatal problem.
     pub fn open(root: &Path) -> Result<Store, StoreError> {
-        let store = Store::scan(root)?;
+        let store = Store::scan(root)?.nonempty()?;
+        store.fail_on_fatal()
+    }
+
+    /// As `open`, but an existing store with no project directory yet is
+    /// accepted: the one command that writes a first session needs it.
+    pub fn open_for_spawn(root: &Path) -> Result<Store, StoreError> {
+        Store::scan(root)?.fail_on_fatal()
+    }
+
+    /// A store root with no project directory is a typo more often than a
+    /// store: every reading command refuses it.
+    pub fn nonempty(self) -> Result<Store, StoreError> {
+        if self.projects == 0 {
+            return Err(StoreError::EmptyStore { path: self.root });
+        }
+        Ok(self)
+    }
+
+    fn fail_on_fatal(self) -> Result<Store, StoreError> {
+        let store = self;
         if let Some(p) = store.problems.iter().find(|p| p.fatal) {
             return Err(StoreError::Fatal {
                 path: p.path.clone(),
@@ -97,10 +119,16 @@ impl Store {
             suffix: None,
             by_id: HashMap::new(),
             problems: Vec::new(),
+            projects: 0,
         };
         let projects = match sorted_entries(&root) {
             Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(store),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(StoreError::NoStore { path: root });
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
+                return Err(StoreError::NotADirectory { path: root });
+            }
             Err(e) => {
                 return Err(StoreError::Fatal {
                     message: format!("cannot read session store {}: {e}", root.display()),
@@ -111,7 +139,10 @@ impl Store {
         for (name, kind) in projects {
             let project = root.join(&name);
             match kind {
-                EntryKind::Dir => store.scan_project(&project),
+                EntryKind::Dir => {
+                    store.projects += 1;
+                    store.scan_project(&project)
+                }
                 EntryKind::Symlink => store.note(&project, "symbolic link under the store root is ignored (DSH lists only real directories)", false),
                 EntryKind::Other => {}
             }

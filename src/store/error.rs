@@ -38,6 +38,10 @@ pub enum StoreError {
     },
     /// Encoding a frame failed.
     Encode { reason: String },
+    /// The store root does not exist.
+    NoStore { path: PathBuf },
+    /// The store root holds no project directory (nothing DSH wrote).
+    EmptyStore { path: PathBuf },
 }
 
 impl StoreError {
@@ -82,6 +86,16 @@ impl fmt::Display for StoreError {
             }
             StoreError::Spawn { program, source } => write!(f, "cannot run {program}: {source}"),
             StoreError::Encode { reason } => write!(f, "zstd: {reason}"),
+            StoreError::NoStore { path } => write!(
+                f,
+                "session store {} does not exist (pass --store DIR or set DSH_STORE)",
+                path.display()
+            ),
+            StoreError::EmptyStore { path } => write!(
+                f,
+                "session store {} holds no project directories: no DSH session was ever written there",
+                path.display()
+            ),
         }
     }
 }

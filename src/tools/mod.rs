@@ -111,6 +111,7 @@ impl<'a> Context<'a> {
             ResolveError::NotFound {
                 text: self.caller.id.clone(),
                 store: self.store.root.clone(),
+                suggestions: Vec::new(),
             }
             .into()
         })

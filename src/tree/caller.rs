@@ -1,7 +1,9 @@
 //! Naming a session from outside: a Session id, or a unique prefix of one
 //! of at least four characters; a caller left unnamed is the store's only
-//! tree root. Contract v1 keeps rc.8's rule that a caller id is opaque.
+//! tree root. Operator commands also take a v2 name path. Contract v1
+//! keeps rc.8's rule that a caller id is opaque.
 
+use super::Corpus;
 use super::error::ResolveError;
 use crate::store::Store;
 
@@ -30,10 +32,85 @@ pub fn resolve_session(store: &Store, text: &str) -> Result<usize, ResolveError>
             }
         }
     }
-    Err(ResolveError::NotFound {
+    Err(not_found(store, text))
+}
+
+fn not_found(store: &Store, text: &str) -> ResolveError {
+    ResolveError::NotFound {
         text: text.to_string(),
         store: store.root.clone(),
-    })
+        suggestions: suggestions(store, text),
+    }
+}
+
+/// An agent an operator names: a Session id, a unique prefix, or a v2 name
+/// path (`reviewer/checker`) that is unique across the store's trees.
+pub fn resolve_agent(store: &Store, text: &str) -> Result<usize, ResolveError> {
+    match resolve_session(store, text) {
+        Err(ResolveError::NotFound { .. }) if !text.is_empty() => {}
+        other => return other,
+    }
+    let corpus = Corpus::new(store);
+    let matches: Vec<usize> = (0..store.sessions.len())
+        .filter(|i| store.sessions[*i].header.origin_subagent)
+        .filter(|i| {
+            corpus
+                .root_of(*i)
+                .is_ok_and(|root| corpus.v2_name(root, *i) == text)
+        })
+        .collect();
+    match matches.as_slice() {
+        [one] => Ok(*one),
+        [] => Err(not_found(store, text)),
+        many => Err(ResolveError::AmbiguousPrefix {
+            text: text.to_string(),
+            candidates: many
+                .iter()
+                .map(|i| store.sessions[*i].header.id.clone())
+                .collect(),
+        }),
+    }
+}
+
+/// The ids and names closest to a text that resolved to nothing.
+fn suggestions(store: &Store, text: &str) -> Vec<String> {
+    if text.is_empty() {
+        return Vec::new();
+    }
+    let limit = (text.chars().count() / 3).max(2);
+    let mut scored: Vec<(usize, String)> = Vec::new();
+    for rec in &store.sessions {
+        let h = &rec.header;
+        let mut best = edit_distance(text, &h.id);
+        if let Some(name) = h.valid_name() {
+            best = best.min(edit_distance(text, name));
+        }
+        if best <= limit {
+            let shown = match h.valid_name() {
+                Some(name) => format!("{name} ({})", h.id),
+                None => h.id.clone(),
+            };
+            scored.push((best, shown));
+        }
+    }
+    scored.sort();
+    scored.into_iter().take(3).map(|(_, s)| s).collect()
+}
+
+/// Levenshtein distance over characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diag = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let next = (diag + usize::from(ca != *cb)).min(row[j] + 1).min(row[j + 1] + 1);
+            diag = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
 }
 
 /// The caller: the named session, or the store's only tree root.
@@ -103,6 +180,20 @@ mod tests {
         }
         let store = Store::open(Path::new(&dir)).unwrap();
         (dir, store)
+    }
+
+    #[test]
+    fn edit_distances() {
+        for (a, b, d) in [
+            ("", "", 0),
+            ("reviewer", "reviewer", 0),
+            ("reviewr", "reviewer", 1),
+            ("rev", "reviewer", 5),
+            ("kitten", "sitting", 3),
+            ("ü", "u", 1),
+        ] {
+            assert_eq!(edit_distance(a, b), d, "{a} / {b}");
+        }
     }
 
     #[test]

@@ -1,13 +1,19 @@
 //! Tree-layer errors: names and ids that do not resolve, and broken shapes.
 
+use super::caller::MIN_PREFIX;
 use std::fmt;
 use std::path::PathBuf;
 
 /// A Session id, prefix or caller that did not resolve.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ResolveError {
-    /// No session has that id or unique prefix.
-    NotFound { text: String, store: PathBuf },
+    /// No session has that id or unique prefix (or name path, where names
+    /// are accepted). `suggestions`: the closest ids and names, best first.
+    NotFound {
+        text: String,
+        store: PathBuf,
+        suggestions: Vec<String>,
+    },
     /// A prefix matches several sessions.
     AmbiguousPrefix {
         text: String,
@@ -22,8 +28,20 @@ pub enum ResolveError {
 impl fmt::Display for ResolveError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ResolveError::NotFound { text, store } => {
-                write!(f, "no session \"{text}\" in store {}", store.display())
+            ResolveError::NotFound {
+                text,
+                store,
+                suggestions,
+            } => {
+                write!(
+                    f,
+                    "no session \"{text}\" in store {} (name an agent by Session id, unique id prefix of {MIN_PREFIX}+ characters, or name path such as reviewer/checker)",
+                    store.display()
+                )?;
+                if !suggestions.is_empty() {
+                    write!(f, "; did you mean {}?", suggestions.join(", "))?;
+                }
+                Ok(())
             }
             ResolveError::AmbiguousPrefix { text, candidates } => write!(
                 f,

@@ -285,9 +285,10 @@ fn spawn_keeps_the_store_encoding_and_inherits_cwd() {
 }
 
 #[test]
-fn spawn_creates_a_new_store() {
+fn spawn_creates_the_first_session_of_an_empty_store() {
     let tmp = crate::common::TempDir::new("new-store");
-    let store = tmp.path().join("not").join("yet");
+    let store = tmp.path().join("empty");
+    std::fs::create_dir(&store).unwrap();
     let r = crate::common::run_in(&store, &["spawn", "--id", "r1"]);
     assert_eq!((r.code, r.stdout.as_str()), (0, "r1\n"), "{}", r.stderr);
     assert!(store.join("_no-cwd/r1/session.jsonl").is_file());

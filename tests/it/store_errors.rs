@@ -368,34 +368,53 @@ fn escaped_ids_and_symlinks() {
     );
 }
 
+/// A mistyped store path must not look like a clean, empty store: every
+/// command fails with exit 3 naming the path, and nothing is created.
 #[test]
-fn missing_or_odd_store_roots() {
+fn missing_file_or_empty_store_roots_fail_every_command() {
     let tmp = TempDir::new("roots");
     let missing = tmp.path().join("nope");
-    let r = run([
-        "--contract",
-        "v1",
-        "--store",
-        missing.to_str().unwrap(),
-        "list-agents",
-        "--as",
-        "root",
-    ]);
-    assert_eq!(
-        (r.code, r.stdout.as_str()),
-        (0, "(no subagents)\n"),
-        "an absent root holds no sessions"
-    );
     let file = tmp.path().join("file");
     std::fs::write(&file, "x").unwrap();
-    let r = run(["--store", file.to_str().unwrap(), "tree"]);
-    assert_eq!(r.code, 3);
-    assert!(
-        r.stderr.contains("cannot read session store") && r.stderr.contains("file"),
-        "{}",
-        r.stderr
-    );
-    let r = run(["--store", missing.to_str().unwrap(), "list-agents"]);
-    assert_eq!(r.code, 2);
-    assert!(r.stderr.contains("no tree root"), "{}", r.stderr);
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let commands: &[&[&str]] = &[
+        &["check"],
+        &["tree"],
+        &["list-agents", "--as", "root"],
+        &["--contract", "v1", "list-agents", "--as", "root"],
+        &["send-message", "--as", "root", "kid", "hi"],
+        &["followup", "kid", "hi"],
+        &["inbox", "kid"],
+        &["identity", "--as", "root"],
+        &["interrupt", "kid"],
+        &["log", "kid"],
+        &["trace", "m-1"],
+        &["cancel", "m-1"],
+    ];
+    for (root, why) in [
+        (&missing, "does not exist"),
+        (&file, "not a directory"),
+        (&empty, "holds no project directories"),
+    ] {
+        let before = snapshot(tmp.path());
+        for args in commands {
+            let mut all = vec!["--store", root.to_str().unwrap()];
+            all.extend_from_slice(args);
+            let r = run(&all);
+            assert_eq!(r.code, 3, "{all:?}: {}", r.stderr);
+            assert!(
+                r.stderr.contains(root.to_str().unwrap()) && r.stderr.contains(why),
+                "{all:?}: {}",
+                r.stderr
+            );
+        }
+        assert_eq!(snapshot(tmp.path()), before, "nothing written under {root:?}");
+    }
+    // `spawn` may write the first session of an existing empty store only.
+    let r = run(["--store", missing.to_str().unwrap(), "spawn", "--id", "r"]);
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    assert!(!missing.exists());
+    let r = run(["--store", empty.to_str().unwrap(), "spawn", "--id", "r"]);
+    assert_eq!((r.code, r.stdout.as_str()), (0, "r\n"), "{}", r.stderr);
 }
