@@ -205,13 +205,64 @@ pub enum Command {
         #[command(flatten)]
         caller: CallerArgs,
     },
-    /// Table of every tree (or the one holding AGENT)
+    /// Every tree in the store (or the one holding AGENT): hierarchy, state, last turn, pending inbox
     Tree {
-        /// A Session id or unique prefix
+        /// A Session id, unique id prefix (4+ characters) or name path (reviewer/checker)
         agent: Option<String>,
+        /// Also list root sessions that have no subagents, each as its own tree
+        #[arg(long)]
+        all: bool,
+        /// Only agents a resident process holds (and the agents above them)
+        #[arg(long)]
+        live: bool,
+        /// Only agents with a diagnostic or an unreadable inbox (and the agents above them)
+        #[arg(long)]
+        problems: bool,
+        /// Redraw whenever the store changes, until Ctrl-C
+        #[arg(long)]
+        watch: bool,
+        /// Fit rows to N columns [default: the terminal's width, else 100]
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(40..))]
+        width: Option<u16>,
     },
     /// Verify the whole store; report every problem with its path
     Check,
+    /// Show AGENT's transcript: each turn, what the model saw and did, and how the turn ended
+    Log {
+        /// A Session id, unique id prefix (4+ characters) or name path (reviewer/checker)
+        agent: String,
+        /// Only the last N turns
+        #[arg(long, value_name = "N")]
+        last: Option<usize>,
+        /// Show reasoning text instead of folding it
+        #[arg(long)]
+        reasoning: bool,
+        /// Show long messages, tool results and runtime context in full
+        #[arg(long)]
+        full: bool,
+        /// Keep printing new events until the session settles (or Ctrl-C)
+        #[arg(long, short = 'f')]
+        follow: bool,
+        /// With --follow: poll instead of using file notification
+        #[arg(long, requires = "follow")]
+        poll: bool,
+    },
+    /// Show where a message went: sent, claimed, in the transcript, or why not
+    Trace {
+        /// The message id (from a send's receipt, `inbox`, or `--id`)
+        message_id: String,
+        /// The target agent [default: search every inbox for the id]
+        #[arg(long, value_name = "AGENT")]
+        to: Option<String>,
+    },
+    /// Withdraw a pending message before it is delivered
+    Cancel {
+        /// The message id (from a send's receipt, `inbox`, or `--id`)
+        message_id: String,
+        /// The target agent [default: search every inbox for the id]
+        #[arg(long, value_name = "AGENT")]
+        to: Option<String>,
+    },
     /// Create a session (a root, or a child with --parent) and print its id
     Spawn(SpawnArgs),
     /// Print shell completions

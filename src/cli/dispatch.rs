@@ -8,7 +8,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::inbox::record::message_id_problem;
 use crate::inbox::{Inbox, Limits, Target};
 use crate::operator::spawn::{SpawnError, SpawnRequest};
-use crate::operator::{check, deliver, inbox_view, spawn, tree_view};
+use crate::operator::{check, deliver, inbox_view, log_view, spawn, trace, tree_view};
 use crate::runtime::serve::{ServeOptions, serve};
 use crate::store::Store;
 use crate::store::scan_cache::ScanCache;
@@ -122,6 +122,119 @@ fn refuse_unrunnable(corpus: &Corpus, target: usize) -> Result<()> {
             why.why()
         ))
     })
+}
+
+/// The name, mode and label `log` shows first: as the agent's tree sees it.
+fn log_title(corpus: &Corpus, index: usize) -> log_view::Title {
+    let rec = corpus.record(index);
+    let member = corpus
+        .root_of(index)
+        .ok()
+        .and_then(|root| corpus.v2_member(&ScanCache::default(), root, index));
+    log_view::Title {
+        name: member
+            .as_ref()
+            .map_or(rec.header.id.clone(), |m| m.name.clone()),
+        mode: member.as_ref().map_or("", |m| m.kind.mode()).to_string(),
+        label: match member.map(|m| m.kind) {
+            Some(crate::tree::v2::MemberKind::Continuable { label }) => label,
+            _ => String::new(),
+        },
+        parent: corpus.parent_of(index).map(|p| corpus.id(p).to_string()),
+    }
+}
+
+/// What `tree` draws.
+struct TreeView {
+    agent: Option<String>,
+    all: bool,
+    filter: tree_view::Filter,
+    json: bool,
+    width: Option<usize>,
+}
+
+impl TreeView {
+    fn frame(&self, root: &std::path::Path) -> Result<String> {
+        let store = Store::open(root)?;
+        let corpus = Corpus::new(&store);
+        let only = self
+            .agent
+            .as_deref()
+            .map(|a| resolve_agent(&store, a))
+            .transpose()?;
+        let blocks = tree_view::blocks(&corpus, only, self.filter)?;
+        let width = self
+            .width
+            .or_else(crate::operator::table::terminal_width)
+            .unwrap_or(tree_view::PIPE_WIDTH);
+        Ok(if self.json {
+            to_json(&tree_view::json(&blocks))
+        } else {
+            tree_view::render(&blocks, self.all, width, crate::support::clock::now_ms())
+        })
+    }
+}
+
+/// `tree --watch`: redraw when the frame changes, until Ctrl-C. On a
+/// terminal each frame overwrites the last in one write (no flicker);
+/// piped, each changed frame is printed after a blank line.
+fn watch_tree(root: &std::path::Path, view: &TreeView) -> Result<()> {
+    use std::io::Write;
+    crate::support::signals::install();
+    let tty = crate::operator::table::terminal_width().is_some();
+    let watcher = crate::inbox::watch::Watcher::new(root, false);
+    let mut last = String::new();
+    let mut out = std::io::stdout().lock();
+    while !crate::support::signals::stop_requested() {
+        let frame = view.frame(root)?;
+        if frame != last {
+            let text = if tty {
+                let lines: Vec<String> = frame.lines().map(|l| format!("{l}\x1b[K")).collect();
+                let clear = if last.is_empty() { "\x1b[2J" } else { "" };
+                format!("{clear}\x1b[H{}\n\x1b[J", lines.join("\n"))
+            } else if last.is_empty() {
+                format!("{frame}\n")
+            } else {
+                format!("\n{frame}\n")
+            };
+            if out
+                .write_all(text.as_bytes())
+                .and_then(|()| out.flush())
+                .is_err()
+            {
+                return Ok(());
+            }
+            last = frame;
+        }
+        // Session directories sit two levels down, out of a root watch's
+        // sight: the re-check interval is what notices their changes.
+        watcher.wait(std::time::Duration::from_millis(500));
+    }
+    Ok(())
+}
+
+/// The session a message id was sent to: `--to`, else the one inbox that
+/// holds the id.
+fn message_target(store: &Store, id: &str, to: Option<&str>) -> Result<usize> {
+    if let Some(to) = to {
+        return resolve_agent(store, to).map_err(|e| Error::usage(format!("--to: {e}")));
+    }
+    let dirs: Vec<PathBuf> = store.sessions.iter().map(|s| s.dir.clone()).collect();
+    match crate::inbox::locate::inboxes_mentioning(&dirs, id).as_slice() {
+        [one] => Ok(*one),
+        [] => Err(Error::usage(format!(
+            "no inbox in store {} holds message \"{id}\"; pass --to AGENT to look in that agent's transcript too",
+            store.root.display()
+        ))),
+        many => Err(Error::usage(format!(
+            "message id \"{id}\" appears in {} inboxes ({}); pass --to AGENT",
+            many.len(),
+            many.iter()
+                .map(|i| store.sessions[*i].header.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
 }
 
 fn to_json(v: &Value) -> String {
@@ -280,19 +393,29 @@ pub fn run(cli: Cli) -> Result<Output> {
                 me.text()
             }))
         }
-        Command::Tree { agent } => {
-            let store = Store::open(&root)?;
-            let corpus = Corpus::new(&store);
-            let only = agent
-                .as_deref()
-                .map(|a| resolve_agent(&store, a))
-                .transpose()?;
-            let trees = tree_view::rows(&corpus, only)?;
-            Ok(Output::Text(if json {
-                to_json(&tree_view::json(&trees))
-            } else {
-                tree_view::render(&trees)
-            }))
+        Command::Tree {
+            agent,
+            all,
+            live,
+            problems,
+            watch,
+            width,
+        } => {
+            let view = TreeView {
+                agent: agent.clone(),
+                all: *all,
+                filter: tree_view::Filter {
+                    live: *live,
+                    problems: *problems,
+                },
+                json,
+                width: width.map(usize::from),
+            };
+            if *watch {
+                watch_tree(&root, &view)?;
+                return Ok(Output::Raw(String::new()));
+            }
+            Ok(Output::Text(view.frame(&root)?))
         }
         Command::Check => {
             let (sessions, findings) = check::check(&root)?;
@@ -390,6 +513,56 @@ pub fn run(cli: Cli) -> Result<Output> {
             };
             serve(&root, &store.sessions[agent], opts)?;
             Ok(Output::Raw(String::new()))
+        }
+        Command::Log {
+            agent,
+            last,
+            reasoning,
+            full,
+            follow,
+            poll,
+        } => {
+            let store = Store::open(&root)?;
+            let target = resolve_agent(&store, agent)?;
+            let opts = log_view::LogOptions {
+                last: *last,
+                reasoning: *reasoning,
+                full: *full,
+                json,
+                follow: *follow,
+                poll: *poll,
+            };
+            let corpus = Corpus::new(&store);
+            let title = log_title(&corpus, target);
+            let mut out = std::io::stdout().lock();
+            log_view::log(&mut out, &store.sessions[target], &title, opts)?;
+            Ok(Output::Raw(String::new()))
+        }
+        Command::Trace { message_id, to } => {
+            let store = Store::open(&root)?;
+            let target = message_target(&store, message_id, to.as_deref())?;
+            let t = trace::trace(&Corpus::new(&store), target, message_id)?;
+            Ok(Output::Text(if json {
+                to_json(&t.json())
+            } else {
+                t.render()
+            }))
+        }
+        Command::Cancel { message_id, to } => {
+            let store = Store::open(&root)?;
+            let target = message_target(&store, message_id, to.as_deref())?;
+            let rec = &store.sessions[target];
+            let m = Inbox::new(&rec.dir).cancel(message_id, limits)?;
+            Ok(Output::Text(if json {
+                to_json(&serde_json::json!({"canceled": m.id, "session": rec.header.id}))
+            } else {
+                format!(
+                    "canceled message {} ({}) to {}",
+                    m.id,
+                    m.target.as_str(),
+                    rec.header.id
+                )
+            }))
         }
         Command::Completions { shell } => Ok(Output::Raw(completions(*shell))),
         Command::ListAgents { .. }

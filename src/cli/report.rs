@@ -37,19 +37,16 @@ fn wants_json(args: &[OsString]) -> bool {
 /// Parse `args`, naming the environment variable behind a rejected value.
 pub fn parse_from(args: &[OsString]) -> Result<Cli, clap::Error> {
     let mut cmd = Cli::command();
-    let matches = cmd.try_get_matches_from_mut(args).map_err(|e| {
-        blame_environment(&cmd, args, e)
-    })?;
+    let matches = cmd
+        .try_get_matches_from_mut(args)
+        .map_err(|e| blame_environment(&cmd, args, e))?;
     Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))
 }
 
 /// A value clap rejected for a flag that was not on the command line came
 /// from the flag's environment variable: say so.
 fn blame_environment(cmd: &clap::Command, args: &[OsString], e: clap::Error) -> clap::Error {
-    if !matches!(
-        e.kind(),
-        ClapKind::InvalidValue | ClapKind::ValueValidation
-    ) {
+    if !matches!(e.kind(), ClapKind::InvalidValue | ClapKind::ValueValidation) {
         return e;
     }
     let Some(ContextValue::String(shown)) = e.get(ContextKind::InvalidArg) else {

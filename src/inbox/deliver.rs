@@ -12,8 +12,9 @@ use super::compact;
 use super::error::DeliveryError;
 use super::fold::{Fold, count_pending};
 use super::framing::{Framing, InterruptCause};
+use super::history::{History, Standing};
 use super::lock::{self, INBOX, WriteGuard};
-use super::record::{InboxLine, Record, Target, for_each_line, parse};
+use super::record::{InboxLine, Message, Record, Target, for_each_line, parse};
 use crate::store::StoreError;
 use crate::store::limits::MAX_LINE;
 use crate::store::sidecar::{Dir, read_small, tail_hash};
@@ -130,6 +131,14 @@ impl Inbox {
             return Ok(Fold::default());
         };
         Fold::read(BufReader::new(file)).map_err(|e| StoreError::io(self.path(), e))
+    }
+
+    /// What the inbox records about one message id (unlocked read).
+    pub fn history(&self, id: &str) -> Result<History, StoreError> {
+        let Some(file) = self.open_read()? else {
+            return Ok(History::default());
+        };
+        History::read(BufReader::new(file), id).map_err(|e| StoreError::io(self.path(), e))
     }
 
     /// The pending count without a lock: from the cache when it matches the
@@ -318,6 +327,35 @@ impl Inbox {
         }
         self.write_state(guard, pending);
         Ok(())
+    }
+
+    /// Withdraw a pending message before delivery: a `cancel` record under
+    /// the lock frees its admission room. A claimed, canceled or unknown id
+    /// is an error and writes nothing.
+    pub fn cancel(&self, id: &str, limits: Limits) -> Result<Message, DeliveryError> {
+        let mut guard = self.lock(limits.lock_timeout)?;
+        let history = self.history(id)?;
+        let fold = self.read()?;
+        match history.standing(&fold) {
+            Standing::Unknown => {
+                return Err(DeliveryError::UnknownMessage { id: id.to_string() });
+            }
+            Standing::Claimed | Standing::Canceled => {
+                return Err(DeliveryError::NotPending {
+                    id: id.to_string(),
+                    claimed: history.claimed.is_some(),
+                });
+            }
+            Standing::Pending { .. } | Standing::Parked => {}
+        }
+        self.record(
+            &mut guard,
+            &Record::Cancel {
+                time: now_ms(),
+                ids: vec![id.to_string()],
+            },
+        )?;
+        Ok(history.message.expect("a pending message has its record"))
     }
 
     /// Record an interrupt request; a permanent one also leaves the stop marker.

@@ -35,6 +35,15 @@ pub enum DeliveryError {
         path: PathBuf,
         timeout: Duration,
     },
+    /// `cancel`: no message with this id is in the inbox.
+    UnknownMessage {
+        id: String,
+    },
+    /// `cancel`: the message already left the pending lists.
+    NotPending {
+        id: String,
+        claimed: bool,
+    },
     Store(StoreError),
 }
 
@@ -44,7 +53,9 @@ impl DeliveryError {
             DeliveryError::InboxFull { .. } | DeliveryError::Stopped => ErrorKind::Tool,
             DeliveryError::IdReused { .. }
             | DeliveryError::IdTaken { .. }
-            | DeliveryError::TooLarge { .. } => ErrorKind::Usage,
+            | DeliveryError::TooLarge { .. }
+            | DeliveryError::UnknownMessage { .. }
+            | DeliveryError::NotPending { .. } => ErrorKind::Usage,
             DeliveryError::LockTimeout { .. } | DeliveryError::Store(_) => ErrorKind::Store,
         }
     }
@@ -69,6 +80,18 @@ impl fmt::Display for DeliveryError {
             DeliveryError::IdReused { id, record } => write!(
                 f,
                 "message id \"{id}\" was already sent with a different message (inbox record {record}); nothing was written"
+            ),
+            DeliveryError::UnknownMessage { id } => {
+                write!(f, "no message \"{id}\" in the inbox; nothing was written")
+            }
+            DeliveryError::NotPending { id, claimed } => write!(
+                f,
+                "message \"{id}\" is no longer pending: it was {}; nothing was written",
+                if *claimed {
+                    "claimed (delivered to a turn)"
+                } else {
+                    "canceled already"
+                }
             ),
             DeliveryError::IdTaken { id, record } => write!(
                 f,

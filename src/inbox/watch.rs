@@ -1,8 +1,11 @@
 //! Waking on inbox changes: inotify on the session directory as a hint,
 //! plus a short re-check poll so a wait is correct even where notification
-//! is unavailable (network file systems, `--poll`).
+//! is unavailable (network file systems, `--poll`, and every system but
+//! Linux, where only the poll path is built).
 
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+#[cfg(target_os = "linux")]
+use std::os::fd::FromRawFd;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::Path;
 use std::time::Duration;
 
@@ -70,6 +73,12 @@ impl Watcher {
     }
 }
 
+#[cfg(not(target_os = "linux"))]
+fn inotify(_dir: &Path) -> Option<OwnedFd> {
+    None
+}
+
+#[cfg(target_os = "linux")]
 fn inotify(dir: &Path) -> Option<OwnedFd> {
     use std::os::unix::ffi::OsStrExt;
     let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;

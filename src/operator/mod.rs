@@ -1,9 +1,12 @@
 //! Operator commands (DESIGN §2): the tree view, the inbox view, `check`,
-//! `spawn`, and delivering or interrupting as the user.
+//! `spawn`, delivering, canceling or interrupting as the user, an agent's
+//! transcript (`log`) and one message's path (`trace`).
 
 pub mod check;
 pub mod deliver;
 pub mod inbox_view;
+pub mod log_view;
 pub mod spawn;
 pub mod table;
+pub mod trace;
 pub mod tree_view;

@@ -1,29 +1,123 @@
-//! `tree`: an operator's table of every tree in the store (or one). The
-//! table never depends on the terminal: fixed layout, no colour.
+//! `tree`: every tree in the store drawn for people — one block per root
+//! with the hierarchy indented, each agent's state, mode, last turn and
+//! pending inbox — or as JSON with parent ids and depths. Roots with no
+//! subagents fold into one summary line unless `--all`. Rows never wrap:
+//! the view fits the width it is given, cutting names and labels.
 
-use super::table::table;
+use super::table::{cut_to, pad_to};
 use crate::error::Result;
 use crate::inbox::Inbox;
+use crate::inbox::liveness::{LiveState, Liveness};
+use crate::store::reader;
+use crate::support::clock::{human_duration, rfc3339};
 use crate::tree::Corpus;
 use crate::tree::collate::sibling_order;
-use crate::tree::v2::MemberKind;
+use crate::tree::v2::{Activity, MemberKind};
 use serde_json::{Value, json};
 
-/// One row of the view.
+/// The width rows are fitted to when the output is not a terminal.
+pub const PIPE_WIDTH: usize = 100;
+
+/// An agent's state for the operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum State {
+    /// A resident process is mid-turn.
+    Running,
+    /// A resident process waits for input.
+    Idle,
+    Inactive,
+    /// Live without a descriptor yet.
+    Creating,
+    /// A diagnostic: the log cannot be used.
+    Corrupt,
+    Unsupported,
+    Unavailable,
+}
+
+impl State {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            State::Running => "running",
+            State::Idle => "idle",
+            State::Inactive => "inactive",
+            State::Creating => "creating",
+            State::Corrupt => "corrupt",
+            State::Unsupported => "unsupported",
+            State::Unavailable => "unavailable",
+        }
+    }
+
+    pub fn is_problem(self) -> bool {
+        matches!(
+            self,
+            State::Corrupt | State::Unsupported | State::Unavailable
+        )
+    }
+
+    fn of(kind: &MemberKind, live: Liveness) -> State {
+        match (kind, live) {
+            (MemberKind::Corrupt, _) => State::Corrupt,
+            (MemberKind::Unsupported, _) => State::Unsupported,
+            (MemberKind::Unavailable, _) => State::Unavailable,
+            (MemberKind::Creating, _) => State::Creating,
+            (
+                _,
+                Liveness::Live {
+                    state: LiveState::Running,
+                },
+            ) => State::Running,
+            (_, Liveness::Live { .. }) => State::Idle,
+            _ => State::Inactive,
+        }
+    }
+}
+
+/// One agent of a tree.
 #[derive(Debug, Clone)]
 pub struct TreeRow {
+    pub id: String,
     pub name: String,
-    pub status: &'static str,
+    pub parent: Option<String>,
+    pub depth: usize,
+    /// No later sibling follows (for drawing).
+    pub last_sibling: bool,
+    pub state: State,
     pub mode: &'static str,
-    pub session: String,
+    pub activity: Option<Activity>,
     /// Pending inbox messages; `None` when the inbox cannot be read.
     pub pending: Option<usize>,
-    pub created: i64,
     pub label: String,
 }
 
-/// Rows of every tree (roots in sibling order), or of the tree holding `only`.
-pub fn rows(corpus: &Corpus, only: Option<usize>) -> Result<Vec<Vec<TreeRow>>> {
+/// One root and its agents, in pre-order.
+#[derive(Debug, Clone)]
+pub struct TreeBlock {
+    pub root_id: String,
+    pub title: Option<String>,
+    pub rows: Vec<TreeRow>,
+}
+
+/// Which rows to keep.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Filter {
+    pub live: bool,
+    pub problems: bool,
+}
+
+impl Filter {
+    fn keeps(self, r: &TreeRow) -> bool {
+        let live = matches!(r.state, State::Running | State::Idle);
+        let problem = r.state.is_problem() || r.pending.is_none();
+        (!self.live || live) && (!self.problems || problem)
+    }
+
+    fn any(self) -> bool {
+        self.live || self.problems
+    }
+}
+
+/// The trees of the store (roots in sibling order), or the one holding `only`.
+pub fn blocks(corpus: &Corpus, only: Option<usize>, filter: Filter) -> Result<Vec<TreeBlock>> {
     let store = corpus.store;
     let mut roots: Vec<usize> = match only {
         Some(i) => vec![corpus.root_of(i)?],
@@ -33,65 +127,248 @@ pub fn rows(corpus: &Corpus, only: Option<usize>) -> Result<Vec<Vec<TreeRow>>> {
         let (a, b) = (&store.sessions[*a].header, &store.sessions[*b].header);
         sibling_order(a.created_at, &a.id, b.created_at, &b.id)
     });
-    Ok(roots
-        .into_iter()
-        .map(|root| {
-            corpus
-                .v2_tree(root)
-                .into_iter()
-                .map(|m| {
-                    let rec = corpus.record(m.index);
-                    let label = match &m.kind {
+    let mut out = Vec::new();
+    for root in roots {
+        let members = corpus.v2_tree(root);
+        let root_inspection = reader::inspect(&corpus.record(root).log).ok();
+        let mut rows: Vec<TreeRow> = members
+            .iter()
+            .map(|m| {
+                let rec = corpus.record(m.index);
+                let depth = corpus
+                    .ancestors(m.index)
+                    .take_while(|a| a.as_ref().is_ok_and(|a| *a != root))
+                    .count()
+                    + usize::from(m.index != root);
+                let activity = if m.index == root {
+                    root_inspection.as_ref().map(Activity::of)
+                } else {
+                    m.activity.clone()
+                };
+                TreeRow {
+                    id: rec.header.id.clone(),
+                    name: m.name.clone(),
+                    parent: (m.index != root)
+                        .then(|| corpus.parent_of(m.index).map(|p| corpus.id(p).to_string()))
+                        .flatten(),
+                    depth,
+                    last_sibling: true,
+                    state: State::of(&m.kind, m.live),
+                    mode: m.kind.mode(),
+                    activity,
+                    pending: Inbox::new(&rec.dir).pending_now().ok(),
+                    label: match &m.kind {
                         MemberKind::Continuable { label } => label.clone(),
                         _ => String::new(),
-                    };
-                    TreeRow {
-                        name: m.name.clone(),
-                        status: m.status().as_str(),
-                        mode: m.kind.mode(),
-                        session: rec.header.id.clone(),
-                        pending: Inbox::new(&rec.dir).pending_now().ok(),
-                        created: rec.header.created_at,
-                        label,
-                    }
-                })
-                .collect()
-        })
-        .collect())
+                    },
+                }
+            })
+            .collect();
+        if filter.any() {
+            rows = keep_with_ancestors(rows, filter);
+            if rows.is_empty() {
+                continue;
+            }
+        }
+        mark_last_siblings(&mut rows);
+        out.push(TreeBlock {
+            root_id: corpus.id(root).to_string(),
+            title: root_inspection.and_then(|i| i.title),
+            rows,
+        });
+    }
+    Ok(out)
 }
 
-pub fn render(trees: &[Vec<TreeRow>]) -> String {
-    if trees.is_empty() {
+/// Keep the rows the filter wants and the ancestors that lead to them.
+fn keep_with_ancestors(rows: Vec<TreeRow>, filter: Filter) -> Vec<TreeRow> {
+    let mut keep = vec![false; rows.len()];
+    for i in 0..rows.len() {
+        if filter.keeps(&rows[i]) {
+            keep[i] = true;
+            let mut depth = rows[i].depth;
+            for j in (0..i).rev() {
+                if rows[j].depth < depth {
+                    keep[j] = true;
+                    depth = rows[j].depth;
+                }
+            }
+        }
+    }
+    rows.into_iter()
+        .zip(keep)
+        .filter_map(|(r, k)| k.then_some(r))
+        .collect()
+}
+
+fn mark_last_siblings(rows: &mut [TreeRow]) {
+    for i in 0..rows.len() {
+        let d = rows[i].depth;
+        rows[i].last_sibling = !rows[i + 1..]
+            .iter()
+            .take_while(|r| r.depth >= d)
+            .any(|r| r.depth == d);
+    }
+}
+
+/// The drawing before a row's name: `│  ├─ `.
+fn branch(rows: &[TreeRow], i: usize) -> String {
+    let d = rows[i].depth;
+    if d == 0 {
+        return String::new();
+    }
+    let mut out = String::new();
+    for level in 1..d {
+        // The ancestor at `level` on this row's path: is it a last sibling?
+        let ancestor = rows[..i].iter().rev().find(|r| r.depth == level);
+        out.push_str(if ancestor.is_some_and(|a| !a.last_sibling) {
+            "│  "
+        } else {
+            "   "
+        });
+    }
+    out.push_str(if rows[i].last_sibling {
+        "└─ "
+    } else {
+        "├─ "
+    });
+    out
+}
+
+fn last_text(a: Option<&Activity>, now: i64) -> String {
+    match a {
+        None => "-".into(),
+        Some(a) if a.open_turn => format!(
+            "turn {} open {}",
+            a.last_turn,
+            human_duration(now - a.turn_time)
+        ),
+        Some(Activity {
+            last_ending: Some(e),
+            turn_time,
+            ..
+        }) => format!("{} {} ago", e.describe(), human_duration(now - turn_time)),
+        Some(_) => "no turns".into(),
+    }
+}
+
+const HEAD: [&str; 6] = ["NAME", "STATE", "MODE", "LAST TURN", "PENDING", "LABEL"];
+
+/// The view for people, fitted to `width` columns.
+pub fn render(blocks: &[TreeBlock], all: bool, width: usize, now: i64) -> String {
+    let (full, bare): (Vec<&TreeBlock>, Vec<&TreeBlock>) =
+        blocks.iter().partition(|b| all || b.rows.len() > 1);
+    if full.is_empty() && bare.is_empty() {
         return "(no sessions)".to_string();
     }
-    let mut t = table(&[
-        "NAME", "STATUS", "MODE", "SESSION", "PENDING", "CREATED", "LABEL",
-    ]);
-    for r in trees.iter().flatten() {
-        // Labels may hold newlines; a table cell shows them escaped.
-        t.add_row(vec![
-            r.name.clone(),
-            r.status.to_string(),
-            r.mode.to_string(),
-            r.session.clone(),
-            r.pending.map_or("?".to_string(), |n| n.to_string()),
-            r.created.to_string(),
-            r.label.replace('\n', "\\n"),
-        ]);
+    let mut out = Vec::new();
+    for b in &full {
+        let title = match &b.title {
+            Some(t) => format!("tree {} · {}", b.root_id, t.replace('\n', " ")),
+            None => format!("tree {}", b.root_id),
+        };
+        out.push(cut_to(&title, width));
+        let cells: Vec<[String; 6]> = b
+            .rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                [
+                    // The drawing shows the path; a row names its last step.
+                    format!(
+                        "{}{}",
+                        branch(&b.rows, i),
+                        r.name.rsplit('/').next().unwrap_or(&r.name)
+                    ),
+                    r.state.as_str().to_string(),
+                    r.mode.to_string(),
+                    cut_to(&last_text(r.activity.as_ref(), now), 32),
+                    r.pending.map_or("?".to_string(), |n| n.to_string()),
+                    r.label.replace('\n', " "),
+                ]
+            })
+            .collect();
+        out.extend(fit(&cells, width));
+        out.push(String::new());
     }
-    t.to_string()
+    if !bare.is_empty() {
+        let ids: Vec<&str> = bare.iter().map(|b| b.root_id.as_str()).collect();
+        let line = format!(
+            "{} session(s) without subagents (--all lists them): {}",
+            ids.len(),
+            ids.join(", ")
+        );
+        out.push(cut_to(&line, width));
+    } else {
+        out.pop();
+    }
+    out.join("\n")
 }
 
-pub fn json(trees: &[Vec<TreeRow>]) -> Value {
-    Value::Array(
-        trees
+/// Columns padded to their widest cell, the name column capped so the
+/// rest fits, the label taking what is left; no row exceeds `width`.
+fn fit(cells: &[[String; 6]], width: usize) -> Vec<String> {
+    let widest = |k: usize| {
+        cells
             .iter()
-            .map(|rows| {
-                Value::Array(
-                    rows.iter()
-                        .map(|r| json!({"name":r.name,"status":r.status,"mode":r.mode,"session":r.session,"pending":r.pending,"createdAt":r.created,"label":r.label}))
-                        .collect(),
-                )
+            .map(|c| c[k].chars().count())
+            .chain([HEAD[k].len()])
+            .max()
+            .unwrap_or(0)
+    };
+    let mut w: Vec<usize> = (0..6).map(widest).collect();
+    let fixed: usize = w[1] + w[2] + w[3] + w[4] + 2 * 5;
+    let room = width.saturating_sub(fixed);
+    // The name keeps at least 12 columns and leaves the label at least 16
+    // where it can; the label takes what is left, down to nothing.
+    w[0] = w[0].min(room.saturating_sub(16).max(12));
+    w[5] = width.saturating_sub(fixed + w[0]);
+    let line = |c: &[String; 6]| {
+        let mut s = String::new();
+        for k in 0..6 {
+            if k > 0 {
+                s.push_str("  ");
+            }
+            if k == 5 {
+                s.push_str(&cut_to(&c[k], w[5]));
+            } else {
+                s.push_str(&pad_to(&cut_to(&c[k], w[k]), w[k]));
+            }
+        }
+        s.trim_end().to_string()
+    };
+    let head: [String; 6] = HEAD.map(str::to_string);
+    std::iter::once(line(&head))
+        .chain(cells.iter().map(line))
+        .collect()
+}
+
+pub fn json(blocks: &[TreeBlock]) -> Value {
+    Value::Array(
+        blocks
+            .iter()
+            .map(|b| {
+                json!({
+                    "root": b.root_id,
+                    "title": b.title,
+                    "members": b.rows.iter().map(|r| json!({
+                        "id": r.id,
+                        "name": r.name,
+                        "parent": r.parent,
+                        "depth": r.depth,
+                        "state": r.state.as_str(),
+                        "mode": r.mode,
+                        "lastTurn": r.activity.as_ref().map(|a| json!({
+                            "turn": a.last_turn,
+                            "open": a.open_turn,
+                            "ending": a.last_ending.as_ref().map(|e| e.word()),
+                            "endingDetail": a.last_ending.as_ref().map(|e| e.describe()),
+                            "time": rfc3339(a.turn_time),
+                        })),
+                        "pending": r.pending,
+                        "label": r.label,
+                    })).collect::<Vec<_>>(),
+                })
             })
             .collect(),
     )

@@ -4,6 +4,7 @@
 //! `turn/end` is corruption" rule. Memory holds one line (or one frame) at a
 //! time, never the whole log.
 
+use super::conversation::Ending;
 use super::descriptor::{Dialect, Identity, IdentityFold};
 use super::events::validate_event;
 use super::header::{Header, HeaderParse, parse_header_line, validate_for_restore};
@@ -125,6 +126,12 @@ pub struct Inspection {
     pub open_turn: bool,
     /// The highest turn number seen (turns continue across a fork seed).
     pub last_turn: u64,
+    /// How the last ended turn ended, and the time of the last turn
+    /// boundary (a start while a turn is open).
+    pub last_ending: Option<Ending>,
+    pub turn_time: i64,
+    /// The newest `session/title`.
+    pub title: Option<String>,
     /// rc.8's resume authority: the first descriptor in the session's own
     /// suffix (from `seedLength`). `None`: none there; `Some(Err)`: malformed.
     pub own_descriptor: Option<Result<Option<Identity>, String>>,
@@ -135,11 +142,17 @@ pub fn inspect(path: &Path) -> Result<Inspection, String> {
     inspect_from(path, None).map(|(i, _)| i)
 }
 
+/// The shape of `Resume` this build writes (2: turn endings).
+const RESUME_FORMAT: u32 = 2;
+
 /// Where a scan may resume: the state after a committed prefix that ends
 /// on a record boundary (raw) or a frame boundary (zstd), with no pending
 /// defect. Only ever used for logs that grow by appending, as DSH's do.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Resume {
+    /// `RESUME_FORMAT` of the writer: a cache of another shape is ignored.
+    #[serde(default)]
+    format: u32,
     dev: u64,
     ino: u64,
     /// File offset to continue reading at.
@@ -154,6 +167,12 @@ pub struct Resume {
     open_turn: bool,
     #[serde(default)]
     last_turn: u64,
+    #[serde(default)]
+    last_ending: Option<Ending>,
+    #[serde(default)]
+    turn_time: i64,
+    #[serde(default)]
+    title: Option<String>,
     own_descriptor: Option<Result<Option<Identity>, String>>,
     /// `tail_hash` of the bytes before `offset`.
     #[serde(default)]
@@ -171,7 +190,8 @@ pub(crate) fn inspect_from(
     let (dev, ino) = (meta.dev(), meta.ino());
     // A cache may only skip work: it must still describe these very bytes.
     let resume = resume.filter(|r| {
-        r.dev == dev
+        r.format == RESUME_FORMAT
+            && r.dev == dev
             && r.ino == ino
             && r.offset <= meta.len()
             && tail_hash(&file, r.offset) == Some(r.tail_hash)
@@ -191,6 +211,9 @@ pub(crate) fn inspect_from(
         scanner.seed001.identity = r.seed001;
         scanner.open_turn = r.open_turn;
         scanner.last_turn = r.last_turn;
+        scanner.last_ending = r.last_ending;
+        scanner.turn_time = r.turn_time;
+        scanner.title = r.title;
         // The surface nodes are not cached (they grow with the log): a
         // resumed scan checks appends and rereads the log for a replace.
         scanner.surface = Surface::resumed();
@@ -277,6 +300,7 @@ fn frame_err(e: FrameError) -> String {
 
 fn resume_point(s: &Scanner, header: String, offset: u64, id: (u64, u64)) -> Option<Resume> {
     s.issue.is_none().then(|| Resume {
+        format: RESUME_FORMAT,
         dev: id.0,
         ino: id.1,
         offset,
@@ -288,6 +312,9 @@ fn resume_point(s: &Scanner, header: String, offset: u64, id: (u64, u64)) -> Opt
         seed001: s.seed001.identity.clone(),
         open_turn: s.open_turn,
         last_turn: s.last_turn,
+        last_ending: s.last_ending.clone(),
+        turn_time: s.turn_time,
+        title: s.title.clone(),
         own_descriptor: s.own_descriptor.clone(),
         tail_hash: 0,
     })
@@ -373,6 +400,9 @@ struct Scanner {
     seed001: IdentityFold,
     open_turn: bool,
     last_turn: u64,
+    last_ending: Option<Ending>,
+    turn_time: i64,
+    title: Option<String>,
     own_descriptor: Option<Result<Option<Identity>, String>>,
     surface: Surface,
     /// Bytes of an over-long zstd-decoded line being skipped.
@@ -393,6 +423,9 @@ impl Scanner {
             seed001: IdentityFold::default(),
             open_turn: false,
             last_turn: 0,
+            last_ending: None,
+            turn_time: 0,
+            title: None,
             own_descriptor: None,
             surface: Surface::default(),
             skipping: 0,
@@ -511,6 +544,15 @@ impl Scanner {
                 self.open_turn = t == "turn/start";
                 let turn = event["data"]["turn"].as_u64().unwrap_or(0);
                 self.last_turn = self.last_turn.max(turn);
+                self.turn_time = event["time"].as_i64().unwrap_or(0);
+                if t == "turn/end" {
+                    self.last_ending = Some(Ending::of(&event["data"]["reason"]));
+                }
+            }
+            Some("session/title") => {
+                if let Some(t) = event["data"]["title"].as_str() {
+                    self.title = Some(t.to_string());
+                }
             }
             _ => {}
         }
@@ -528,6 +570,9 @@ impl Scanner {
             committed_bytes: self.committed_bytes,
             open_turn: self.open_turn,
             last_turn: self.last_turn,
+            last_ending: self.last_ending,
+            turn_time: self.turn_time,
+            title: self.title,
             own_descriptor: self.own_descriptor,
         }
     }

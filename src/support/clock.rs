@@ -24,3 +24,70 @@ pub fn new_random_id() -> String {
 pub fn temp_suffix() -> String {
     uuid::Uuid::new_v4().simple().to_string()[..12].to_string()
 }
+
+/// Epoch milliseconds as RFC 3339 UTC (`2026-12-02T18:34:32.115Z`).
+pub fn rfc3339(ms: i64) -> String {
+    let secs = ms.div_euclid(1000);
+    let millis = ms.rem_euclid(1000);
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{millis:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// A duration for people: `850 ms`, `12 s`, `4 min`, `3 h`, `2 d`.
+pub fn human_duration(ms: i64) -> String {
+    let ms = ms.max(0);
+    match ms {
+        0..1_000 => format!("{ms} ms"),
+        1_000..60_000 => format!("{} s", ms / 1000),
+        60_000..3_600_000 => format!("{} min", ms / 60_000),
+        3_600_000..86_400_000 => format!("{} h", ms / 3_600_000),
+        _ => format!("{} d", ms / 86_400_000),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3339_dates() {
+        for (ms, want) in [
+            (0, "1970-01-01T00:00:00.000Z"),
+            (1_796_236_472_115, "2026-12-02T18:34:32.115Z"),
+            (951_782_400_000, "2000-02-29T00:00:00.000Z"),
+            (-1, "1969-12-31T23:59:59.999Z"),
+        ] {
+            assert_eq!(rfc3339(ms), want, "{ms}");
+        }
+    }
+
+    #[test]
+    fn human_durations() {
+        for (ms, want) in [
+            (-5, "0 ms"),
+            (999, "999 ms"),
+            (1_500, "1 s"),
+            (61_000, "1 min"),
+            (7_200_000, "2 h"),
+            (90_000_000, "1 d"),
+        ] {
+            assert_eq!(human_duration(ms), want);
+        }
+    }
+}

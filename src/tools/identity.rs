@@ -19,8 +19,10 @@ pub struct Identity {
 pub fn identity(cx: &Context) -> Result<Identity> {
     let caller = cx.caller_index()?;
     let root = cx.root()?;
-    let parent = (caller != root)
-        .then(|| cx.corpus.v2_name(root, cx.corpus.parent_of(caller).unwrap_or(root)));
+    let parent = (caller != root).then(|| {
+        cx.corpus
+            .v2_name(root, cx.corpus.parent_of(caller).unwrap_or(root))
+    });
     Ok(Identity {
         id: cx.corpus.id(caller).to_string(),
         name: cx.corpus.v2_name(root, caller),

@@ -51,14 +51,23 @@ pub fn resolve_agent(store: &Store, text: &str) -> Result<usize, ResolveError> {
         other => return other,
     }
     let corpus = Corpus::new(store);
-    let matches: Vec<usize> = (0..store.sessions.len())
+    let paths: Vec<(usize, String)> = (0..store.sessions.len())
         .filter(|i| store.sessions[*i].header.origin_subagent)
-        .filter(|i| {
-            corpus
-                .root_of(*i)
-                .is_ok_and(|root| corpus.v2_name(root, *i) == text)
-        })
+        .filter_map(|i| Some((i, corpus.v2_name(corpus.root_of(i).ok()?, i))))
         .collect();
+    // A full name path first; else a last step (`checker`) unique in the store.
+    let mut matches: Vec<usize> = paths
+        .iter()
+        .filter(|(_, p)| p == text)
+        .map(|(i, _)| *i)
+        .collect();
+    if matches.is_empty() && !text.contains('/') {
+        matches = paths
+            .iter()
+            .filter(|(_, p)| p.rsplit('/').next() == Some(text))
+            .map(|(i, _)| *i)
+            .collect();
+    }
     match matches.as_slice() {
         [one] => Ok(*one),
         [] => Err(not_found(store, text)),
@@ -79,7 +88,14 @@ fn suggestions(store: &Store, text: &str) -> Vec<String> {
     }
     let limit = (text.chars().count() / 3).max(2);
     let mut scored: Vec<(usize, String)> = Vec::new();
-    for rec in &store.sessions {
+    let corpus = Corpus::new(store);
+    let path_of = |i: usize| {
+        corpus.root_of(i).map_or_else(
+            |_| store.sessions[i].header.id.clone(),
+            |r| corpus.v2_name(r, i),
+        )
+    };
+    for (i, rec) in store.sessions.iter().enumerate() {
         let h = &rec.header;
         let mut best = edit_distance(text, &h.id);
         if let Some(name) = h.valid_name() {
@@ -87,7 +103,7 @@ fn suggestions(store: &Store, text: &str) -> Vec<String> {
         }
         if best <= limit {
             let shown = match h.valid_name() {
-                Some(name) => format!("{name} ({})", h.id),
+                Some(_) => format!("{} ({})", path_of(i), h.id),
                 None => h.id.clone(),
             };
             scored.push((best, shown));
@@ -105,7 +121,9 @@ fn edit_distance(a: &str, b: &str) -> usize {
         let mut diag = row[0];
         row[0] = i + 1;
         for (j, cb) in b.iter().enumerate() {
-            let next = (diag + usize::from(ca != *cb)).min(row[j] + 1).min(row[j + 1] + 1);
+            let next = (diag + usize::from(ca != *cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
             diag = row[j + 1];
             row[j + 1] = next;
         }

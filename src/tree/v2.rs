@@ -89,6 +89,29 @@ pub struct Member {
     pub name: String,
     pub kind: MemberKind,
     pub live: Liveness,
+    /// What its log says about turns, when the traversal read it.
+    pub activity: Option<Activity>,
+}
+
+/// A log's turn state, as the inspection that classified it saw it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Activity {
+    pub open_turn: bool,
+    pub last_turn: u64,
+    pub last_ending: Option<crate::store::conversation::Ending>,
+    /// The time of the last turn boundary.
+    pub turn_time: i64,
+}
+
+impl Activity {
+    pub fn of(i: &Inspection) -> Activity {
+        Activity {
+            open_turn: i.open_turn,
+            last_turn: i.last_turn,
+            last_ending: i.last_ending.clone(),
+            turn_time: i.turn_time,
+        }
+    }
 }
 
 impl Member {
@@ -170,6 +193,7 @@ impl Corpus<'_> {
             name: ROOT_NAME.into(),
             kind: MemberKind::Root,
             live: self.live(root),
+            activity: None,
         }
     }
 
@@ -197,7 +221,7 @@ impl Corpus<'_> {
     /// including the unlisted ones (one-shots, externals, creating).
     pub fn v2_tree(&self, root: usize) -> Vec<Member> {
         let mut out = vec![self.root_member(root)];
-        let classified = self.classify_reachable(root);
+        let (classified, activity) = self.classify_reachable(root);
         let mut visited: HashSet<usize> = HashSet::from([root]);
         let mut stack: Vec<(usize, Option<String>)> = self
             .subagent_children_of(self.id(root))
@@ -217,11 +241,13 @@ impl Corpus<'_> {
             let path = child_path(parent_path.as_deref(), rec.header.valid_name());
             let name = path.clone().unwrap_or_else(|| rec.header.id.clone());
             let traverse = kind.is_traversed();
+            let activity = activity.get(&index).cloned().flatten();
             out.push(Member {
                 index,
                 name,
                 kind,
                 live,
+                activity,
             });
             if traverse {
                 let children: Vec<usize> = self.subagent_children_of(&rec.header.id).collect();
@@ -235,8 +261,16 @@ impl Corpus<'_> {
 
     /// Classify every node the v2 traversal will reach, one tree level at a
     /// time so each level's log reads run in parallel.
-    fn classify_reachable(&self, root: usize) -> HashMap<usize, (MemberKind, Liveness)> {
+    #[allow(clippy::type_complexity)]
+    fn classify_reachable(
+        &self,
+        root: usize,
+    ) -> (
+        HashMap<usize, (MemberKind, Liveness)>,
+        HashMap<usize, Option<Activity>>,
+    ) {
         let mut kinds = HashMap::new();
+        let mut activity = HashMap::new();
         let mut seen: HashSet<usize> = HashSet::from([root]);
         let mut level: Vec<usize> = self.subagent_children_of(self.id(root)).collect();
         while !level.is_empty() {
@@ -244,21 +278,21 @@ impl Corpus<'_> {
             let results = crate::support::parallel::par_map(&level, |i| {
                 let rec = self.record(*i);
                 let live = self.live(*i);
-                (
-                    classify_inspected(rec, live, reader::inspect(&rec.log)),
-                    live,
-                )
+                let inspected = reader::inspect(&rec.log);
+                let seen = inspected.as_ref().ok().map(Activity::of);
+                ((classify_inspected(rec, live, inspected), live), seen)
             });
             let mut next = Vec::new();
-            for (index, result) in level.iter().zip(results) {
+            for (index, (result, seen)) in level.iter().zip(results) {
                 if result.0.is_traversed() {
                     next.extend(self.subagent_children_of(self.id(*index)));
                 }
                 kinds.insert(*index, result);
+                activity.insert(*index, seen);
             }
             level = next;
         }
-        kinds
+        (kinds, activity)
     }
 
     /// The member `index` would be in `root`'s v2 tree, found by checking
@@ -309,6 +343,7 @@ impl Corpus<'_> {
             name: self.v2_name(root, index),
             kind,
             live,
+            activity: None,
         })
     }
 

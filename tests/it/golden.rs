@@ -254,6 +254,112 @@ const CASES: &[(&str, &[&str])] = &[
         &["--store", "testdata/stores/zstd", "tree", "zkid-1"],
     ),
     ("zstd.check", &["--store", "testdata/stores/zstd", "check"]),
+    // `log`: transcripts of real rc.8 stores.
+    (
+        "rc8-cli.log.root",
+        &["--store", "testdata/stores/rc8-cli", "log", "session-cd54"],
+    ),
+    (
+        "rc8-cli.log.child",
+        &["--store", "testdata/stores/rc8-cli", "log", "b554"],
+    ),
+    (
+        "rc8-cli.log.child.json",
+        &[
+            "--store",
+            "testdata/stores/rc8-cli",
+            "--json",
+            "log",
+            "b554",
+        ],
+    ),
+    (
+        "rc8-cli-zstd.log.root",
+        &[
+            "--store",
+            "testdata/stores/rc8-cli-zstd",
+            "log",
+            "session-fa7a",
+        ],
+    ),
+    (
+        "rc8-live.log.worker",
+        &["--store", "testdata/stores/rc8-live", "log", "e74b"],
+    ),
+    (
+        "rc8-live.log.last2",
+        &[
+            "--store",
+            "testdata/stores/rc8-live",
+            "log",
+            "e74b",
+            "--last",
+            "2",
+        ],
+    ),
+    (
+        "rc8-live.log.parent",
+        &["--store", "testdata/stores/rc8-live", "log", "parent-1"],
+    ),
+    (
+        "rc8-compacted.log",
+        &["--store", "testdata/stores/rc8-compacted", "log", "e74b"],
+    ),
+    (
+        "rc8-compacted.log.json",
+        &[
+            "--store",
+            "testdata/stores/rc8-compacted",
+            "--json",
+            "log",
+            "e74b",
+        ],
+    ),
+    (
+        "team.log.by-name-path",
+        &["--store", "testdata/stores/team", "log", "reviewer/checker"],
+    ),
+    (
+        "team.log.one-shot",
+        &["--store", "testdata/stores/team", "log", "sct-0001"],
+    ),
+    (
+        "team.log.broken",
+        &["--store", "testdata/stores/team", "log", "brk-0001"],
+    ),
+    (
+        "team.log.typo",
+        &["--store", "testdata/stores/team", "log", "reviewr"],
+    ),
+    // `tree` for people and as JSON.
+    (
+        "rc8-cli.tree",
+        &["--store", "testdata/stores/rc8-cli", "tree"],
+    ),
+    (
+        "rc8-live.tree.json",
+        &["--store", "testdata/stores/rc8-live", "tree", "--json"],
+    ),
+    (
+        "team.tree.all",
+        &["--store", "testdata/stores/team", "tree", "--all"],
+    ),
+    (
+        "team.tree.problems",
+        &["--store", "testdata/stores/team", "tree", "--problems"],
+    ),
+    (
+        "team.tree.live",
+        &["--store", "testdata/stores/team", "tree", "--live"],
+    ),
+    (
+        "team.tree.one",
+        &["--store", "testdata/stores/team", "tree", "checker"],
+    ),
+    (
+        "team.tree.narrow",
+        &["--store", "testdata/stores/team", "tree", "--width", "60"],
+    ),
 ];
 
 #[test]

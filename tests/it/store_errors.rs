@@ -409,7 +409,11 @@ fn missing_file_or_empty_store_roots_fail_every_command() {
                 r.stderr
             );
         }
-        assert_eq!(snapshot(tmp.path()), before, "nothing written under {root:?}");
+        assert_eq!(
+            snapshot(tmp.path()),
+            before,
+            "nothing written under {root:?}"
+        );
     }
     // `spawn` may write the first session of an existing empty store only.
     let r = run(["--store", missing.to_str().unwrap(), "spawn", "--id", "r"]);

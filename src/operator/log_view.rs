@@ -1,0 +1,381 @@
+//! `log`: an agent's transcript for people (or as JSON lines), in the order
+//! its events were written: turn starts, what the model saw, turn endings.
+//! `--follow` prints new events as they are committed until the session
+//! settles.
+
+use crate::error::{Error, Result};
+use crate::inbox::{Inbox, watch};
+use crate::store::conversation::{Conversation, Ending, Entry, From, Item, Turn};
+use crate::store::{SessionRecord, StoreError};
+use crate::support::clock::{human_duration, rfc3339};
+use crate::support::signals;
+use serde_json::{Value, json};
+use std::io::Write;
+use std::time::Duration;
+
+/// Longest tool result or message shown in full without `--full`.
+pub const CUT_LINES: usize = 12;
+pub const CUT_CHARS: usize = 1200;
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LogOptions {
+    pub last: Option<usize>,
+    pub reasoning: bool,
+    pub full: bool,
+    pub json: bool,
+    pub follow: bool,
+    pub poll: bool,
+}
+
+/// Who the session is, for the first line.
+#[derive(Debug, Clone, Default)]
+pub struct Title {
+    pub name: String,
+    pub mode: String,
+    pub label: String,
+    pub parent: Option<String>,
+}
+
+impl Title {
+    fn line(&self, id: &str) -> String {
+        let mut s = format!("session {id}");
+        if self.name != id {
+            s.push_str(&format!(" · {}", self.name));
+        }
+        if !self.mode.is_empty() {
+            s.push_str(&format!(" · {}", self.mode));
+        }
+        if let Some(p) = &self.parent {
+            s.push_str(&format!(" · child of {p}"));
+        }
+        if !self.label.is_empty() {
+            s.push_str(&format!(" · {}", self.label.replace('\n', " ")));
+        }
+        s
+    }
+}
+
+/// One printable event of the log, in seq order.
+enum Line<'a> {
+    Start(&'a Turn),
+    Entry(&'a Entry),
+    End(&'a Turn),
+}
+
+impl Line<'_> {
+    fn seq(&self) -> u64 {
+        match self {
+            Line::Start(t) => t.start_seq,
+            Line::Entry(e) => e.seq,
+            Line::End(t) => t.end.as_ref().map_or(u64::MAX, |e| e.0),
+        }
+    }
+}
+
+fn lines(c: &Conversation, from_seq: u64) -> Vec<Line<'_>> {
+    let mut out: Vec<Line> = Vec::new();
+    for t in &c.turns {
+        out.push(Line::Start(t));
+        if t.end.is_some() {
+            out.push(Line::End(t));
+        }
+    }
+    out.extend(c.entries.iter().map(Line::Entry));
+    out.retain(|l| l.seq() >= from_seq);
+    out.sort_by_key(Line::seq);
+    out
+}
+
+/// The first seq shown under `--last N`.
+fn first_seq(c: &Conversation, last: Option<usize>) -> u64 {
+    match last {
+        Some(n) if n < c.turns.len() => c.turns[c.turns.len() - n].start_seq,
+        Some(_) | None => 0,
+    }
+}
+
+fn indent(text: &str, pad: &str) -> String {
+    text.lines().collect::<Vec<_>>().join(&format!("\n{pad}"))
+}
+
+/// A long text cut to its head, with a marker saying what was left out.
+fn cut(text: &str, full: bool) -> String {
+    let lines = text.lines().count();
+    if full || (lines <= CUT_LINES && text.chars().count() <= CUT_CHARS) {
+        return text.to_string();
+    }
+    let mut head: String = text.lines().take(CUT_LINES).collect::<Vec<_>>().join("\n");
+    if head.chars().count() > CUT_CHARS {
+        head = head.chars().take(CUT_CHARS).collect();
+    }
+    let left = text.chars().count() - head.chars().count();
+    format!("{head}\n… cut: {left} more characters ({lines} lines in all); --full shows all")
+}
+
+fn from_text(from: &From) -> String {
+    match from {
+        From::User => "user".into(),
+        From::Agent(s) => format!("agent message (from {s})"),
+        From::Parent(s) => format!("parent (from {s})"),
+        From::SubagentReport(s) => format!("subagent report (from {s})"),
+        From::SubagentSettled => "subagent settled notice".into(),
+        From::RuntimeContext => "runtime context".into(),
+        From::Compaction => "compaction summary".into(),
+        From::Other(k) => k.clone(),
+    }
+}
+
+fn render_line(line: &Line, c: &Conversation, opts: LogOptions) -> String {
+    match line {
+        Line::Start(t) => {
+            let end = t.end.as_ref().map_or(u64::MAX, |e| e.0);
+            let trigger = c
+                .entries
+                .iter()
+                .filter(|e| e.seq > t.start_seq && e.seq < end)
+                .find_map(|e| match &e.item {
+                    Item::User { from, .. } if *from != From::RuntimeContext => {
+                        Some(from_text(from))
+                    }
+                    _ => None,
+                })
+                .unwrap_or_else(|| "no input".into());
+            format!(
+                "── turn {} · {} · from {trigger}",
+                t.number,
+                rfc3339(t.started)
+            )
+        }
+        Line::End(t) => {
+            let (_, time, ending) = t.end.as_ref().expect("only ended turns");
+            format!(
+                "── turn {} {} after {}",
+                t.number,
+                ending.describe(),
+                human_duration(time - t.started)
+            )
+        }
+        Line::Entry(e) => {
+            let replaced = match (e.replaced, e.shadowed) {
+                (0, false) => String::new(),
+                (0, true) => " [compacted later]".to_string(),
+                (n, false) => format!(" (replaces {n} earlier items)"),
+                (n, true) => format!(" (replaces {n} earlier items) [compacted later]"),
+            };
+            match &e.item {
+                Item::User {
+                    from: From::RuntimeContext,
+                    text,
+                    ..
+                } if !opts.full => format!(
+                    "  [runtime context: {} characters; --full shows it]{replaced}",
+                    text.chars().count()
+                ),
+                Item::User { from, text, .. } => format!(
+                    "  {}{replaced}: {}",
+                    from_text(from),
+                    indent(&cut(text, opts.full), "    ")
+                ),
+                Item::Assistant {
+                    text,
+                    reasoning,
+                    calls,
+                } => {
+                    let mut out = Vec::new();
+                    if !reasoning.is_empty() {
+                        out.push(if opts.reasoning {
+                            format!("  reasoning: {}", indent(reasoning, "    "))
+                        } else {
+                            format!(
+                                "  [reasoning: {} characters; --reasoning shows it]",
+                                reasoning.chars().count()
+                            )
+                        });
+                    }
+                    if !text.is_empty() {
+                        out.push(format!(
+                            "  assistant{replaced}: {}",
+                            indent(&cut(text, opts.full), "    ")
+                        ));
+                    }
+                    for call in calls {
+                        out.push(format!(
+                            "  → {} {} [{}]",
+                            call.name,
+                            indent(&cut(&call.arguments, opts.full), "    "),
+                            call.id
+                        ));
+                    }
+                    if out.is_empty() {
+                        out.push(format!("  assistant{replaced}: (empty)"));
+                    }
+                    out.join("\n")
+                }
+                Item::ToolResult {
+                    call_id,
+                    text,
+                    is_error,
+                } => format!(
+                    "  ← {}[{call_id}]{replaced}: {}",
+                    if *is_error { "error " } else { "" },
+                    indent(&cut(text, opts.full), "    ")
+                ),
+            }
+        }
+    }
+}
+
+fn json_line(line: &Line, rec: &SessionRecord) -> Value {
+    let id = &rec.header.id;
+    match line {
+        Line::Start(t) => json!({
+            "kind": "turn-start", "session": id, "turn": t.number, "seq": t.start_seq,
+            "time": rfc3339(t.started),
+        }),
+        Line::End(t) => {
+            let (seq, time, ending) = t.end.as_ref().expect("only ended turns");
+            let mut v = json!({
+                "kind": "turn-end", "session": id, "turn": t.number, "seq": seq,
+                "time": rfc3339(*time), "ending": ending.word(),
+                "durationMs": time - t.started,
+            });
+            match ending {
+                Ending::Aborted(by) => v["by"] = json!(by),
+                Ending::Error(m) => v["error"] = json!(m),
+                _ => {}
+            }
+            v
+        }
+        Line::Entry(e) => {
+            let mut v = json!({
+                "session": id, "turn": e.turn, "seq": e.seq, "time": rfc3339(e.time),
+            });
+            if e.replaced > 0 {
+                v["replaces"] = json!(e.replaced);
+            }
+            if e.shadowed {
+                v["shadowed"] = json!(true);
+            }
+            match &e.item {
+                Item::User { from, text, id } => {
+                    v["kind"] = json!("user");
+                    v["from"] = json!(from.kind());
+                    if let Some(s) = from.sender() {
+                        v["sender"] = json!(s);
+                    }
+                    v["messageId"] = json!(id);
+                    v["text"] = json!(text);
+                }
+                Item::Assistant {
+                    text,
+                    reasoning,
+                    calls,
+                } => {
+                    v["kind"] = json!("assistant");
+                    v["text"] = json!(text);
+                    v["reasoning"] = json!(reasoning);
+                    v["toolCalls"] = calls
+                        .iter()
+                        .map(|c| json!({"id": c.id, "name": c.name, "arguments": c.arguments}))
+                        .collect();
+                }
+                Item::ToolResult {
+                    call_id,
+                    text,
+                    is_error,
+                } => {
+                    v["kind"] = json!("tool-result");
+                    v["callId"] = json!(call_id);
+                    v["isError"] = json!(is_error);
+                    v["text"] = json!(text);
+                }
+            }
+            v
+        }
+    }
+}
+
+fn read(rec: &SessionRecord) -> Result<Conversation> {
+    Conversation::read(&rec.log).map_err(|reason| {
+        Error::Store(StoreError::Log {
+            path: rec.log.clone(),
+            reason,
+        })
+    })
+}
+
+/// Print lines from `from_seq` on; returns the next seq to print from.
+fn print(
+    out: &mut dyn Write,
+    rec: &SessionRecord,
+    c: &Conversation,
+    from_seq: u64,
+    opts: LogOptions,
+) -> Result<u64> {
+    let mut next = from_seq;
+    let mut text = String::new();
+    for line in lines(c, from_seq) {
+        if opts.json {
+            text.push_str(&json_line(&line, rec).to_string());
+        } else {
+            text.push_str(&render_line(&line, c, opts));
+        }
+        text.push('\n');
+        next = next.max(line.seq() + 1);
+    }
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(u64::MAX),
+        Err(e) => Err(Error::Store(StoreError::io("standard output", e))),
+        Ok(()) => Ok(next),
+    }
+}
+
+/// Settled: no turn is open, nothing is waiting to be claimed, and no
+/// resident process is mid-turn.
+fn settled(rec: &SessionRecord, c: &Conversation) -> bool {
+    let idle = !crate::inbox::liveness::probe(&rec.dir).is_working();
+    let nothing_queued = Inbox::new(&rec.dir)
+        .read()
+        .map(|f| f.claimable().is_empty())
+        .unwrap_or(true);
+    !c.open_turn() && idle && nothing_queued
+}
+
+/// Write the log of `rec` to `out`; with `follow`, keep writing until the
+/// session settles or the user stops us.
+pub fn log(
+    out: &mut dyn Write,
+    rec: &SessionRecord,
+    title: &Title,
+    opts: LogOptions,
+) -> Result<()> {
+    let c = read(rec)?;
+    let head = if opts.json {
+        json!({"kind": "session", "session": rec.header.id, "name": title.name,
+               "parent": title.parent, "label": title.label,
+               "mode": title.mode, "log": rec.log})
+        .to_string()
+    } else {
+        title.line(&rec.header.id)
+    };
+    writeln!(out, "{head}").map_err(|e| StoreError::io("standard output", e))?;
+    let mut next = print(out, rec, &c, first_seq(&c, opts.last), opts)?;
+    if !opts.follow {
+        return Ok(());
+    }
+    signals::install();
+    let watcher = watch::Watcher::new(&rec.dir, opts.poll);
+    let mut seen = watch::stamp(&rec.log);
+    let mut c = c;
+    while next != u64::MAX && !settled(rec, &c) && !signals::stop_requested() {
+        watcher.wait(Duration::from_millis(250));
+        let now = watch::stamp(&rec.log);
+        if now == seen {
+            continue;
+        }
+        seen = now;
+        c = read(rec)?;
+        next = print(out, rec, &c, next, opts)?;
+    }
+    Ok(())
+}

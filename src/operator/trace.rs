@@ -1,0 +1,214 @@
+//! `trace`: where one message went. From the target's inbox: when it was
+//! sent, by whom, to which list, and whether it was claimed or canceled;
+//! from the target's transcript: the event where it entered the model's
+//! context and how that turn ended; otherwise why it has not arrived.
+
+use crate::error::{Error, Result};
+use crate::inbox::Inbox;
+use crate::inbox::history::{History, Standing};
+use crate::store::conversation::{Conversation, Ending, From, Item};
+use crate::store::{SessionRecord, StoreError};
+use crate::support::clock::rfc3339;
+use crate::tree::Corpus;
+use serde_json::{Value, json};
+
+/// Where a message stands, all things considered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// In the transcript, in a turn that completed or is still running.
+    Delivered,
+    /// In the transcript, but the turn that carried it did not complete.
+    TurnFailed(String),
+    /// Claimed, yet no transcript event holds it.
+    ClaimedNotRecorded,
+    Pending {
+        ahead: usize,
+        live: bool,
+    },
+    Parked,
+    Canceled,
+}
+
+impl Verdict {
+    pub fn word(&self) -> &'static str {
+        match self {
+            Verdict::Delivered => "delivered",
+            Verdict::TurnFailed(_) => "turn-failed",
+            Verdict::ClaimedNotRecorded => "claimed-not-recorded",
+            Verdict::Pending { .. } => "pending",
+            Verdict::Parked => "parked",
+            Verdict::Canceled => "canceled",
+        }
+    }
+
+    fn why(&self) -> String {
+        match self {
+            Verdict::Delivered => "it entered the model's context".into(),
+            Verdict::TurnFailed(how) => {
+                format!("it entered the model's context, but the turn that carried it ended {how}")
+            }
+            Verdict::ClaimedNotRecorded => "a step boundary claimed it, but no transcript event holds it: the claiming process stopped before recording it (a rerun delivers it again) or recorded it elsewhere".into(),
+            Verdict::Pending { ahead, live } => format!(
+                "it waits in the inbox with {ahead} message(s) ahead of it; {}",
+                if *live {
+                    "a resident process holds the agent and claims it at a step boundary"
+                } else {
+                    "no process holds the agent live: it is delivered when `serve` or DSH runs the agent"
+                }
+            ),
+            Verdict::Parked => "an interrupt parked the inbox after it was sent: nothing is claimed until the next message arrives".into(),
+            Verdict::Canceled => "it was canceled before delivery".into(),
+        }
+    }
+}
+
+/// The transcript event that carried a message.
+#[derive(Debug, Clone)]
+pub struct Carried {
+    pub seq: u64,
+    pub time: i64,
+    pub turn: u64,
+    pub ending: Option<Ending>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Trace {
+    pub id: String,
+    pub target_id: String,
+    pub target_name: String,
+    pub history: History,
+    pub carried: Option<Carried>,
+    pub verdict: Verdict,
+}
+
+fn find_carrier(c: &Conversation, id: &str) -> Option<Carried> {
+    let e = c
+        .entries
+        .iter()
+        .find(|e| matches!(&e.item, Item::User { id: Some(m), .. } if m == id))?;
+    let turn = c.turns.iter().rev().find(|t| t.start_seq <= e.seq);
+    Some(Carried {
+        seq: e.seq,
+        time: e.time,
+        turn: turn.map_or(e.turn, |t| t.number),
+        ending: turn.and_then(|t| t.end.as_ref().map(|(_, _, end)| end.clone())),
+    })
+}
+
+/// Trace message `id` in the inbox and log of session `target`.
+pub fn trace(corpus: &Corpus, target: usize, id: &str) -> Result<Trace> {
+    let rec: &SessionRecord = corpus.record(target);
+    let inbox = Inbox::new(&rec.dir);
+    let history = inbox.history(id)?;
+    let fold = inbox.read()?;
+    let conversation = Conversation::read(&rec.log).map_err(|reason| {
+        Error::Store(StoreError::Log {
+            path: rec.log.clone(),
+            reason,
+        })
+    })?;
+    let carried = find_carrier(&conversation, id);
+    let standing = history.standing(&fold);
+    let verdict = match (&carried, standing) {
+        (Some(c), _) => match &c.ending {
+            None | Some(Ending::Completed) => Verdict::Delivered,
+            Some(Ending::Aborted(by)) => Verdict::TurnFailed(format!("aborted by {by}")),
+            Some(Ending::Error(m)) => Verdict::TurnFailed(format!("in an error: {m}")),
+            Some(other) => Verdict::TurnFailed(other.word().to_string()),
+        },
+        (None, Standing::Unknown) => {
+            return Err(Error::usage(format!(
+                "no message \"{id}\" in the inbox or the transcript of \"{}\"",
+                rec.header.id
+            )));
+        }
+        (None, Standing::Claimed) => Verdict::ClaimedNotRecorded,
+        (None, Standing::Canceled) => Verdict::Canceled,
+        (None, Standing::Parked) => Verdict::Parked,
+        (None, Standing::Pending { ahead }) => Verdict::Pending {
+            ahead,
+            live: corpus.live(target).is_live(),
+        },
+    };
+    let target_name = corpus
+        .root_of(target)
+        .map_or_else(|_| rec.header.id.clone(), |r| corpus.v2_name(r, target));
+    Ok(Trace {
+        id: id.to_string(),
+        target_id: rec.header.id.clone(),
+        target_name,
+        history,
+        carried,
+        verdict,
+    })
+}
+
+fn sender(source: &Value) -> String {
+    let from = From::of(source);
+    match from.sender() {
+        Some(s) => format!("{} {s}", from.kind()),
+        None => from.kind().to_string(),
+    }
+}
+
+impl Trace {
+    pub fn render(&self) -> String {
+        let mut out = vec![format!(
+            "message {} to {} ({})",
+            self.id, self.target_name, self.target_id
+        )];
+        match &self.history.message {
+            Some(m) => out.push(format!(
+                "  sent       {}  from {} · {}",
+                rfc3339(m.time),
+                sender(&m.source),
+                m.target.as_str()
+            )),
+            None => out.push("  sent       (the inbox record was compacted away)".into()),
+        }
+        if let Some(t) = self.history.claimed {
+            out.push(format!("  claimed    {}", rfc3339(t)));
+        }
+        if let Some(t) = self.history.canceled {
+            out.push(format!("  canceled   {}", rfc3339(t)));
+        }
+        if let Some(c) = &self.carried {
+            let ending = c
+                .ending
+                .as_ref()
+                .map_or("still running".to_string(), |e| e.word().to_string());
+            out.push(format!(
+                "  in context {}  seq {} · turn {} ({ending})",
+                rfc3339(c.time),
+                c.seq,
+                c.turn
+            ));
+        }
+        out.push(format!("{}: {}", self.verdict.word(), self.verdict.why()));
+        out.join("\n")
+    }
+
+    pub fn json(&self) -> Value {
+        let m = self.history.message.as_ref();
+        json!({
+            "id": self.id,
+            "target": {"id": self.target_id, "name": self.target_name},
+            "sent": m.map(|m| json!({
+                "time": rfc3339(m.time),
+                "list": m.target.as_str(),
+                "from": From::of(&m.source).kind(),
+                "sender": From::of(&m.source).sender(),
+            })),
+            "claimed": self.history.claimed.map(rfc3339),
+            "canceled": self.history.canceled.map(rfc3339),
+            "transcript": self.carried.as_ref().map(|c| json!({
+                "seq": c.seq,
+                "time": rfc3339(c.time),
+                "turn": c.turn,
+                "ending": c.ending.as_ref().map(Ending::word),
+            })),
+            "status": self.verdict.word(),
+            "why": self.verdict.why(),
+        })
+    }
+}

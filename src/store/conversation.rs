@@ -1,0 +1,322 @@
+//! A session's transcript as the model saw it: rc.8's restore fold
+//! (packed rows expanded, surface replaces and tool-result rewrites
+//! applied, compaction summaries in place of what they shadow) projected
+//! into turns of user messages, assistant output and tool calls.
+
+use super::events::safe_int;
+use super::reader::for_each_event;
+use serde_json::Value;
+use std::path::Path;
+
+/// Who a user-role message is from, by its recorded `source`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum From {
+    User,
+    /// A v2 `send_message` from a tree member (`senderSessionId`).
+    Agent(String),
+    /// A parent coordinator's relay (v1 `send_message`, subagent followups).
+    Parent(String),
+    /// A delegated child's `subagent_parent_message`.
+    SubagentReport(String),
+    /// A child's settlement notice (`subagent-settled`).
+    SubagentSettled,
+    /// The runtime-context snapshot DSH injects each step.
+    RuntimeContext,
+    /// A compaction summary standing for earlier messages.
+    Compaction,
+    Other(String),
+}
+
+impl From {
+    pub fn of(source: &Value) -> From {
+        let sender = || {
+            source["senderSessionId"]
+                .as_str()
+                .unwrap_or("?")
+                .to_string()
+        };
+        match source["kind"].as_str().unwrap_or("") {
+            "user" => From::User,
+            "agent-message" => From::Agent(sender()),
+            "coordinator" => From::Parent(sender()),
+            "subagent-message" => From::SubagentReport(sender()),
+            "subagent-settled" => From::SubagentSettled,
+            // rc.8's compaction checkpoint (`COMPACT_CHECKPOINT_MARKER`).
+            "plugin" if source["plugin"] == "compact" => From::Compaction,
+            "plugin" => From::RuntimeContext,
+            k => From::Other(k.to_string()),
+        }
+    }
+
+    /// A word for the kind of sender (the JSON `from` field).
+    pub fn kind(&self) -> &str {
+        match self {
+            From::User => "user",
+            From::Agent(_) => "agent",
+            From::Parent(_) => "parent",
+            From::SubagentReport(_) => "subagent-report",
+            From::SubagentSettled => "subagent-settled",
+            From::RuntimeContext => "runtime-context",
+            From::Compaction => "compaction",
+            From::Other(k) => k,
+        }
+    }
+
+    pub fn sender(&self) -> Option<&str> {
+        match self {
+            From::Agent(s) | From::Parent(s) | From::SubagentReport(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// One model-visible item.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Item {
+    User {
+        from: From,
+        text: String,
+        id: Option<String>,
+    },
+    Assistant {
+        text: String,
+        reasoning: String,
+        calls: Vec<Call>,
+    },
+    ToolResult {
+        call_id: String,
+        text: String,
+        is_error: bool,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Call {
+    pub id: String,
+    pub name: String,
+    pub arguments: String,
+}
+
+/// An item on the current surface, with the event that put it there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    pub seq: u64,
+    pub time: i64,
+    /// The turn the event was written in (0: before any turn).
+    pub turn: u64,
+    /// It replaced earlier surface items (a compaction or a rewrite).
+    pub replaced: usize,
+    /// A later replace took it off the surface: the model saw it until then.
+    pub shadowed: bool,
+    pub item: Item,
+}
+
+/// How a turn ended, from its `turn/end` reason.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Ending {
+    Completed,
+    /// Aborted by `parent` or `user` (an interrupt).
+    Aborted(String),
+    /// Interrupted (crash repair, or an older writer's interrupt).
+    Interrupted,
+    Error(String),
+    Blocked,
+    Other(String),
+}
+
+impl Ending {
+    pub fn of(reason: &Value) -> Ending {
+        match reason["kind"].as_str().unwrap_or("") {
+            "completed" => Ending::Completed,
+            "aborted" => Ending::Aborted(reason["reason"]["kind"].as_str().unwrap_or("?").into()),
+            "interrupted" => Ending::Interrupted,
+            "error" => Ending::Error(
+                reason["error"]["message"]
+                    .as_str()
+                    .or(reason["message"].as_str())
+                    .unwrap_or("")
+                    .to_string(),
+            ),
+            "blocked" => Ending::Blocked,
+            k => Ending::Other(k.to_string()),
+        }
+    }
+
+    /// The ending for people: `aborted by parent`, `error: …`.
+    pub fn describe(&self) -> String {
+        match self {
+            Ending::Aborted(by) => format!("aborted by {by}"),
+            Ending::Error(m) if !m.is_empty() => format!("error: {m}"),
+            other => other.word().to_string(),
+        }
+    }
+
+    pub fn word(&self) -> &str {
+        match self {
+            Ending::Completed => "completed",
+            Ending::Aborted(_) => "aborted",
+            Ending::Interrupted => "interrupted",
+            Ending::Error(_) => "error",
+            Ending::Blocked => "blocked",
+            Ending::Other(k) => k,
+        }
+    }
+}
+
+/// A turn's bounds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Turn {
+    pub number: u64,
+    pub start_seq: u64,
+    pub started: i64,
+    /// `(seq, time, ending)` of its `turn/end`; `None` while open.
+    pub end: Option<(u64, i64, Ending)>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Conversation {
+    pub turns: Vec<Turn>,
+    /// Every surface item ever appended, in log order; `shadowed` marks
+    /// the ones no longer on the surface.
+    pub entries: Vec<Entry>,
+    /// The current surface: indices into `entries`, in surface order.
+    surface: Vec<usize>,
+    /// Events read (the next seq).
+    pub events: u64,
+    /// The time of the newest event.
+    pub last_time: i64,
+}
+
+/// The text blocks of a content list, one per line; a block that ends in
+/// a space leads into the next on the same line (DSH's `Agent x sent a
+/// message: ` framing).
+fn text_of(blocks: &Value) -> String {
+    let mut out = String::new();
+    for b in blocks.as_array().into_iter().flatten() {
+        if let Some(t) = b["text"].as_str() {
+            if !out.is_empty() && !out.ends_with(' ') && !out.ends_with('\n') {
+                out.push('\n');
+            }
+            out.push_str(t);
+        }
+    }
+    out
+}
+
+impl Conversation {
+    /// Fold the committed events of the log at `path`.
+    pub fn read(path: &Path) -> Result<Conversation, String> {
+        let mut c = Conversation::default();
+        let mut turn = 0u64;
+        for_each_event(path, |ev| {
+            let seq = safe_int(ev.get("seq")).unwrap_or(0).max(0) as u64;
+            let time = safe_int(ev.get("time")).unwrap_or(0);
+            c.events = c.events.max(seq + 1);
+            c.last_time = c.last_time.max(time);
+            let data = &ev["data"];
+            match ev["type"].as_str().unwrap_or("") {
+                "turn/start" => {
+                    turn = safe_int(data.get("turn")).unwrap_or(0).max(0) as u64;
+                    c.turns.push(Turn {
+                        number: turn,
+                        start_seq: seq,
+                        started: time,
+                        end: None,
+                    });
+                }
+                "turn/end" => {
+                    let n = safe_int(data.get("turn")).unwrap_or(0).max(0) as u64;
+                    if let Some(t) = c.turns.iter_mut().rev().find(|t| t.number == n) {
+                        t.end = Some((seq, time, Ending::of(&data["reason"])));
+                    }
+                }
+                ty @ ("user/message" | "assistant/message" | "tool/result") => {
+                    let Some(item) = item(ty, data) else { return };
+                    let entry_turn = safe_int(data.get("turn")).map_or(turn, |t| t.max(0) as u64);
+                    let mut entry = Entry {
+                        seq,
+                        time,
+                        turn: entry_turn,
+                        replaced: 0,
+                        shadowed: false,
+                        item,
+                    };
+                    let at = c.entries.len();
+                    let range = replace_range(ev).and_then(|(start, end)| {
+                        let find = |q| c.surface.iter().position(|i| c.entries[*i].seq == q);
+                        Some((find(start)?, find(end)?)).filter(|(s, e)| s <= e)
+                    });
+                    match range {
+                        None => c.surface.push(at),
+                        Some((s, e)) => {
+                            entry.replaced = e - s + 1;
+                            for i in c.surface.splice(s..=e, [at]).collect::<Vec<_>>() {
+                                c.entries[i].shadowed = true;
+                            }
+                        }
+                    }
+                    c.entries.push(entry);
+                }
+                _ => {}
+            }
+        })?;
+        Ok(c)
+    }
+
+    /// Whether the log ends inside a turn.
+    pub fn open_turn(&self) -> bool {
+        self.turns.last().is_some_and(|t| t.end.is_none())
+    }
+}
+
+fn replace_range(ev: &Value) -> Option<(u64, u64)> {
+    let op = ev.get("surfaceOp")?.as_object()?;
+    let n = |k: &str| op.get(k).and_then(Value::as_u64);
+    Some((n("start")?, n("end")?))
+}
+
+fn item(ty: &str, data: &Value) -> Option<Item> {
+    Some(match ty {
+        "user/message" => Item::User {
+            from: From::of(&data["source"]),
+            text: text_of(&data["content"]),
+            id: data["id"].as_str().map(str::to_string),
+        },
+        "assistant/message" => {
+            let message = &data["message"];
+            let mut text = String::new();
+            let mut reasoning = String::new();
+            let mut calls = Vec::new();
+            for b in message["content"].as_array().into_iter().flatten() {
+                match b["type"].as_str().unwrap_or("") {
+                    "text" => text.push_str(b["text"].as_str().unwrap_or("")),
+                    "reasoning" | "thinking" => reasoning
+                        .push_str(b["text"].as_str().or(b["reasoning"].as_str()).unwrap_or("")),
+                    "tool-call" => calls.push(Call {
+                        id: b["id"].as_str().unwrap_or("").to_string(),
+                        name: b["name"].as_str().unwrap_or("").to_string(),
+                        arguments: match &b["arguments"] {
+                            Value::String(s) => s.clone(),
+                            other => other.to_string(),
+                        },
+                    }),
+                    _ => {}
+                }
+            }
+            Item::Assistant {
+                text,
+                reasoning,
+                calls,
+            }
+        }
+        "tool/result" => {
+            let block = &data["message"]["content"][0];
+            Item::ToolResult {
+                call_id: block["toolCallId"].as_str().unwrap_or("").to_string(),
+                text: text_of(&block["content"]),
+                is_error: block["isError"].as_bool().unwrap_or(false),
+            }
+        }
+        _ => return None,
+    })
+}
