@@ -19,6 +19,9 @@ _dsh__agents() {
             dsh__agents,call)
                 cmd="dsh__agents__subcmd__call"
                 ;;
+            dsh__agents,cancel)
+                cmd="dsh__agents__subcmd__cancel"
+                ;;
             dsh__agents,check)
                 cmd="dsh__agents__subcmd__check"
                 ;;
@@ -49,6 +52,12 @@ _dsh__agents() {
             dsh__agents,list-agents)
                 cmd="dsh__agents__subcmd__list__subcmd__agents"
                 ;;
+            dsh__agents,log)
+                cmd="dsh__agents__subcmd__log"
+                ;;
+            dsh__agents,man)
+                cmd="dsh__agents__subcmd__man"
+                ;;
             dsh__agents,send-message)
                 cmd="dsh__agents__subcmd__send__subcmd__message"
                 ;;
@@ -67,6 +76,9 @@ _dsh__agents() {
             dsh__agents,subagent-send-message)
                 cmd="dsh__agents__subcmd__subagent__subcmd__send__subcmd__message"
                 ;;
+            dsh__agents,trace)
+                cmd="dsh__agents__subcmd__trace"
+                ;;
             dsh__agents,tree)
                 cmd="dsh__agents__subcmd__tree"
                 ;;
@@ -75,6 +87,9 @@ _dsh__agents() {
                 ;;
             dsh__agents__subcmd__help,call)
                 cmd="dsh__agents__subcmd__help__subcmd__call"
+                ;;
+            dsh__agents__subcmd__help,cancel)
+                cmd="dsh__agents__subcmd__help__subcmd__cancel"
                 ;;
             dsh__agents__subcmd__help,check)
                 cmd="dsh__agents__subcmd__help__subcmd__check"
@@ -106,6 +121,12 @@ _dsh__agents() {
             dsh__agents__subcmd__help,list-agents)
                 cmd="dsh__agents__subcmd__help__subcmd__list__subcmd__agents"
                 ;;
+            dsh__agents__subcmd__help,log)
+                cmd="dsh__agents__subcmd__help__subcmd__log"
+                ;;
+            dsh__agents__subcmd__help,man)
+                cmd="dsh__agents__subcmd__help__subcmd__man"
+                ;;
             dsh__agents__subcmd__help,send-message)
                 cmd="dsh__agents__subcmd__help__subcmd__send__subcmd__message"
                 ;;
@@ -124,6 +145,9 @@ _dsh__agents() {
             dsh__agents__subcmd__help,subagent-send-message)
                 cmd="dsh__agents__subcmd__help__subcmd__subagent__subcmd__send__subcmd__message"
                 ;;
+            dsh__agents__subcmd__help,trace)
+                cmd="dsh__agents__subcmd__help__subcmd__trace"
+                ;;
             dsh__agents__subcmd__help,tree)
                 cmd="dsh__agents__subcmd__help__subcmd__tree"
                 ;;
@@ -137,14 +161,17 @@ _dsh__agents() {
 
     case "${cmd}" in
         dsh__agents)
-            opts="-h -V --store --contract --json --lock-timeout --max-pending --help --version list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check spawn completions help"
+            opts="-h -V --store --contract --json --lock-timeout --max-pending --help --version list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check log trace cancel spawn completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --store)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
                     return 0
                     ;;
                 --contract)
@@ -182,7 +209,47 @@ _dsh__agents() {
                     return 0
                     ;;
                 --store)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --contract)
+                    COMPREPLY=($(compgen -W "v1 v2" -- "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-pending)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__subcmd__agents__subcmd__cancel)
+            opts="-h --to --store --contract --json --lock-timeout --max-pending --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
                     return 0
                     ;;
                 --contract)
@@ -212,7 +279,10 @@ _dsh__agents() {
             fi
             case "${prev}" in
                 --store)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
                     return 0
                     ;;
                 --contract)
@@ -246,7 +316,10 @@ _dsh__agents() {
                     return 0
                     ;;
                 --store)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
                     return 0
                     ;;
                 --contract)
@@ -276,7 +349,10 @@ _dsh__agents() {
             fi
             case "${prev}" in
                 --store)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
                     return 0
                     ;;
                 --contract)
@@ -310,7 +386,10 @@ _dsh__agents() {
                     return 0
                     ;;
                 --store)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
                     return 0
                     ;;
                 --contract)
@@ -333,7 +412,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__help)
-            opts="list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check spawn completions help"
+            opts="list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check log trace cancel spawn completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -347,6 +426,20 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__help__subcmd__call)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__subcmd__agents__subcmd__help__subcmd__cancel)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -500,6 +593,34 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        dsh__subcmd__agents__subcmd__help__subcmd__log)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__subcmd__agents__subcmd__help__subcmd__man)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         dsh__subcmd__agents__subcmd__help__subcmd__send__subcmd__message)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -584,6 +705,20 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        dsh__subcmd__agents__subcmd__help__subcmd__trace)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         dsh__subcmd__agents__subcmd__help__subcmd__tree)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -624,7 +759,10 @@ _dsh__agents() {
                     return 0
                     ;;
                 --store)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
                     return 0
                     ;;
                 --contract)
@@ -654,7 +792,10 @@ _dsh__agents() {
             fi
             case "${prev}" in
                 --store)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
                     return 0
                     ;;
                 --contract)
@@ -684,7 +825,10 @@ _dsh__agents() {
             fi
             case "${prev}" in
                 --store)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
                     return 0
                     ;;
                 --contract)
@@ -718,7 +862,10 @@ _dsh__agents() {
                     return 0
                     ;;
                 --store)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
                     return 0
                     ;;
                 --contract)
@@ -756,7 +903,80 @@ _dsh__agents() {
                     return 0
                     ;;
                 --store)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --contract)
+                    COMPREPLY=($(compgen -W "v1 v2" -- "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-pending)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__subcmd__agents__subcmd__log)
+            opts="-f -h --last --reasoning --full --follow --poll --store --contract --json --lock-timeout --max-pending --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --last)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --contract)
+                    COMPREPLY=($(compgen -W "v1 v2" -- "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-pending)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__subcmd__agents__subcmd__man)
+            opts="-h --store --contract --json --lock-timeout --max-pending --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --store)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
                     return 0
                     ;;
                 --contract)
@@ -794,7 +1014,10 @@ _dsh__agents() {
                     return 0
                     ;;
                 --store)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
                     return 0
                     ;;
                 --contract)
@@ -832,7 +1055,10 @@ _dsh__agents() {
                     return 0
                     ;;
                 --store)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
                     return 0
                     ;;
                 --contract)
@@ -902,7 +1128,10 @@ _dsh__agents() {
                     return 0
                     ;;
                 --store)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
                     return 0
                     ;;
                 --contract)
@@ -936,7 +1165,10 @@ _dsh__agents() {
                     return 0
                     ;;
                 --store)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
                     return 0
                     ;;
                 --contract)
@@ -978,7 +1210,10 @@ _dsh__agents() {
                     return 0
                     ;;
                 --store)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
                     return 0
                     ;;
                 --contract)
@@ -1016,7 +1251,47 @@ _dsh__agents() {
                     return 0
                     ;;
                 --store)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --contract)
+                    COMPREPLY=($(compgen -W "v1 v2" -- "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-pending)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__subcmd__agents__subcmd__trace)
+            opts="-h --to --store --contract --json --lock-timeout --max-pending --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
                     return 0
                     ;;
                 --contract)
@@ -1039,14 +1314,21 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__tree)
-            opts="-h --store --contract --json --lock-timeout --max-pending --help"
+            opts="-h --all --live --problems --watch --width --store --contract --json --lock-timeout --max-pending --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --store)
+                --width)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
                     return 0
                     ;;
                 --contract)
@@ -1088,7 +1370,10 @@ _dsh__agents() {
                     return 0
                     ;;
                 --store)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
                     return 0
                     ;;
                 --contract)

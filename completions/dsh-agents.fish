@@ -24,12 +24,12 @@ function __fish_dsh_agents_using_subcommand
     contains -- $cmd[1] $argv
 end
 
-complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
-complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
+complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
 v2\t'Seed 001: name-addressed tools'"
-complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds' -r
-complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -l max-pending -d 'Admission bound: pending messages an inbox may hold before sends are rejected' -r
-complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -l json -d 'Print the canonical JSON value instead of the rendered text'
+complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
+complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -s V -l version -d 'Print version'
 complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "list-agents" -d 'list_agents: v2 lists the caller\'s whole tree; v1 lists children or descendants'
@@ -46,150 +46,187 @@ complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "inbox" -d 'Sh
 complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "claim" -d 'Consume pending input as the agent loop does at a step boundary; print it as JSON'
 complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "call" -d 'Run a model tool by name with its raw JSON arguments'
 complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "identity" -d 'Print the subagent:identity runtime context for the caller (seed 001)'
-complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "tree" -d 'Table of every tree (or the one holding AGENT)'
+complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "tree" -d 'Every tree in the store (or the one holding AGENT): hierarchy, state, last turn, pending inbox'
 complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "check" -d 'Verify the whole store; report every problem with its path'
+complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "log" -d 'Show AGENT\'s transcript: each turn, what the model saw and did, and how the turn ended'
+complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "trace" -d 'Show where a message went: sent, claimed, in the transcript, or why not'
+complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "cancel" -d 'Withdraw a pending message before it is delivered'
 complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "spawn" -d 'Create a session (a root, or a child with --parent) and print its id'
 complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "completions" -d 'Print shell completions'
+complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "man" -d 'Print the man page (roff), of the tool or of one command'
 complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l scope -d 'v1 only: children (default) or descendants' -r -f -a "children\t''
 descendants\t''"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
 v2\t'Seed 001: name-addressed tools'"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l max-pending -d 'Admission bound: pending messages an inbox may hold before sends are rejected' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l json -d 'Print the canonical JSON value instead of the rendered text'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l id -d 'Message id: repeating a send with the same id writes nothing and returns the same receipt' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
 v2\t'Seed 001: name-addressed tools'"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l max-pending -d 'Admission bound: pending messages an inbox may hold before sends are rejected' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l json -d 'Print the canonical JSON value instead of the rendered text'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l id -d 'Message id: repeating a send with the same id writes nothing and returns the same receipt' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
 v2\t'Seed 001: name-addressed tools'"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l max-pending -d 'Admission bound: pending messages an inbox may hold before sends are rejected' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l json -d 'Print the canonical JSON value instead of the rendered text'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l mode -d 'followup: the parent\'s next turn; steer: its next step' -r -f -a "followup\t'Queue as the next turn'
 steer\t'Inject at the next step'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l id -d 'Message id: repeating a send with the same id writes nothing and returns the same receipt' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
 v2\t'Seed 001: name-addressed tools'"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l max-pending -d 'Admission bound: pending messages an inbox may hold before sends are rejected' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l json -d 'Print the canonical JSON value instead of the rendered text'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l id -d 'Message id: repeating a send with the same id writes nothing and returns the same receipt' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
 v2\t'Seed 001: name-addressed tools'"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l max-pending -d 'Admission bound: pending messages an inbox may hold before sends are rejected' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l json -d 'Print the canonical JSON value instead of the rendered text'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l id -d 'Message id: repeating a send with the same id writes nothing and returns the same receipt' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
 v2\t'Seed 001: name-addressed tools'"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l max-pending -d 'Admission bound: pending messages an inbox may hold before sends are rejected' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l json -d 'Print the canonical JSON value instead of the rendered text'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt-agent" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt-agent" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt-agent" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt-agent" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt-agent" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
 v2\t'Seed 001: name-addressed tools'"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt-agent" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt-agent" -l max-pending -d 'Admission bound: pending messages an inbox may hold before sends are rejected' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt-agent" -l json -d 'Print the canonical JSON value instead of the rendered text'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt-agent" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt-agent" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt-agent" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt-agent" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
 v2\t'Seed 001: name-addressed tools'"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt" -l max-pending -d 'Admission bound: pending messages an inbox may hold before sends are rejected' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt" -l json -d 'Print the canonical JSON value instead of the rendered text'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l timeout-ms -d 'Timeout in milliseconds, 10000 through 3600000' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l call -d 'The root tool call: waits under one call report each id once' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
 v2\t'Seed 001: name-addressed tools'"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l max-pending -d 'Admission bound: pending messages an inbox may hold before sends are rejected' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l poll -d 'Poll instead of using file notification'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l json -d 'Print the canonical JSON value instead of the rendered text'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l grace-ms -d 'Milliseconds between SIGTERM and SIGKILL when a turn is stopped' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
 v2\t'Seed 001: name-addressed tools'"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l max-pending -d 'Admission bound: pending messages an inbox may hold before sends are rejected' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l once -d 'Exit when nothing runnable is left'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l poll -d 'Poll instead of using file notification'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l quiet -d 'Do not log each turn on stderr'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l json -d 'Print the canonical JSON value instead of the rendered text'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
 v2\t'Seed 001: name-addressed tools'"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -l max-pending -d 'Admission bound: pending messages an inbox may hold before sends are rejected' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -l json -d 'Print the canonical JSON value instead of the rendered text'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
 v2\t'Seed 001: name-addressed tools'"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l max-pending -d 'Admission bound: pending messages an inbox may hold before sends are rejected' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l json -d 'Print the canonical JSON value instead of the rendered text'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l id -d 'Message id: repeating a send with the same id writes nothing and returns the same receipt' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
 v2\t'Seed 001: name-addressed tools'"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l max-pending -d 'Admission bound: pending messages an inbox may hold before sends are rejected' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l json -d 'Print the canonical JSON value instead of the rendered text'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
 v2\t'Seed 001: name-addressed tools'"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l max-pending -d 'Admission bound: pending messages an inbox may hold before sends are rejected' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l json -d 'Print the canonical JSON value instead of the rendered text'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l width -d 'Fit rows to N columns [default: the terminal\'s width, else 100]' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
 v2\t'Seed 001: name-addressed tools'"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l max-pending -d 'Admission bound: pending messages an inbox may hold before sends are rejected' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l json -d 'Print the canonical JSON value instead of the rendered text'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l all -d 'Also list root sessions that have no subagents, each as its own tree'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l live -d 'Only agents a resident process holds (and the agents above them)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l problems -d 'Only agents with a diagnostic or an unreadable inbox (and the agents above them)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l watch -d 'Redraw whenever the store changes, until Ctrl-C'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
 v2\t'Seed 001: name-addressed tools'"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l max-pending -d 'Admission bound: pending messages an inbox may hold before sends are rejected' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l json -d 'Print the canonical JSON value instead of the rendered text'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand log" -l last -d 'Only the last N turns' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand log" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand log" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand log" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand log" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand log" -l reasoning -d 'Show reasoning text instead of folding it'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand log" -l full -d 'Show long messages, tool results and runtime context in full'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand log" -s f -l follow -d 'Keep printing new events until the session settles (or Ctrl-C)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand log" -l poll -d 'With --follow: poll instead of using file notification'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand log" -l json -d 'Print JSON instead of text (errors too, on stderr)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand log" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand trace" -l to -d 'The target agent [default: search every inbox for the id]' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand trace" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand trace" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand trace" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand trace" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand trace" -l json -d 'Print JSON instead of text (errors too, on stderr)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand trace" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand cancel" -l to -d 'The target agent [default: search every inbox for the id]' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand cancel" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand cancel" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand cancel" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand cancel" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand cancel" -l json -d 'Print JSON instead of text (errors too, on stderr)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand cancel" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l parent -d 'Parent Session id or unique prefix; omit to create a root' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l name -d 'Agent name (1-64 of [A-Za-z0-9._-], not "lead", unique among siblings)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l label -d 'Creation label (the description list_agents shows)' -r
@@ -203,36 +240,47 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l cwd -d '
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l compression -d 'Encoding for a new store (an existing store keeps its own)' -r -f -a "none\t''
 zstd\t''"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l provider -d 'Subagent provider recorded in the descriptor' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
 v2\t'Seed 001: name-addressed tools'"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l max-pending -d 'Admission bound: pending messages an inbox may hold before sends are rejected' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l json -d 'Print the canonical JSON value instead of the rendered text'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand completions" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -F
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand completions" -l contract -d 'Which tool contract to speak' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand completions" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand completions" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
 v2\t'Seed 001: name-addressed tools'"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand completions" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand completions" -l max-pending -d 'Admission bound: pending messages an inbox may hold before sends are rejected' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand completions" -l json -d 'Print the canonical JSON value instead of the rendered text'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand completions" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand completions" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand completions" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check spawn completions help" -f -a "list-agents" -d 'list_agents: v2 lists the caller\'s whole tree; v1 lists children or descendants'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check spawn completions help" -f -a "send-message" -d 'send_message: v2 any member of the caller\'s tree by name or id; v1 a direct child by id'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check spawn completions help" -f -a "subagent-send-message" -d 'subagent_send_message (seed 002): parent to a direct continuable child, by id'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check spawn completions help" -f -a "subagent-parent-message" -d 'subagent_parent_message (seed 002): child to its direct parent'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check spawn completions help" -f -a "followup" -d 'Deliver a message as the user to AGENT\'s next turn'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check spawn completions help" -f -a "steer" -d 'Deliver a message as the user to AGENT\'s next step'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check spawn completions help" -f -a "interrupt-agent" -d 'interrupt_agent: stop a descendant\'s current turn (v2 by name or id; v1 by id)'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check spawn completions help" -f -a "interrupt" -d 'Interrupt AGENT\'s current turn as the user'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check spawn completions help" -f -a "wait-agent" -d 'wait_agent (v2): wait for new next-step input in the caller\'s own inbox'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check spawn completions help" -f -a "serve" -d 'Hold AGENT live and run CMD once per turn with the claimed messages on stdin'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check spawn completions help" -f -a "inbox" -d 'Show AGENT\'s pending next-step and next-turn messages and parked state'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check spawn completions help" -f -a "claim" -d 'Consume pending input as the agent loop does at a step boundary; print it as JSON'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check spawn completions help" -f -a "call" -d 'Run a model tool by name with its raw JSON arguments'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check spawn completions help" -f -a "identity" -d 'Print the subagent:identity runtime context for the caller (seed 001)'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check spawn completions help" -f -a "tree" -d 'Table of every tree (or the one holding AGENT)'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check spawn completions help" -f -a "check" -d 'Verify the whole store; report every problem with its path'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check spawn completions help" -f -a "spawn" -d 'Create a session (a root, or a child with --parent) and print its id'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check spawn completions help" -f -a "completions" -d 'Print shell completions'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check spawn completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand man" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand man" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
+v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand man" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand man" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand man" -l json -d 'Print JSON instead of text (errors too, on stderr)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check log trace cancel spawn completions man help" -f -a "list-agents" -d 'list_agents: v2 lists the caller\'s whole tree; v1 lists children or descendants'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check log trace cancel spawn completions man help" -f -a "send-message" -d 'send_message: v2 any member of the caller\'s tree by name or id; v1 a direct child by id'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check log trace cancel spawn completions man help" -f -a "subagent-send-message" -d 'subagent_send_message (seed 002): parent to a direct continuable child, by id'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check log trace cancel spawn completions man help" -f -a "subagent-parent-message" -d 'subagent_parent_message (seed 002): child to its direct parent'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check log trace cancel spawn completions man help" -f -a "followup" -d 'Deliver a message as the user to AGENT\'s next turn'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check log trace cancel spawn completions man help" -f -a "steer" -d 'Deliver a message as the user to AGENT\'s next step'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check log trace cancel spawn completions man help" -f -a "interrupt-agent" -d 'interrupt_agent: stop a descendant\'s current turn (v2 by name or id; v1 by id)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check log trace cancel spawn completions man help" -f -a "interrupt" -d 'Interrupt AGENT\'s current turn as the user'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check log trace cancel spawn completions man help" -f -a "wait-agent" -d 'wait_agent (v2): wait for new next-step input in the caller\'s own inbox'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check log trace cancel spawn completions man help" -f -a "serve" -d 'Hold AGENT live and run CMD once per turn with the claimed messages on stdin'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check log trace cancel spawn completions man help" -f -a "inbox" -d 'Show AGENT\'s pending next-step and next-turn messages and parked state'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check log trace cancel spawn completions man help" -f -a "claim" -d 'Consume pending input as the agent loop does at a step boundary; print it as JSON'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check log trace cancel spawn completions man help" -f -a "call" -d 'Run a model tool by name with its raw JSON arguments'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check log trace cancel spawn completions man help" -f -a "identity" -d 'Print the subagent:identity runtime context for the caller (seed 001)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check log trace cancel spawn completions man help" -f -a "tree" -d 'Every tree in the store (or the one holding AGENT): hierarchy, state, last turn, pending inbox'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check log trace cancel spawn completions man help" -f -a "check" -d 'Verify the whole store; report every problem with its path'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check log trace cancel spawn completions man help" -f -a "log" -d 'Show AGENT\'s transcript: each turn, what the model saw and did, and how the turn ended'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check log trace cancel spawn completions man help" -f -a "trace" -d 'Show where a message went: sent, claimed, in the transcript, or why not'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check log trace cancel spawn completions man help" -f -a "cancel" -d 'Withdraw a pending message before it is delivered'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check log trace cancel spawn completions man help" -f -a "spawn" -d 'Create a session (a root, or a child with --parent) and print its id'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check log trace cancel spawn completions man help" -f -a "completions" -d 'Print shell completions'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check log trace cancel spawn completions man help" -f -a "man" -d 'Print the man page (roff), of the tool or of one command'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check log trace cancel spawn completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

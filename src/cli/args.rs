@@ -9,14 +9,16 @@ use crate::store::reader::Encoding;
 use crate::tools::Contract;
 use crate::tools::list_agents::Scope;
 use crate::tools::wait_agent::{DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS};
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueHint};
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
 #[command(
     name = "dsh-agents",
-    version,
-    about = "Offline DSH subagent-control tools over an on-disk DSH session store"
+    version = concat!(env!("CARGO_PKG_VERSION"), " (", env!("DSH_AGENTS_COMMIT"), ")"),
+    about = "Offline DSH subagent-control tools over an on-disk DSH session store",
+    long_about = "The DeepSeek Harness subagent-control tools (list_agents, send_message, interrupt_agent, wait_agent, subagent_parent_message) over an on-disk DSH session store, printing each tool's result in the exact text the model sees; plus operator commands to read transcripts, trace and cancel messages, and run shell programs as resident agents.",
+    after_help = "Agents are named by Session id, a unique id prefix (4+ characters), or a name path such as reviewer/checker.\nExit status: 0 success, 1 an errored tool result, 2 a usage error, 3 a store or file-system failure.\nSee `dsh-agents COMMAND --help` for examples."
 )]
 pub struct Cli {
     #[command(flatten)]
@@ -28,31 +30,33 @@ pub struct Cli {
 #[derive(Debug, Clone, Args)]
 pub struct GlobalArgs {
     /// Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]
-    #[arg(long, global = true, env = "DSH_STORE", value_name = "DIR")]
+    #[arg(long, global = true, env = "DSH_STORE", value_name = "DIR", value_hint = ValueHint::DirPath, help_heading = "Global options")]
     pub store: Option<PathBuf>,
-    /// Which tool contract to speak
+    /// Which tool contract model tools speak (list-agents, send-message, call, …)
     #[arg(
         long,
         global = true,
         env = "DSH_CONTRACT",
         value_enum,
-        default_value = "v2"
+        default_value = "v2",
+        help_heading = "Global options"
     )]
     pub contract: Contract,
-    /// Print the canonical JSON value instead of the rendered text
-    #[arg(long, global = true)]
+    /// Print JSON instead of text (errors too, on stderr)
+    #[arg(long, global = true, help_heading = "Global options")]
     pub json: bool,
-    /// Longest wait for an inbox lock, in seconds
+    /// Longest wait for an inbox lock, in seconds (commands that write an inbox)
     #[arg(
         long,
         global = true,
         env = "DSH_LOCK_TIMEOUT",
         value_name = "SECONDS",
-        default_value_t = 10.0
+        default_value_t = 10.0,
+        help_heading = "Global options"
     )]
     pub lock_timeout: f64,
-    /// Admission bound: pending messages an inbox may hold before sends are rejected
-    #[arg(long, global = true, env = "DSH_INBOX_MAX_PENDING", value_name = "N", default_value_t = DEFAULT_MAX_PENDING)]
+    /// Admission bound for sends: pending messages an inbox may hold before a send is rejected
+    #[arg(long, global = true, env = "DSH_INBOX_MAX_PENDING", value_name = "N", default_value_t = DEFAULT_MAX_PENDING, help_heading = "Global options")]
     pub max_pending: usize,
 }
 
@@ -73,6 +77,9 @@ pub struct IdArg {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    #[command(
+        after_help = "Examples:\n  dsh-agents list-agents --as lead-1\n  dsh-agents --contract v1 list-agents --as lead-1 --scope descendants\n  dsh-agents --json list-agents --as reviewer"
+    )]
     /// list_agents: v2 lists the caller's whole tree; v1 lists children or descendants
     ListAgents {
         #[command(flatten)]
@@ -81,6 +88,9 @@ pub enum Command {
         #[arg(long, value_enum)]
         scope: Option<Scope>,
     },
+    #[command(
+        after_help = "Examples:\n  dsh-agents send-message --as lead-1 reviewer/checker 'Run the tests again'\n  echo 'long text' | dsh-agents send-message --as lead-1 reviewer - --id retry-safe-1\n  dsh-agents --contract v1 send-message --as lead-1 rev-0001 'Also check src/pay.rs'"
+    )]
     /// send_message: v2 any member of the caller's tree by name or id; v1 a direct child by id
     SendMessage {
         #[command(flatten)]
@@ -92,16 +102,23 @@ pub enum Command {
         #[command(flatten)]
         id: IdArg,
     },
+    #[command(
+        after_help = "Examples:\n  dsh-agents subagent-send-message --as lead-1 rev-0001 'One more thing'"
+    )]
     /// subagent_send_message (seed 002): parent to a direct continuable child, by id
     SubagentSendMessage {
         #[command(flatten)]
         caller: CallerArgs,
+        /// The child's Session id
         agent_id: String,
         /// The message; - reads standard input
         message: String,
         #[command(flatten)]
         id: IdArg,
     },
+    #[command(
+        after_help = "Examples:\n  dsh-agents subagent-parent-message --as chk-0001 'Tests pass'\n  dsh-agents subagent-parent-message --as chk-0001 --mode steer 'Stop: found a bug'"
+    )]
     /// subagent_parent_message (seed 002): child to its direct parent
     SubagentParentMessage {
         #[command(flatten)]
@@ -114,6 +131,9 @@ pub enum Command {
         #[command(flatten)]
         id: IdArg,
     },
+    #[command(
+        after_help = "Examples:\n  dsh-agents followup reviewer 'Please also review the docs'\n  dsh-agents --json followup rev-0001 - < request.txt"
+    )]
     /// Deliver a message as the user to AGENT's next turn
     Followup {
         /// A Session id or unique prefix
@@ -123,6 +143,7 @@ pub enum Command {
         #[command(flatten)]
         id: IdArg,
     },
+    #[command(after_help = "Examples:\n  dsh-agents steer reviewer/checker 'Skip the slow tests'")]
     /// Deliver a message as the user to AGENT's next step
     Steer {
         /// A Session id or unique prefix
@@ -132,6 +153,7 @@ pub enum Command {
         #[command(flatten)]
         id: IdArg,
     },
+    #[command(after_help = "Examples:\n  dsh-agents interrupt-agent --as lead-1 reviewer")]
     /// interrupt_agent: stop a descendant's current turn (v2 by name or id; v1 by id)
     InterruptAgent {
         #[command(flatten)]
@@ -139,11 +161,13 @@ pub enum Command {
         /// v2: a name from list_agents or a Session id; v1: the agent id
         agent: String,
     },
+    #[command(after_help = "Examples:\n  dsh-agents interrupt reviewer")]
     /// Interrupt AGENT's current turn as the user
     Interrupt {
         /// A Session id or unique prefix
         agent: String,
     },
+    #[command(after_help = "Examples:\n  dsh-agents wait-agent --as lead-1 --timeout-ms 60000")]
     /// wait_agent (v2): wait for new next-step input in the caller's own inbox
     WaitAgent {
         #[command(flatten)]
@@ -159,6 +183,9 @@ pub enum Command {
         #[arg(long)]
         poll: bool,
     },
+    #[command(
+        after_help = "Examples:\n  dsh-agents serve --as reviewer -- ./handle-turn.sh\n  dsh-agents serve --as rev-0001 --once --quiet -- sh -c 'jq -r .[].content[].text'"
+    )]
     /// Hold AGENT live and run CMD once per turn with the claimed messages on stdin
     Serve {
         #[command(flatten)]
@@ -179,16 +206,23 @@ pub enum Command {
         #[arg(last = true, required = true, value_name = "CMD")]
         command: Vec<String>,
     },
+    #[command(
+        after_help = "Examples:\n  dsh-agents inbox reviewer\n  dsh-agents --json inbox rev-0001"
+    )]
     /// Show AGENT's pending next-step and next-turn messages and parked state
     Inbox {
         /// A Session id or unique prefix
         agent: String,
     },
+    #[command(after_help = "Examples:\n  dsh-agents claim --as rev-0001")]
     /// Consume pending input as the agent loop does at a step boundary; print it as JSON
     Claim {
         #[command(flatten)]
         caller: CallerArgs,
     },
+    #[command(
+        after_help = "Examples:\n  dsh-agents call list_agents '{}' --as lead-1\n  dsh-agents --contract v1 call list_agents '{\"scope\":\"descendants\"}' --as lead-1"
+    )]
     /// Run a model tool by name with its raw JSON arguments
     Call {
         #[command(flatten)]
@@ -200,11 +234,15 @@ pub enum Command {
         /// The JSON arguments [default: {}]
         json_args: Option<String>,
     },
+    #[command(after_help = "Examples:\n  dsh-agents identity --as chk-0001")]
     /// Print the subagent:identity runtime context for the caller (seed 001)
     Identity {
         #[command(flatten)]
         caller: CallerArgs,
     },
+    #[command(
+        after_help = "Examples:\n  dsh-agents tree\n  dsh-agents tree reviewer --watch\n  dsh-agents tree --live\n  dsh-agents --json tree --all"
+    )]
     /// Every tree in the store (or the one holding AGENT): hierarchy, state, last turn, pending inbox
     Tree {
         /// A Session id, unique id prefix (4+ characters) or name path (reviewer/checker)
@@ -225,8 +263,12 @@ pub enum Command {
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(40..))]
         width: Option<u16>,
     },
+    #[command(after_help = "Examples:\n  dsh-agents check\n  dsh-agents --json check")]
     /// Verify the whole store; report every problem with its path
     Check,
+    #[command(
+        after_help = "Examples:\n  dsh-agents log reviewer/checker\n  dsh-agents log rev-0001 --last 2 --full\n  dsh-agents log reviewer --follow\n  dsh-agents --json log rev-0001 | jq -r 'select(.kind==\"assistant\").text'"
+    )]
     /// Show AGENT's transcript: each turn, what the model saw and did, and how the turn ended
     Log {
         /// A Session id, unique id prefix (4+ characters) or name path (reviewer/checker)
@@ -247,6 +289,9 @@ pub enum Command {
         #[arg(long, requires = "follow")]
         poll: bool,
     },
+    #[command(
+        after_help = "Examples:\n  id=$(dsh-agents --json followup reviewer 'hi' | jq -r .messageId); dsh-agents trace \"$id\"\n  dsh-agents trace 0193e1c2-... --to reviewer"
+    )]
     /// Show where a message went: sent, claimed, in the transcript, or why not
     Trace {
         /// The message id (from a send's receipt, `inbox`, or `--id`)
@@ -255,6 +300,9 @@ pub enum Command {
         #[arg(long, value_name = "AGENT")]
         to: Option<String>,
     },
+    #[command(
+        after_help = "Examples:\n  dsh-agents cancel 0193e1c2-...\n  dsh-agents cancel retry-safe-1 --to reviewer"
+    )]
     /// Withdraw a pending message before it is delivered
     Cancel {
         /// The message id (from a send's receipt, `inbox`, or `--id`)
@@ -263,10 +311,27 @@ pub enum Command {
         #[arg(long, value_name = "AGENT")]
         to: Option<String>,
     },
+    #[command(
+        after_help = "Examples:\n  dsh-agents spawn --prompt 'Lead the review'\n  dsh-agents spawn --parent lead-1 --name reviewer --label 'Review the diff'"
+    )]
     /// Create a session (a root, or a child with --parent) and print its id
     Spawn(SpawnArgs),
+    #[command(
+        after_help = "Examples:\n  dsh-agents completions bash > ~/.local/share/bash-completion/completions/dsh-agents\n  dsh-agents completions zsh > ~/.zfunc/_dsh-agents\n  dsh-agents completions fish > ~/.config/fish/completions/dsh-agents.fish"
+    )]
     /// Print shell completions
-    Completions { shell: clap_complete::Shell },
+    Completions {
+        /// The shell to complete for
+        shell: clap_complete::Shell,
+    },
+    #[command(
+        after_help = "Examples:\n  dsh-agents man > ~/.local/share/man/man1/dsh-agents.1\n  dsh-agents man log > ~/.local/share/man/man1/dsh-agents-log.1"
+    )]
+    /// Print the man page (roff), of the tool or of one command
+    Man {
+        /// A command's page instead of the tool's
+        command: Option<String>,
+    },
 }
 
 #[derive(Debug, Clone, Args)]

@@ -288,8 +288,9 @@ fn tool_call(command: &Command, contract: Contract) -> Result<Option<Invocation<
             mode,
             id,
         } => (
+            // The tool has its own empty-message rule (seed 002); keep its text.
             ToolCall::SubagentParentMessage {
-                message: message_body(message)?,
+                message: message_text(message)?,
                 steer: *mode == Target::NextStep,
             },
             caller,
@@ -565,6 +566,7 @@ pub fn run(cli: Cli) -> Result<Output> {
             }))
         }
         Command::Completions { shell } => Ok(Output::Raw(completions(*shell))),
+        Command::Man { command } => Ok(Output::Raw(man_page(command.as_deref())?)),
         Command::ListAgents { .. }
         | Command::SendMessage { .. }
         | Command::SubagentSendMessage { .. }
@@ -582,4 +584,30 @@ pub fn completions(shell: clap_complete::Shell) -> String {
     let mut buf = Vec::new();
     clap_complete::generate(shell, &mut cmd, "dsh-agents", &mut buf);
     String::from_utf8_lossy(&buf).into_owned()
+}
+
+/// The man page of the tool, or of one command, as committed under `man/`.
+pub fn man_page(command: Option<&str>) -> Result<String> {
+    use clap::CommandFactory;
+    // The package version only: a committed page must not move with each commit.
+    let mut cmd = Cli::command().version(env!("CARGO_PKG_VERSION"));
+    cmd.build();
+    let page = match command {
+        None => cmd,
+        Some(name) => {
+            let sub = cmd
+                .find_subcommand(name)
+                .ok_or_else(|| Error::usage(format!("COMMAND: no command \"{name}\"")))?
+                .clone();
+            let full: &'static str = Box::leak(format!("dsh-agents-{name}").into_boxed_str());
+            sub.name(full)
+                .bin_name(full)
+                .version(env!("CARGO_PKG_VERSION"))
+        }
+    };
+    let mut buf = Vec::new();
+    clap_mangen::Man::new(page)
+        .render(&mut buf)
+        .map_err(|e| Error::usage(format!("man page: {e}")))?;
+    Ok(String::from_utf8_lossy(&buf).into_owned())
 }

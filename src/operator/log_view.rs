@@ -342,7 +342,8 @@ fn settled(rec: &SessionRecord, c: &Conversation) -> bool {
 }
 
 /// Write the log of `rec` to `out`; with `follow`, keep writing until the
-/// session settles or the user stops us.
+/// session settles after a turn (one that was running, queued, or starts
+/// while following), or the user stops us.
 pub fn log(
     out: &mut dyn Write,
     rec: &SessionRecord,
@@ -367,7 +368,18 @@ pub fn log(
     let watcher = watch::Watcher::new(&rec.dir, opts.poll);
     let mut seen = watch::stamp(&rec.log);
     let mut c = c;
-    while next != u64::MAX && !settled(rec, &c) && !signals::stop_requested() {
+    // Settled at the start, there is nothing to wait out yet: follow until
+    // a turn starts and the session settles again.
+    let mut busy = !settled(rec, &c);
+    let turns_at_start = c.turns.len();
+    while next != u64::MAX && !signals::stop_requested() {
+        if settled(rec, &c) {
+            if busy || c.turns.len() > turns_at_start {
+                break;
+            }
+        } else {
+            busy = true;
+        }
         watcher.wait(Duration::from_millis(250));
         let now = watch::stamp(&rec.log);
         if now == seen {

@@ -252,6 +252,8 @@ fn last_text(a: Option<&Activity>, now: i64) -> String {
     }
 }
 
+const LAST_WIDTH: usize = 24;
+
 const HEAD: [&str; 6] = ["NAME", "STATE", "MODE", "LAST TURN", "PENDING", "LABEL"];
 
 /// The view for people, fitted to `width` columns.
@@ -282,7 +284,7 @@ pub fn render(blocks: &[TreeBlock], all: bool, width: usize, now: i64) -> String
                     ),
                     r.state.as_str().to_string(),
                     r.mode.to_string(),
-                    cut_to(&last_text(r.activity.as_ref(), now), 32),
+                    last_text(r.activity.as_ref(), now),
                     r.pending.map_or("?".to_string(), |n| n.to_string()),
                     r.label.replace('\n', " "),
                 ]
@@ -317,6 +319,9 @@ fn fit(cells: &[[String; 6]], width: usize) -> Vec<String> {
             .unwrap_or(0)
     };
     let mut w: Vec<usize> = (0..6).map(widest).collect();
+    // The last-turn column has a fixed width: relative times change as the
+    // clock moves, and the layout (a watched view, a golden file) must not.
+    w[3] = LAST_WIDTH;
     let fixed: usize = w[1] + w[2] + w[3] + w[4] + 2 * 5;
     let room = width.saturating_sub(fixed);
     // The name keeps at least 12 columns and leaves the label at least 16

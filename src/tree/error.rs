@@ -43,11 +43,22 @@ impl fmt::Display for ResolveError {
                 }
                 Ok(())
             }
-            ResolveError::AmbiguousPrefix { text, candidates } => write!(
-                f,
-                "session id prefix \"{text}\" is ambiguous: {}",
-                candidates.join(", ")
-            ),
+            ResolveError::AmbiguousPrefix { text, candidates } => {
+                write!(
+                    f,
+                    "\"{text}\" is ambiguous: {}",
+                    candidates
+                        .iter()
+                        .take(8)
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )?;
+                if candidates.len() > 8 {
+                    write!(f, " and {} more", candidates.len() - 8)?;
+                }
+                Ok(())
+            }
             ResolveError::NoRoot { store } => {
                 write!(f, "no tree root in store {}", store.display())
             }

@@ -27,3 +27,63 @@ fn committed_completions_match_the_binary() {
         );
     }
 }
+
+/// The committed man pages under `man/` are what `dsh-agents man` prints:
+/// one for the tool and one per command, none missing, none stale.
+#[test]
+fn committed_man_pages_match_the_binary() {
+    let help = crate::common::cmd()
+        .env("COLUMNS", "400")
+        .arg("--help")
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&help.stdout).into_owned();
+    let commands: Vec<&str> = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert!(
+        commands.contains(&"log") && commands.contains(&"man"),
+        "{help}"
+    );
+    let mut expected = vec![("dsh-agents.1".to_string(), run(["man"]))];
+    for c in &commands {
+        expected.push((format!("dsh-agents-{c}.1"), run(["man", c])));
+    }
+    let mut committed: Vec<String> = std::fs::read_dir(repo().join("man"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    committed.sort();
+    let mut names: Vec<String> = expected.iter().map(|(n, _)| n.clone()).collect();
+    names.sort();
+    assert_eq!(committed, names, "man/ holds one page per command");
+    for (file, r) in expected {
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert!(r.stdout.starts_with(".ie"), "{file} is roff");
+        let on_disk = std::fs::read_to_string(repo().join("man").join(&file)).unwrap();
+        assert!(
+            on_disk == r.stdout,
+            "man/{file} drifted; regenerate with `dsh-agents man {} > man/{file}`",
+            file.trim_start_matches("dsh-agents")
+                .trim_start_matches('-')
+                .trim_end_matches(".1")
+        );
+    }
+}
+
+#[test]
+fn version_names_the_commit() {
+    let r = run(["--version"]);
+    assert_eq!(r.code, 0);
+    let v = r.stdout.trim();
+    assert!(
+        v.starts_with(concat!("dsh-agents ", env!("CARGO_PKG_VERSION"), " (")),
+        "{v}"
+    );
+    assert!(v.ends_with(')'), "{v}");
+}

@@ -11,6 +11,7 @@ mod guarantees;
 mod hostile;
 mod liveness;
 mod messaging;
+mod operator;
 mod rules;
 mod runtime;
 mod spawn;

@@ -401,11 +401,11 @@ fn claim_takes_next_step_input_and_one_unparked_turn() {
         let trees: Value =
             serde_json::from_str(&run(["--store", s, "--json", "tree", "rev-0001"]).stdout)
                 .unwrap();
-        trees[0]
+        trees[0]["members"]
             .as_array()
             .unwrap()
             .iter()
-            .find(|r| r["session"] == "rev-0001")
+            .find(|r| r["id"] == "rev-0001")
             .unwrap()["pending"]
             .clone()
     };

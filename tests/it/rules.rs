@@ -36,7 +36,7 @@ fn v1_unknown_callers_are_opaque_and_ambiguous_prefixes_are_errors() {
         let r = v1(args);
         assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
         assert_eq!(
-            r.stderr, "Error: --as: session id prefix \"abcd\" is ambiguous: abcd-1, abcd-2\n",
+            r.stderr, "Error: --as: \"abcd\" is ambiguous: abcd-1, abcd-2\n",
             "{args:?}"
         );
     }

@@ -579,6 +579,18 @@ fn wait_agent_semantics() {
         "--timeout-ms",
         "5",
     ]);
+    assert_eq!(r.code, 2, "a usage error on the command line: {}", r.stderr);
+    assert!(r.stderr.contains("10000..=3600000"), "{}", r.stderr);
+    // Through `call` it is the tool's own error, as the model sees it.
+    let r = run([
+        "--store",
+        s.as_str(),
+        "call",
+        "wait_agent",
+        r#"{"timeout_ms":5}"#,
+        "--as",
+        "rev-0001",
+    ]);
     assert_eq!(
         (r.code, r.stderr.as_str()),
         (

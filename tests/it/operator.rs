@@ -1,0 +1,494 @@
+//! The operator's view: `log` (text, JSON, `--last`, `--follow`), `tree`
+//! (width, hierarchy, JSON parents and depths, filters), `trace` for each
+//! way a message can stand, `cancel`, and the honest errors of the CLI.
+
+use crate::common::{TempDir, copy_store, fixture, repo, run, snapshot, write_log};
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const SAMPLES: &[&str] = &[
+    "team",
+    "zstd",
+    "rc8-cli",
+    "rc8-cli-zstd",
+    "rc8-live",
+    "rc8-compacted",
+];
+
+fn at(store: &Path, args: &[&str]) -> crate::common::Run {
+    let mut argv = vec!["--store", store.to_str().unwrap()];
+    argv.extend_from_slice(args);
+    run(&argv)
+}
+
+fn ok(store: &Path, args: &[&str]) -> String {
+    let r = at(store, args);
+    assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+    r.stdout
+}
+
+fn json_lines(text: &str) -> Vec<Value> {
+    text.lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect()
+}
+
+fn sessions(store: &Path) -> Vec<String> {
+    let trees: Value = serde_json::from_str(&ok(store, &["tree", "--json", "--all"])).unwrap();
+    trees
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|t| t["members"].as_array().unwrap().clone())
+        .map(|m| m["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Every line `tree` prints fits the width, and the JSON form's parents
+/// and depths describe the same hierarchy the drawing shows.
+fn assert_tree_fits(store: &Path, width: usize) {
+    for args in [&["tree"][..], &["tree", "--all"]] {
+        let text = ok(store, args);
+        for line in text.lines() {
+            assert!(
+                line.chars().count() <= width,
+                "{store:?} {args:?}: {} columns: {line}",
+                line.chars().count()
+            );
+        }
+    }
+    let trees: Value = serde_json::from_str(&ok(store, &["tree", "--json", "--all"])).unwrap();
+    for t in trees.as_array().unwrap() {
+        let members = t["members"].as_array().unwrap();
+        assert_eq!(members[0]["depth"], 0);
+        assert_eq!(members[0]["parent"], Value::Null);
+        assert_eq!(members[0]["id"], t["root"]);
+        for m in &members[1..] {
+            let parent = members
+                .iter()
+                .find(|p| p["id"] == m["parent"])
+                .unwrap_or_else(|| panic!("{m}: its parent is in the tree"));
+            assert_eq!(
+                m["depth"].as_u64().unwrap(),
+                parent["depth"].as_u64().unwrap() + 1,
+                "{m}"
+            );
+        }
+    }
+}
+
+#[test]
+fn tree_fits_100_columns_and_json_carries_the_hierarchy() {
+    for name in SAMPLES {
+        assert_tree_fits(&repo().join("testdata/stores").join(name), 100);
+    }
+    // 2,000 sessions: 40 roots, each with children and grandchildren whose
+    // names and labels are long enough to need cutting.
+    let tmp = TempDir::new("wide");
+    let mut n = 0;
+    for r in 0..40 {
+        let root = format!("root-{r:02}-{}", "x".repeat(30));
+        write_log(
+            tmp.path(),
+            "_no-cwd",
+            &root,
+            &[fixture::root(&root, r).to_string()],
+        );
+        n += 1;
+        for c in 0..7 {
+            let child = format!("{root}-c{c}");
+            let mut header = fixture::child(&child, 100 + c, &root);
+            header["name"] = Value::from(format!("worker-{c}-{}", "n".repeat(40)));
+            let label = format!("Label {c} {}", "long words ".repeat(12));
+            write_log(
+                tmp.path(),
+                "_no-cwd",
+                &child,
+                &[
+                    header.to_string(),
+                    fixture::descriptor(0, &label).to_string(),
+                ],
+            );
+            n += 1;
+            for g in 0..6 {
+                let grand = format!("{child}-g{g}");
+                let mut header = fixture::child(&grand, 200 + g, &child);
+                header["name"] = Value::from(format!("grandchild-{g}"));
+                write_log(
+                    tmp.path(),
+                    "_no-cwd",
+                    &grand,
+                    &[header.to_string(), fixture::descriptor(0, "g").to_string()],
+                );
+                n += 1;
+            }
+        }
+    }
+    assert_eq!(n, 40 + 40 * 7 + 40 * 7 * 6);
+    assert!(n >= 2000);
+    assert_tree_fits(tmp.path(), 100);
+    let root = format!("root-07-{}", "x".repeat(30));
+    let text = ok(tmp.path(), &["tree", &root]);
+    assert!(text.starts_with("tree root-07-"), "{text}");
+    assert!(text.contains("│  └─ grandchild-5"), "{text}");
+    assert_eq!(text.lines().count(), 2 + 1 + 7 + 42, "{text}");
+}
+
+#[test]
+fn log_json_carries_what_the_text_shows() {
+    for name in SAMPLES {
+        let store = repo().join("testdata/stores").join(name);
+        for id in sessions(&store) {
+            let r = at(&store, &["log", &id, "--full", "--reasoning"]);
+            if r.code != 0 {
+                // A log DSH cannot read fails the same way in both forms.
+                assert_eq!(at(&store, &["--json", "log", &id]).code, r.code);
+                continue;
+            }
+            let lines = json_lines(&ok(&store, &["--json", "log", &id]));
+            assert_eq!(lines[0]["kind"], "session");
+            assert_eq!(lines[0]["session"], id.as_str());
+            let turns = lines.iter().filter(|l| l["kind"] == "turn-start").count();
+            let headers = r.stdout.lines().filter(|l| l.contains(" · from ")).count();
+            assert_eq!(turns, headers, "{name} {id}");
+            for l in &lines[1..] {
+                let text = l["text"].as_str().unwrap_or("");
+                let first = text.lines().next().unwrap_or("");
+                if !first.is_empty() {
+                    assert!(
+                        r.stdout.contains(first),
+                        "{name} {id}: text view lacks {first:?}"
+                    );
+                }
+                for call in l["toolCalls"].as_array().into_iter().flatten() {
+                    let name = call["name"].as_str().unwrap();
+                    assert!(r.stdout.contains(&format!("→ {name} ")), "{call}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn log_shows_turn_endings_the_last_turns_and_compaction() {
+    let live = repo().join("testdata/stores/rc8-live");
+    let text = ok(&live, &["log", "e74b"]);
+    for want in [
+        "turn 3 aborted by parent",
+        "turn 4 interrupted",
+        "turn 5 completed",
+        "parent (from parent-1): GATED third task",
+        "assistant: reply#1 to: Fifth task after the crash",
+    ] {
+        assert!(text.contains(want), "{want}: {text}");
+    }
+    let last = ok(&live, &["log", "e74b", "--last", "1"]);
+    assert!(
+        last.contains("── turn 5 ·") && !last.contains("── turn 4 ·"),
+        "{last}"
+    );
+    let compacted = ok(
+        &repo().join("testdata/stores/rc8-compacted"),
+        &["log", "e74b"],
+    );
+    assert!(compacted.contains("compaction summary (replaces 7 earlier items)"));
+    assert_eq!(
+        compacted.matches("[compacted later]").count(),
+        7,
+        "{compacted}"
+    );
+    let cut = ok(
+        &repo().join("testdata/stores/rc8-cli"),
+        &["log", "session-cd54"],
+    );
+    assert!(cut.contains("[runtime context: "), "{cut}");
+}
+
+fn team(tag: &str) -> TempDir {
+    copy_store(&repo().join("testdata/stores/team"), tag)
+}
+
+fn handler(store: &Path, body: &str) -> String {
+    let path = store.join(format!("handler-{}.sh", body.len()));
+    std::fs::write(&path, format!("#!/bin/sh\ncat >/dev/null\n{body}\n")).unwrap();
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+fn followup(store: &Path, agent: &str, text: &str) -> String {
+    let r: Value = serde_json::from_str(&ok(store, &["--json", "followup", agent, text])).unwrap();
+    r["messageId"].as_str().unwrap().to_string()
+}
+
+fn trace(store: &Path, id: &str) -> Value {
+    serde_json::from_str(&ok(store, &["--json", "trace", id])).unwrap()
+}
+
+#[test]
+fn trace_answers_for_every_standing() {
+    let store = team("trace");
+    let s = store.path();
+    // Delivered: a served turn carried it.
+    let delivered = followup(s, "rev-0001", "please review");
+    let ok_handler = handler(s, "exit 0");
+    ok(
+        s,
+        &[
+            "serve",
+            "--as",
+            "rev-0001",
+            "--once",
+            "--quiet",
+            "--",
+            &ok_handler,
+        ],
+    );
+    let t = trace(s, &delivered);
+    assert_eq!(t["status"], "delivered", "{t}");
+    assert_eq!(t["target"]["id"], "rev-0001");
+    assert_eq!(t["transcript"]["ending"], "completed");
+    assert!(
+        t["claimed"].is_string() && t["sent"]["from"] == "user",
+        "{t}"
+    );
+    let text = ok(s, &["trace", &delivered]);
+    assert!(
+        text.contains("in context") && text.contains("delivered:"),
+        "{text}"
+    );
+    // Claimed, but the turn failed.
+    let failed = followup(s, "rev-0001", "this one fails");
+    let bad = handler(s, "exit 7");
+    let r = at(
+        s,
+        &["serve", "--as", "rev-0001", "--once", "--quiet", "--", &bad],
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let t = trace(s, &failed);
+    assert_eq!(t["status"], "turn-failed", "{t}");
+    assert!(t["why"].as_str().unwrap().contains("error"), "{t}");
+    // Pending, with the agent not running.
+    let first = followup(s, "chk-0001", "first");
+    let second = followup(s, "chk-0001", "second");
+    let t = trace(s, &second);
+    assert_eq!(t["status"], "pending", "{t}");
+    assert!(
+        t["why"].as_str().unwrap().contains("1 message(s) ahead"),
+        "{t}"
+    );
+    assert!(
+        t["why"].as_str().unwrap().contains("no process holds"),
+        "{t}"
+    );
+    // Canceled.
+    ok(s, &["cancel", &first]);
+    assert_eq!(trace(s, &first)["status"], "canceled");
+    // Parked: the agent runs a turn, a message queues behind it, and an
+    // interrupt stops the turn; nothing is claimed until the next message.
+    let slow = handler(s, "sleep 30");
+    let mut served = Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
+        .args([
+            "--store",
+            s.to_str().unwrap(),
+            "serve",
+            "--as",
+            "chk-0001",
+            "--quiet",
+        ])
+        .args(["--grace-ms", "200", "--", &slow])
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap();
+    let running = Instant::now();
+    while trace(s, &second)["status"] != "delivered" {
+        assert!(
+            running.elapsed() < Duration::from_secs(15),
+            "serve never ran"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let parked = followup(s, "chk-0001", "queued behind the running turn");
+    ok(s, &["interrupt", "chk-0001"]);
+    let stopping = Instant::now();
+    while trace(s, &parked)["status"] != "parked" {
+        assert!(
+            stopping.elapsed() < Duration::from_secs(15),
+            "{}",
+            trace(s, &parked)
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = served.kill();
+    let _ = served.wait();
+    assert_eq!(trace(s, &second)["transcript"]["ending"], "interrupted");
+    // `--to` narrows the search; an unknown id is a usage error.
+    assert_eq!(
+        serde_json::from_str::<Value>(&ok(s, &["--json", "trace", &parked, "--to", "checker"]))
+            .unwrap()["status"],
+        "parked"
+    );
+    let r = at(s, &["trace", "no-such-message"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("no-such-message"), "{}", r.stderr);
+}
+
+#[test]
+fn cancel_withdraws_only_pending_messages_and_frees_room() {
+    let store = team("cancel");
+    let s = store.path();
+    let id = followup(s, "rev-0001", "first");
+    // The admission bound counts it, then not once it is canceled.
+    let full = at(s, &["--max-pending", "1", "followup", "rev-0001", "second"]);
+    assert_eq!(full.code, 1, "{}", full.stderr);
+    let text = ok(s, &["cancel", &id]);
+    assert!(text.contains(&id) && text.contains("rev-0001"), "{text}");
+    ok(s, &["--max-pending", "1", "followup", "rev-0001", "second"]);
+    let inbox: Value = serde_json::from_str(&ok(s, &["--json", "inbox", "rev-0001"])).unwrap();
+    assert!(!inbox.to_string().contains(&id), "{inbox}");
+    // Canceled already, claimed, unknown: errors that write nothing.
+    let before = snapshot(s);
+    let again = at(s, &["cancel", &id]);
+    assert_eq!(again.code, 2);
+    assert!(
+        again.stderr.contains("canceled already"),
+        "{}",
+        again.stderr
+    );
+    let unknown = at(s, &["cancel", "nope-0001", "--to", "rev-0001"]);
+    assert_eq!(unknown.code, 2);
+    assert!(
+        unknown.stderr.contains("no message \"nope-0001\""),
+        "{}",
+        unknown.stderr
+    );
+    assert_eq!(snapshot(s), before);
+    let claimed = followup(s, "chk-0001", "to be claimed");
+    ok(s, &["claim", "--as", "chk-0001"]);
+    let r = at(s, &["cancel", &claimed]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("claimed"), "{}", r.stderr);
+}
+
+#[test]
+fn log_follow_prints_new_turns_and_exits_when_settled() {
+    let store = team("follow");
+    let s = store.path();
+    let mut follow = Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
+        .args([
+            "--store",
+            s.to_str().unwrap(),
+            "log",
+            "rev-0001",
+            "--follow",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    followup(s, "rev-0001", "a new request");
+    let h = handler(s, "sleep 1");
+    ok(
+        s,
+        &["serve", "--as", "rev-0001", "--once", "--quiet", "--", &h],
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(st) = follow.try_wait().unwrap() {
+            break st;
+        }
+        assert!(Instant::now() < deadline, "log --follow did not exit");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success());
+    let mut out = String::new();
+    std::io::Read::read_to_string(follow.stdout.as_mut().unwrap(), &mut out).unwrap();
+    assert!(out.contains("user: a new request"), "{out}");
+    assert!(out.contains("── turn 2 completed"), "{out}");
+    assert_eq!(out.matches("── turn 1 ·").count(), 1, "printed once: {out}");
+}
+
+#[test]
+fn honest_errors() {
+    let store = team("errors");
+    let s = store.path();
+    let team = s.to_str().unwrap();
+    // An environment value is blamed on its variable.
+    let r = crate::common::cmd()
+        .env("DSH_STORE", "")
+        .args(["tree"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(2));
+    assert!(stderr.contains("DSH_STORE"), "{stderr}");
+    let r = crate::common::cmd()
+        .env("DSH_LOCK_TIMEOUT", "abc")
+        .args(["--store", team, "tree"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&r.stderr).contains("DSH_LOCK_TIMEOUT=\"abc\""));
+    // Usage errors exit 2 and write nothing.
+    let before = snapshot(s);
+    let long = "x".repeat(300);
+    for (args, says) in [
+        (
+            vec!["wait-agent", "--as", "rev-0001", "--timeout-ms", "5"],
+            "10000",
+        ),
+        (
+            vec!["wait-agent", "--as", "rev-0001", "--timeout-ms", "abc"],
+            "invalid",
+        ),
+        (
+            vec!["followup", "rev-0001", "hi", "--id", long.as_str()],
+            "at most 128 bytes",
+        ),
+        (vec!["followup", "rev-0001", ""], "empty"),
+        (vec!["followup", "rev-0001", "   \n"], "empty"),
+        (
+            vec!["send-message", "--as", "lead-1", "reviewer", ""],
+            "empty",
+        ),
+        (vec!["inbox", "reviewr"], "did you mean reviewer (rev-0001)"),
+    ] {
+        let r = at(s, &args);
+        assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
+        assert!(r.stderr.contains(says), "{args:?}: {}", r.stderr);
+    }
+    assert_eq!(snapshot(s), before);
+    // A reused --id with another text names the first record.
+    ok(s, &["followup", "rev-0001", "one", "--id", "k-1"]);
+    let r = at(s, &["followup", "rev-0001", "two", "--id", "k-1"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("inbox record 1"), "{}", r.stderr);
+    // Under --json every failure is JSON on stderr with the same exit code.
+    for (args, code, kind) in [
+        (vec!["--json", "inbox", "nobody-at-all"], 2, "usage"),
+        (vec!["--json", "--lock-timeout", "x", "tree"], 2, "usage"),
+        (
+            vec!["--json", "send-message", "--as", "lead-1", "nobody", "hi"],
+            1,
+            "tool",
+        ),
+    ] {
+        let r = at(s, &args);
+        assert_eq!(r.code, code, "{args:?}: {}", r.stderr);
+        let v: Value = serde_json::from_str(r.stderr.trim()).expect("JSON error");
+        assert_eq!(v["error"]["kind"], kind, "{v}");
+        assert!(v["error"]["message"].is_string());
+    }
+    let missing = at(Path::new("/nonexistent/store"), &["--json", "check"]);
+    assert_eq!(missing.code, 3);
+    let v: Value = serde_json::from_str(missing.stderr.trim()).unwrap();
+    assert_eq!(v["error"]["kind"], "store");
+    // identity and spawn speak JSON too.
+    let v: Value =
+        serde_json::from_str(&ok(s, &["--json", "identity", "--as", "chk-0001"])).unwrap();
+    assert_eq!(
+        (v["name"].as_str(), v["parent"].as_str()),
+        (Some("reviewer/checker"), Some("reviewer"))
+    );
+    let v: Value = serde_json::from_str(&ok(s, &["--json", "spawn", "--id", "new-root"])).unwrap();
+    assert_eq!(v["id"], "new-root");
+}
