@@ -39,7 +39,7 @@ pub fn render(fold: &Fold) -> String {
         t.add_row(vec![
             m.target.as_str().to_string(),
             m.id.clone(),
-            m.time.to_string(),
+            crate::support::clock::rfc3339(m.time),
             sender(m),
             text,
         ]);
