@@ -475,11 +475,20 @@ pub fn run(cli: Cli) -> Result<Output> {
         Command::Inbox { agent } => {
             let store = Store::open(&root)?;
             let target = resolve_agent(&store, agent)?;
-            let fold = Inbox::new(&store.sessions[target].dir).read()?;
+            let rec = &store.sessions[target];
+            let fold = Inbox::new(&rec.dir).read()?;
+            let native = crate::store::reader::inspect(&rec.log).ok().and_then(|i| {
+                let inbox =
+                    crate::store::native_inbox::read(&rec.log, rec.header.seed_len()).ok()?;
+                Some(inbox_view::NativeView {
+                    inbox,
+                    parked: i.native_parked(),
+                })
+            });
             Ok(Output::Text(if json {
-                to_json(&inbox_view::json(&fold))
+                to_json(&inbox_view::json(&fold, native.as_ref()))
             } else {
-                inbox_view::render(&fold)
+                inbox_view::render(&fold, native.as_ref())
             }))
         }
         Command::Claim { caller } => {

@@ -64,6 +64,13 @@ pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
                 format!("unreadable session log: {reason}"),
             ),
             Ok(i) => {
+                if let Some((_, why)) = &i.native.error {
+                    push(
+                        Severity::Error,
+                        &rec.log,
+                        format!("DSH cannot resume session \"{}\": {why}", h.id),
+                    );
+                }
                 if h.origin_subagent && i.rc8.is_none() && i.seed001.is_none() {
                     push(
                         Severity::Warning,

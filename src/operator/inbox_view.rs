@@ -1,20 +1,100 @@
-//! The operator's view of an inbox (`inbox AGENT`).
+//! The operator's view of an inbox (`inbox AGENT`): the sidecar inbox
+//! this tool writes and, beside it, DSH's own inbox held in the log.
 
 use super::table::table;
 use crate::inbox::Target;
 use crate::inbox::fold::Fold;
 use crate::inbox::record::Message;
+use crate::store::native_inbox::{NativeInbox, NativeItem};
 use serde_json::{Value, json};
 
+/// DSH's own inbox of a session, as read from its log.
+#[derive(Debug, Clone)]
+pub struct NativeView {
+    pub inbox: NativeInbox,
+    /// An aborted turn left the items parked.
+    pub parked: bool,
+}
+
+fn native_text(item: &NativeItem) -> String {
+    let mut text = String::new();
+    if let Some(m) = &item.message {
+        for b in m["content"].as_array().into_iter().flatten() {
+            if let Some(t) = b["text"].as_str() {
+                text.push_str(t);
+            }
+        }
+    }
+    text
+}
+
+fn one_line(text: &str) -> String {
+    let text = text.replace('\n', "\\n");
+    if text.chars().count() > 60 {
+        return text.chars().take(59).collect::<String>() + "…";
+    }
+    text
+}
+
 fn sender(m: &Message) -> String {
-    let kind = m.source.get("kind").and_then(Value::as_str).unwrap_or("?");
-    match m.source.get("senderSessionId").and_then(Value::as_str) {
+    source_text(&m.source)
+}
+
+fn source_text(source: &Value) -> String {
+    let kind = source.get("kind").and_then(Value::as_str).unwrap_or("?");
+    match source.get("senderSessionId").and_then(Value::as_str) {
         Some(id) => format!("{kind} {id}"),
         None => kind.to_string(),
     }
 }
 
-pub fn render(fold: &Fold) -> String {
+pub fn render(fold: &Fold, native: Option<&NativeView>) -> String {
+    let mut out = render_sidecar(fold);
+    match native {
+        None => out.push_str("\nDSH's own inbox (in the log): unreadable"),
+        Some(n) => {
+            let parked = if n.parked {
+                " (parked by an aborted turn)"
+            } else {
+                ""
+            };
+            out.push_str(&format!(
+                "\nDSH's own inbox (in the log): next-step {}, next-turn {} pending{parked}",
+                n.inbox.next_step.len(),
+                n.inbox.next_turn.len()
+            ));
+            if let Some((_, why)) = &n.inbox.error {
+                out.push_str(&format!("\n  DSH cannot resume this session: {why}"));
+            }
+            if n.inbox.pending() > 0 {
+                let mut t = table(&["TARGET", "ID", "SEQ", "FROM", "TEXT"]);
+                for (target, list) in [
+                    ("next-step", &n.inbox.next_step),
+                    ("next-turn", &n.inbox.next_turn),
+                ] {
+                    for item in list {
+                        let source = item
+                            .message
+                            .as_ref()
+                            .map_or(Value::Null, |m| m["source"].clone());
+                        t.add_row(vec![
+                            target.to_string(),
+                            item.id.clone(),
+                            item.seq.to_string(),
+                            source_text(&source),
+                            one_line(&native_text(item)),
+                        ]);
+                    }
+                }
+                out.push('\n');
+                out.push_str(&t.to_string());
+            }
+        }
+    }
+    out
+}
+
+fn render_sidecar(fold: &Fold) -> String {
     let step = fold.pending(Target::NextStep);
     let turn = fold.pending(Target::NextTurn);
     let parked = if fold.parked() {
@@ -32,10 +112,7 @@ pub fn render(fold: &Fold) -> String {
     }
     let mut t = table(&["TARGET", "ID", "TIME", "FROM", "TEXT"]);
     for m in step.iter().chain(turn.iter()) {
-        let mut text: String = m.text().replace('\n', "\\n");
-        if text.chars().count() > 60 {
-            text = text.chars().take(59).collect::<String>() + "…";
-        }
+        let text = one_line(&m.text());
         t.add_row(vec![
             m.target.as_str().to_string(),
             m.id.clone(),
@@ -49,10 +126,25 @@ pub fn render(fold: &Fold) -> String {
     out
 }
 
-pub fn json(fold: &Fold) -> Value {
+pub fn json(fold: &Fold, native: Option<&NativeView>) -> Value {
+    let items = |list: &[NativeItem]| -> Vec<Value> {
+        list.iter()
+            .map(|i| {
+                let mut m = i.message.clone().unwrap_or(Value::Null);
+                m["seq"] = json!(i.seq);
+                m
+            })
+            .collect()
+    };
     json!({
         "nextStep": fold.pending(Target::NextStep).into_iter().map(Message::to_json).collect::<Vec<_>>(),
         "nextTurn": fold.pending(Target::NextTurn).into_iter().map(Message::to_json).collect::<Vec<_>>(),
         "parked": fold.parked(),
+        "dsh": native.map(|n| json!({
+            "nextStep": items(&n.inbox.next_step),
+            "nextTurn": items(&n.inbox.next_turn),
+            "parked": n.parked,
+            "error": n.inbox.error.as_ref().map(|(seq, why)| json!({"seq": seq, "message": why})),
+        })),
     })
 }

@@ -254,6 +254,19 @@ fn last_text(a: Option<&Activity>, now: i64) -> String {
 
 const LAST_WIDTH: usize = 24;
 
+/// The sidecar count, then DSH's own (`2+1d`, `0+3d parked`).
+fn pending_text(r: &TreeRow) -> String {
+    let sidecar = r.pending.map_or("?".to_string(), |n| n.to_string());
+    match &r.activity {
+        Some(a) if a.native_pending > 0 => format!(
+            "{sidecar}+{}d{}",
+            a.native_pending,
+            if a.native_parked { " parked" } else { "" }
+        ),
+        _ => sidecar,
+    }
+}
+
 const HEAD: [&str; 6] = ["NAME", "STATE", "MODE", "LAST TURN", "PENDING", "LABEL"];
 
 /// The view for people, fitted to `width` columns.
@@ -285,7 +298,7 @@ pub fn render(blocks: &[TreeBlock], all: bool, width: usize, now: i64) -> String
                     r.state.as_str().to_string(),
                     r.mode.to_string(),
                     last_text(r.activity.as_ref(), now),
-                    r.pending.map_or("?".to_string(), |n| n.to_string()),
+                    pending_text(r),
                     r.label.replace('\n', " "),
                 ]
             })
@@ -371,6 +384,8 @@ pub fn json(blocks: &[TreeBlock]) -> Value {
                             "time": rfc3339(a.turn_time),
                         })),
                         "pending": r.pending,
+                        "pendingDsh": r.activity.as_ref().map(|a| a.native_pending),
+                        "parkedDsh": r.activity.as_ref().map(|a| a.native_parked),
                         "label": r.label,
                     })).collect::<Vec<_>>(),
                 })

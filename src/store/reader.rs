@@ -10,6 +10,7 @@ use super::events::validate_event;
 use super::header::{Header, HeaderParse, parse_header_line, validate_for_restore};
 use super::limits::{MAX_HEADER, MAX_LINE};
 use super::lines::{Line, Lines};
+use super::native_inbox::NativeInbox;
 use super::packed::decode_storage_record;
 use super::sidecar::{open_regular, tail_hash};
 use super::surface::Surface;
@@ -132,9 +133,21 @@ pub struct Inspection {
     pub turn_time: i64,
     /// The newest `session/title`.
     pub title: Option<String>,
+    /// DSH's own inbox, replayed from `seedLength`.
+    pub native: NativeInbox,
     /// rc.8's resume authority: the first descriptor in the session's own
     /// suffix (from `seedLength`). `None`: none there; `Some(Err)`: malformed.
     pub own_descriptor: Option<Result<Option<Identity>, String>>,
+}
+
+impl Inspection {
+    /// DSH left its own queue parked: the last turn was aborted (an
+    /// interrupt) and items are still pending, and no turn is open.
+    pub fn native_parked(&self) -> bool {
+        !self.open_turn
+            && self.native.pending() > 0
+            && matches!(self.last_ending, Some(Ending::Aborted(_)))
+    }
 }
 
 /// DSH `inspect`: `Err` is any reason the log cannot be read ("unavailable").
@@ -142,8 +155,8 @@ pub fn inspect(path: &Path) -> Result<Inspection, String> {
     inspect_from(path, None).map(|(i, _)| i)
 }
 
-/// The shape of `Resume` this build writes (2: turn endings).
-const RESUME_FORMAT: u32 = 2;
+/// The shape of `Resume` this build writes (2: turn endings; 3: DSH's inbox).
+const RESUME_FORMAT: u32 = 3;
 
 /// Where a scan may resume: the state after a committed prefix that ends
 /// on a record boundary (raw) or a frame boundary (zstd), with no pending
@@ -173,6 +186,8 @@ pub struct Resume {
     turn_time: i64,
     #[serde(default)]
     title: Option<String>,
+    #[serde(default)]
+    native: NativeInbox,
     own_descriptor: Option<Result<Option<Identity>, String>>,
     /// `tail_hash` of the bytes before `offset`.
     #[serde(default)]
@@ -214,6 +229,7 @@ pub(crate) fn inspect_from(
         scanner.last_ending = r.last_ending;
         scanner.turn_time = r.turn_time;
         scanner.title = r.title;
+        scanner.native = r.native;
         // The surface nodes are not cached (they grow with the log): a
         // resumed scan checks appends and rereads the log for a replace.
         scanner.surface = Surface::resumed();
@@ -315,6 +331,7 @@ fn resume_point(s: &Scanner, header: String, offset: u64, id: (u64, u64)) -> Opt
         last_ending: s.last_ending.clone(),
         turn_time: s.turn_time,
         title: s.title.clone(),
+        native: s.native.clone(),
         own_descriptor: s.own_descriptor.clone(),
         tail_hash: 0,
     })
@@ -403,6 +420,7 @@ struct Scanner {
     last_ending: Option<Ending>,
     turn_time: i64,
     title: Option<String>,
+    native: NativeInbox,
     own_descriptor: Option<Result<Option<Identity>, String>>,
     surface: Surface,
     /// Bytes of an over-long zstd-decoded line being skipped.
@@ -426,6 +444,7 @@ impl Scanner {
             last_ending: None,
             turn_time: 0,
             title: None,
+            native: NativeInbox::default(),
             own_descriptor: None,
             surface: Surface::default(),
             skipping: 0,
@@ -549,6 +568,9 @@ impl Scanner {
                     self.last_ending = Some(Ending::of(&event["data"]["reason"]));
                 }
             }
+            Some("agent/inbox/spliced") if self.count >= self.header.seed_len() => {
+                self.native.apply(&event["data"], self.count);
+            }
             Some("session/title") => {
                 if let Some(t) = event["data"]["title"].as_str() {
                     self.title = Some(t.to_string());
@@ -573,6 +595,7 @@ impl Scanner {
             last_ending: self.last_ending,
             turn_time: self.turn_time,
             title: self.title,
+            native: self.native,
             own_descriptor: self.own_descriptor,
         }
     }

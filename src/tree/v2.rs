@@ -101,6 +101,10 @@ pub struct Activity {
     pub last_ending: Option<crate::store::conversation::Ending>,
     /// The time of the last turn boundary.
     pub turn_time: i64,
+    /// Items pending in DSH's own inbox (in the log), and whether an
+    /// aborted turn left them parked.
+    pub native_pending: usize,
+    pub native_parked: bool,
 }
 
 impl Activity {
@@ -110,6 +114,8 @@ impl Activity {
             last_turn: i.last_turn,
             last_ending: i.last_ending.clone(),
             turn_time: i.turn_time,
+            native_pending: i.native.pending(),
+            native_parked: i.native_parked(),
         }
     }
 }

@@ -360,6 +360,42 @@ const CASES: &[(&str, &[&str])] = &[
         "team.tree.narrow",
         &["--store", "testdata/stores/team", "tree", "--width", "60"],
     ),
+    // DSH's own inbox, read from rc.8 logs.
+    (
+        "rc8-inbox.tree",
+        &["--store", "testdata/stores/rc8-inbox", "tree"],
+    ),
+    (
+        "rc8-inbox.inbox.parked",
+        &["--store", "testdata/stores/rc8-inbox", "inbox", "6116"],
+    ),
+    (
+        "rc8-inbox.inbox.crashed.json",
+        &[
+            "--store",
+            "testdata/stores/rc8-inbox",
+            "--json",
+            "inbox",
+            "ef43",
+        ],
+    ),
+    (
+        "rc8-inbox.check",
+        &["--store", "testdata/stores/rc8-inbox", "check"],
+    ),
+    (
+        "rc8-inbox-invalid.check",
+        &["--store", "testdata/stores/rc8-inbox-invalid", "check"],
+    ),
+    (
+        "rc8-inbox-invalid.inbox",
+        &[
+            "--store",
+            "testdata/stores/rc8-inbox-invalid",
+            "inbox",
+            "ef43",
+        ],
+    ),
 ];
 
 #[test]

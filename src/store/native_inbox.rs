@@ -1,0 +1,204 @@
+//! DSH's own inbox, held in the session log: the `agent/inbox/spliced`
+//! events replayed from `header.seedLength` exactly as rc.8's `Inbox`
+//! constructor replays them (bounds, ids unique across both lists), with the
+//! first splice rc.8 would refuse kept as an error (the session cannot be
+//! resumed past it), and the parked state an aborted turn leaves.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One pending item of DSH's inbox.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NativeItem {
+    pub id: String,
+    /// The seq of the splice that inserted it.
+    pub seq: u64,
+    /// The `UserMessage` itself; kept only by full reads (`keep_bodies`).
+    #[serde(skip)]
+    pub message: Option<Value>,
+}
+
+/// The replayed lists; `error` is the first splice rc.8 refuses.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct NativeInbox {
+    pub next_turn: Vec<NativeItem>,
+    pub next_step: Vec<NativeItem>,
+    pub error: Option<(u64, String)>,
+    #[serde(skip)]
+    pub keep_bodies: bool,
+}
+
+impl NativeInbox {
+    pub fn with_bodies() -> NativeInbox {
+        NativeInbox {
+            keep_bodies: true,
+            ..NativeInbox::default()
+        }
+    }
+
+    pub fn pending(&self) -> usize {
+        self.next_turn.len() + self.next_step.len()
+    }
+
+    /// Replay one `agent/inbox/spliced` event's data at `seq` (a session
+    /// event at or after `seedLength`).
+    pub fn apply(&mut self, data: &Value, seq: u64) {
+        if self.error.is_some() {
+            return;
+        }
+        if let Err(why) = self.splice(data, seq) {
+            self.error = Some((
+                seq,
+                format!("invalid persisted inbox splice at session seq {seq}: {why}"),
+            ));
+        }
+    }
+
+    fn splice(&mut self, data: &Value, seq: u64) -> Result<(), String> {
+        let keep = self.keep_bodies;
+        let list = match data["target"].as_str() {
+            Some("next-turn") => &mut self.next_turn,
+            Some("next-step") => &mut self.next_step,
+            _ => return Err("invalid inbox splice".into()),
+        };
+        let count = |v: Option<&Value>| -> Result<usize, String> {
+            match v {
+                None => Ok(0),
+                Some(n) => n
+                    .as_u64()
+                    .map(|n| n as usize)
+                    .ok_or_else(|| "invalid inbox splice".to_string()),
+            }
+        };
+        let start = count(Some(&data["start"]))?;
+        let removed = count(data.get("removedCount"))?;
+        if start > list.len() || start + removed > list.len() {
+            return Err("invalid inbox splice".into());
+        }
+        let inserted = data["inserted"]
+            .as_array()
+            .ok_or_else(|| "invalid inbox splice".to_string())?;
+        let mut items = Vec::with_capacity(inserted.len());
+        for m in inserted {
+            let id = m["id"]
+                .as_str()
+                .filter(|s| !s.is_empty())
+                .ok_or_else(|| "invalid inbox splice".to_string())?;
+            items.push(NativeItem {
+                id: id.to_string(),
+                seq,
+                message: keep.then(|| m.clone()),
+            });
+        }
+        list.splice(start..start + removed, items);
+        let mut seen = std::collections::HashSet::new();
+        for item in self.next_turn.iter().chain(self.next_step.iter()) {
+            if !seen.insert(item.id.as_str()) {
+                return Err(format!("message \"{}\" is already pending", item.id));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn m(id: &str) -> Value {
+        json!({"content":[{"type":"text","text":id}],"source":{"kind":"user"},"role":"user","id":id})
+    }
+
+    #[test]
+    fn replay_rules() {
+        type Case = (
+            &'static str,
+            Vec<Value>,
+            (usize, usize),
+            Option<&'static str>,
+        );
+        let cases: Vec<Case> = vec![
+            (
+                "append then claim",
+                vec![
+                    json!({"target":"next-turn","start":0,"inserted":[m("a")]}),
+                    json!({"target":"next-turn","start":1,"inserted":[m("b")]}),
+                    json!({"target":"next-turn","start":0,"removedCount":1,"inserted":[]}),
+                ],
+                (1, 0),
+                None,
+            ),
+            (
+                "cancellation",
+                vec![
+                    json!({"target":"next-step","start":0,"inserted":[m("a"), m("b")]}),
+                    json!({"target":"next-step","start":1,"removedCount":1,"inserted":[],"outcome":"canceled"}),
+                ],
+                (0, 1),
+                None,
+            ),
+            (
+                "start beyond the list",
+                vec![json!({"target":"next-turn","start":1,"inserted":[m("a")]})],
+                (0, 0),
+                Some("invalid inbox splice"),
+            ),
+            (
+                "removal beyond the list",
+                vec![
+                    json!({"target":"next-turn","start":0,"inserted":[m("a")]}),
+                    json!({"target":"next-turn","start":0,"removedCount":2,"inserted":[]}),
+                ],
+                (1, 0),
+                Some("invalid inbox splice"),
+            ),
+            (
+                "an id pending in the other list",
+                vec![
+                    json!({"target":"next-turn","start":0,"inserted":[m("a")]}),
+                    json!({"target":"next-step","start":0,"inserted":[m("a")]}),
+                ],
+                (1, 1),
+                Some("message \"a\" is already pending"),
+            ),
+            (
+                "a bad target",
+                vec![json!({"target":"later","start":0,"inserted":[]})],
+                (0, 0),
+                Some("invalid inbox splice"),
+            ),
+        ];
+        for (what, splices, (turn, step), error) in cases {
+            let mut inbox = NativeInbox::default();
+            for (seq, s) in splices.iter().enumerate() {
+                inbox.apply(s, seq as u64 + 10);
+            }
+            assert_eq!(
+                (inbox.next_turn.len(), inbox.next_step.len()),
+                (turn, step),
+                "{what}"
+            );
+            match (error, &inbox.error) {
+                (None, None) => {}
+                (Some(want), Some((seq, got))) => {
+                    assert!(got.contains(want), "{what}: {got}");
+                    assert!(got.contains(&format!("session seq {seq}")), "{what}: {got}");
+                }
+                (want, got) => panic!("{what}: want {want:?}, got {got:?}"),
+            }
+        }
+    }
+}
+
+/// DSH's inbox of the log at `path`, with message bodies (for views).
+pub fn read(path: &std::path::Path, seed_len: u64) -> Result<NativeInbox, String> {
+    let mut inbox = NativeInbox::with_bodies();
+    super::reader::for_each_event(path, |ev| {
+        let seq = ev["seq"].as_u64().unwrap_or(0);
+        if ev["type"] == "agent/inbox/spliced" && seq >= seed_len {
+            inbox.apply(&ev["data"], seq);
+        }
+    })?;
+    Ok(inbox)
+}
