@@ -144,6 +144,19 @@ fn log_title(corpus: &Corpus, index: usize) -> log_view::Title {
     }
 }
 
+/// The clock relative times are shown against: `DSH_AGENTS_NOW_MS` (for
+/// reproducible output, as golden tests pin it), else now.
+fn display_now() -> Result<i64> {
+    match std::env::var("DSH_AGENTS_NOW_MS") {
+        Err(_) => Ok(crate::support::clock::now_ms()),
+        Ok(v) => v.parse().map_err(|_| {
+            Error::usage(format!(
+                "environment variable DSH_AGENTS_NOW_MS={v:?}: not epoch milliseconds"
+            ))
+        }),
+    }
+}
+
 /// What `tree` draws.
 struct TreeView {
     agent: Option<String>,
@@ -170,7 +183,7 @@ impl TreeView {
         Ok(if self.json {
             to_json(&tree_view::json(&blocks))
         } else {
-            tree_view::render(&blocks, self.all, width, crate::support::clock::now_ms())
+            tree_view::render(&blocks, self.all, width, display_now()?)
         })
     }
 }

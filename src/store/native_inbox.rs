@@ -101,6 +101,18 @@ impl NativeInbox {
     }
 }
 
+/// DSH's inbox of the log at `path`, with message bodies (for views).
+pub fn read(path: &std::path::Path, seed_len: u64) -> Result<NativeInbox, String> {
+    let mut inbox = NativeInbox::with_bodies();
+    super::reader::for_each_event(path, |ev| {
+        let seq = ev["seq"].as_u64().unwrap_or(0);
+        if ev["type"] == "agent/inbox/spliced" && seq >= seed_len {
+            inbox.apply(&ev["data"], seq);
+        }
+    })?;
+    Ok(inbox)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -189,16 +201,4 @@ mod tests {
             }
         }
     }
-}
-
-/// DSH's inbox of the log at `path`, with message bodies (for views).
-pub fn read(path: &std::path::Path, seed_len: u64) -> Result<NativeInbox, String> {
-    let mut inbox = NativeInbox::with_bodies();
-    super::reader::for_each_event(path, |ev| {
-        let seq = ev["seq"].as_u64().unwrap_or(0);
-        if ev["type"] == "agent/inbox/spliced" && seq >= seed_len {
-            inbox.apply(&ev["data"], seq);
-        }
-    })?;
-    Ok(inbox)
 }
