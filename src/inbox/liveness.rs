@@ -11,6 +11,10 @@ use std::fs::{File, TryLockError};
 use std::path::Path;
 
 pub const LIVE_LOCK: &str = "live.lock";
+/// Newer DSH (the Rust port's JSONL backend) holds this exclusively while a
+/// session is resident; a holder of the agent takes it too, so neither can
+/// write a log the other owns.
+pub const WRITER_LOCK: &str = ".session-writer.lock";
 pub const LIVE_JSON: &str = "live.json";
 
 /// What a resident process says it is doing.
@@ -74,6 +78,7 @@ pub fn probe(dir: &Path) -> Liveness {
 /// `live.lock` held exclusively; dropping it removes `live.json` and unlocks.
 pub struct LiveLock {
     file: File,
+    writer: File,
     dir: Dir,
 }
 
@@ -99,7 +104,27 @@ impl LiveLock {
         let mut tries = 0;
         loop {
             match file.try_lock() {
-                Ok(()) => return Ok(LiveLock { file, dir: session }),
+                Ok(()) => {
+                    let writer = session.open_rw(WRITER_LOCK)?;
+                    return match writer.try_lock() {
+                        Ok(()) => Ok(LiveLock {
+                            file,
+                            writer,
+                            dir: session,
+                        }),
+                        Err(TryLockError::WouldBlock) => {
+                            let _ = file.unlock();
+                            Err(StoreError::WriterLocked {
+                                id: id.to_string(),
+                                path: dir.join(WRITER_LOCK),
+                            })
+                        }
+                        Err(TryLockError::Error(e)) => {
+                            let _ = file.unlock();
+                            Err(StoreError::io(dir.join(WRITER_LOCK), e))
+                        }
+                    };
+                }
                 Err(TryLockError::WouldBlock) if tries < 100 && holder_is_dead(dir) => {
                     tries += 1;
                     std::thread::sleep(std::time::Duration::from_millis(10));
@@ -137,6 +162,7 @@ impl Drop for LiveLock {
         self.dir.remove(LIVE_JSON);
         // Unlock explicitly rather than by closing: a handler being forked
         // at this moment shares the descriptor until its exec.
+        let _ = self.writer.unlock();
         let _ = self.file.unlock();
     }
 }

@@ -5,7 +5,7 @@
 
 use crate::inbox::record::Message;
 use crate::store::reader::{self, Encoding};
-use crate::store::sidecar::Dir;
+use crate::store::sidecar::{Dir, tail_hash};
 use crate::store::writer::{self, SURFACE_APPEND};
 use crate::store::zstd_frames::{Frame, FrameReader};
 use crate::store::{SessionRecord, StoreError};
@@ -59,6 +59,10 @@ pub struct Transcript {
     path: PathBuf,
     encoding: Encoding,
     next_seq: u64,
+    /// The log's length after our last append: any other length means
+    /// another writer touched it.
+    expected_len: u64,
+    expected_tail: Option<u64>,
     pub last_turn: u64,
     open: bool,
     /// The claimed input of a turn a crash left open: on open that turn is
@@ -107,12 +111,18 @@ impl Transcript {
                 }
             }
         }
+        let expected_len = match inspection.encoding {
+            Encoding::Raw => inspection.committed_bytes.min(len),
+            Encoding::Zstd => len,
+        };
         let mut t = Transcript {
             dir,
             name,
             path: rec.log.clone(),
             encoding: inspection.encoding,
             next_seq: inspection.events,
+            expected_len,
+            expected_tail: tail_hash(&file, expected_len),
             last_turn: inspection.last_turn,
             open: false,
             recovered: Vec::new(),
@@ -152,12 +162,46 @@ impl Transcript {
             lines.push(writer::event(ty, seq, time, data.clone(), *surface).to_string());
         }
         let file = self.dir.open_existing_rw(&self.name)?;
-        writer::append(
-            &file,
-            &self.path,
-            &writer::encode_batch(self.encoding, &lines)?,
-        )?;
+        self.check_sole_writer(&file)?;
+        let bytes = writer::encode_batch(self.encoding, &lines)?;
+        writer::append(&file, &self.path, &bytes)?;
         self.next_seq += events.len() as u64;
+        self.expected_len += bytes.len() as u64;
+        self.expected_tail = tail_hash(&file, self.expected_len);
+        Ok(())
+    }
+
+    /// A log has one writer (DESIGN §3): before each append, the log must be
+    /// exactly as our last append left it — same length, same last 4 KiB
+    /// (so the same last event and seq). Anything else is another writer's,
+    /// and appending after it would corrupt the log for good.
+    fn check_sole_writer(&self, file: &std::fs::File) -> Result<(), StoreError> {
+        let foreign = |expected: String, found: String| StoreError::ForeignWrite {
+            path: self.path.clone(),
+            expected,
+            found,
+        };
+        let len = file
+            .metadata()
+            .map_err(|e| StoreError::io(&self.path, e))?
+            .len();
+        if len != self.expected_len {
+            return Err(foreign(
+                format!("{} bytes", self.expected_len),
+                format!("{len} bytes"),
+            ));
+        }
+        // Same length is not enough: the last bytes (holding the last event
+        // and so its seq) must be the ones we left.
+        if tail_hash(file, len) != self.expected_tail {
+            return Err(foreign(
+                format!(
+                    "the last event seq {} we wrote",
+                    self.next_seq.saturating_sub(1)
+                ),
+                "other bytes at the end of the log".into(),
+            ));
+        }
         Ok(())
     }
 

@@ -38,6 +38,14 @@ pub enum StoreError {
     },
     /// Encoding a frame failed.
     Encode { reason: String },
+    /// Another writer (newer DSH) holds the session's writer lock.
+    WriterLocked { id: String, path: PathBuf },
+    /// Bytes another process wrote appeared in a log this process writes.
+    ForeignWrite {
+        path: PathBuf,
+        expected: String,
+        found: String,
+    },
     /// The store root does not exist.
     NoStore { path: PathBuf },
     /// The store root holds no project directory (nothing DSH wrote).
@@ -86,6 +94,20 @@ impl fmt::Display for StoreError {
             }
             StoreError::Spawn { program, source } => write!(f, "cannot run {program}: {source}"),
             StoreError::Encode { reason } => write!(f, "zstd: {reason}"),
+            StoreError::WriterLocked { id, path } => write!(
+                f,
+                "agent \"{id}\" is owned by another DSH process: {} is locked",
+                path.display()
+            ),
+            StoreError::ForeignWrite {
+                path,
+                expected,
+                found,
+            } => write!(
+                f,
+                "another process wrote to {} (expected {expected}, found {found}); stopping without appending, so the log stays readable",
+                path.display()
+            ),
             StoreError::NoStore { path } => write!(
                 f,
                 "session store {} does not exist (pass --store DIR or set DSH_STORE)",

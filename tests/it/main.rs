@@ -14,5 +14,6 @@ mod messaging;
 mod operator;
 mod rules;
 mod runtime;
+mod sharing;
 mod spawn;
 mod store_errors;
