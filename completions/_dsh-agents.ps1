@@ -40,6 +40,7 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             [CompletionResult]::new('interrupt', 'interrupt', [CompletionResultType]::ParameterValue, 'Interrupt AGENT''s current turn as the user')
             [CompletionResult]::new('wait-agent', 'wait-agent', [CompletionResultType]::ParameterValue, 'wait_agent (v2): wait for new next-step input in the caller''s own inbox')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Hold AGENT live and run CMD once per turn with the claimed messages on stdin')
+            [CompletionResult]::new('bridge', 'bridge', [CompletionResultType]::ParameterValue, 'Companion of one DSH process: holds its agents live and hands it their messages (JSON lines on stdin/stdout)')
             [CompletionResult]::new('inbox', 'inbox', [CompletionResultType]::ParameterValue, 'Show AGENT''s pending next-step and next-turn messages and parked state')
             [CompletionResult]::new('claim', 'claim', [CompletionResultType]::ParameterValue, 'Consume pending input as the agent loop does at a step boundary; print it as JSON')
             [CompletionResult]::new('call', 'call', [CompletionResultType]::ParameterValue, 'Run a model tool by name with its raw JSON arguments')
@@ -171,6 +172,16 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             [CompletionResult]::new('--once', '--once', [CompletionResultType]::ParameterName, 'Exit when nothing runnable is left')
             [CompletionResult]::new('--poll', '--poll', [CompletionResultType]::ParameterName, 'Poll instead of using file notification')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Do not log each turn on stderr')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON instead of text (errors too, on stderr)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'dsh-agents;bridge' {
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
+            [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract model tools speak (list-agents, send-message, call, …)')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds (commands that write an inbox)')
+            [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound for sends: pending messages an inbox may hold before a send is rejected')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON instead of text (errors too, on stderr)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -334,6 +345,7 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             [CompletionResult]::new('interrupt', 'interrupt', [CompletionResultType]::ParameterValue, 'Interrupt AGENT''s current turn as the user')
             [CompletionResult]::new('wait-agent', 'wait-agent', [CompletionResultType]::ParameterValue, 'wait_agent (v2): wait for new next-step input in the caller''s own inbox')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Hold AGENT live and run CMD once per turn with the claimed messages on stdin')
+            [CompletionResult]::new('bridge', 'bridge', [CompletionResultType]::ParameterValue, 'Companion of one DSH process: holds its agents live and hands it their messages (JSON lines on stdin/stdout)')
             [CompletionResult]::new('inbox', 'inbox', [CompletionResultType]::ParameterValue, 'Show AGENT''s pending next-step and next-turn messages and parked state')
             [CompletionResult]::new('claim', 'claim', [CompletionResultType]::ParameterValue, 'Consume pending input as the agent loop does at a step boundary; print it as JSON')
             [CompletionResult]::new('call', 'call', [CompletionResultType]::ParameterValue, 'Run a model tool by name with its raw JSON arguments')
@@ -377,6 +389,9 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             break
         }
         'dsh-agents;help;serve' {
+            break
+        }
+        'dsh-agents;help;bridge' {
             break
         }
         'dsh-agents;help;inbox' {

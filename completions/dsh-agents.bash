@@ -16,6 +16,9 @@ _dsh__agents() {
             ",$1")
                 cmd="dsh__agents"
                 ;;
+            dsh__agents,bridge)
+                cmd="dsh__agents__subcmd__bridge"
+                ;;
             dsh__agents,call)
                 cmd="dsh__agents__subcmd__call"
                 ;;
@@ -84,6 +87,9 @@ _dsh__agents() {
                 ;;
             dsh__agents,wait-agent)
                 cmd="dsh__agents__subcmd__wait__subcmd__agent"
+                ;;
+            dsh__agents__subcmd__help,bridge)
+                cmd="dsh__agents__subcmd__help__subcmd__bridge"
                 ;;
             dsh__agents__subcmd__help,call)
                 cmd="dsh__agents__subcmd__help__subcmd__call"
@@ -161,8 +167,41 @@ _dsh__agents() {
 
     case "${cmd}" in
         dsh__agents)
-            opts="-h -V --store --contract --json --lock-timeout --max-pending --help --version list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check log trace cancel spawn completions man help"
+            opts="-h -V --store --contract --json --lock-timeout --max-pending --help --version list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve bridge inbox claim call identity tree check log trace cancel spawn completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --store)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --contract)
+                    COMPREPLY=($(compgen -W "v1 v2" -- "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-pending)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__subcmd__agents__subcmd__bridge)
+            opts="-h --store --contract --json --lock-timeout --max-pending --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -412,8 +451,22 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__help)
-            opts="list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve inbox claim call identity tree check log trace cancel spawn completions man help"
+            opts="list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve bridge inbox claim call identity tree check log trace cancel spawn completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__subcmd__agents__subcmd__help__subcmd__bridge)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

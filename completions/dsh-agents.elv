@@ -37,6 +37,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand interrupt 'Interrupt AGENT''s current turn as the user'
             cand wait-agent 'wait_agent (v2): wait for new next-step input in the caller''s own inbox'
             cand serve 'Hold AGENT live and run CMD once per turn with the claimed messages on stdin'
+            cand bridge 'Companion of one DSH process: holds its agents live and hands it their messages (JSON lines on stdin/stdout)'
             cand inbox 'Show AGENT''s pending next-step and next-turn messages and parked state'
             cand claim 'Consume pending input as the agent loop does at a step boundary; print it as JSON'
             cand call 'Run a model tool by name with its raw JSON arguments'
@@ -158,6 +159,15 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --once 'Exit when nothing runnable is left'
             cand --poll 'Poll instead of using file notification'
             cand --quiet 'Do not log each turn on stderr'
+            cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'dsh-agents;bridge'= {
+            cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
+            cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
+            cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
+            cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
             cand --json 'Print JSON instead of text (errors too, on stderr)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -308,6 +318,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand interrupt 'Interrupt AGENT''s current turn as the user'
             cand wait-agent 'wait_agent (v2): wait for new next-step input in the caller''s own inbox'
             cand serve 'Hold AGENT live and run CMD once per turn with the claimed messages on stdin'
+            cand bridge 'Companion of one DSH process: holds its agents live and hands it their messages (JSON lines on stdin/stdout)'
             cand inbox 'Show AGENT''s pending next-step and next-turn messages and parked state'
             cand claim 'Consume pending input as the agent loop does at a step boundary; print it as JSON'
             cand call 'Run a model tool by name with its raw JSON arguments'
@@ -341,6 +352,8 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
         &'dsh-agents;help;wait-agent'= {
         }
         &'dsh-agents;help;serve'= {
+        }
+        &'dsh-agents;help;bridge'= {
         }
         &'dsh-agents;help;inbox'= {
         }

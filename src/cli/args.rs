@@ -209,6 +209,11 @@ pub enum Command {
     #[command(
         after_help = "Examples:\n  dsh-agents inbox reviewer\n  dsh-agents --json inbox rev-0001"
     )]
+    #[command(
+        after_help = "Started by the DSH plugin (dsh-plugin/), one per DSH process; see the README for the protocol.\n\nExamples:\n  dsh-agents --store ~/.dsh/sessions bridge"
+    )]
+    /// Companion of one DSH process: holds its agents live and hands it their messages (JSON lines on stdin/stdout)
+    Bridge,
     /// Show AGENT's pending next-step and next-turn messages and parked state
     Inbox {
         /// A Session id or unique prefix

@@ -587,6 +587,16 @@ pub fn run(cli: Cli) -> Result<Output> {
                 )
             }))
         }
+        Command::Bridge => {
+            let store = Store::open_for_spawn(&root)?;
+            let bridge = crate::runtime::bridge::Bridge::new(
+                &store.root,
+                limits,
+                Box::new(std::io::stdout()),
+            );
+            bridge.run(std::io::BufReader::new(std::io::stdin()))?;
+            Ok(Output::Raw(String::new()))
+        }
         Command::Completions { shell } => Ok(Output::Raw(completions(*shell))),
         Command::Man { command } => Ok(Output::Raw(man_page(command.as_deref())?)),
         Command::ListAgents { .. }

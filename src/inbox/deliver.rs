@@ -141,6 +141,26 @@ impl Inbox {
         History::read(BufReader::new(file), id).map_err(|e| StoreError::io(self.path(), e))
     }
 
+    /// The `source` of interrupt record `id` (unlocked read).
+    pub fn interrupt_source(&self, id: &str) -> Result<Option<Value>, StoreError> {
+        let Some(file) = self.open_read()? else {
+            return Ok(None);
+        };
+        let mut found = None;
+        for_each_line(BufReader::new(file), |line| {
+            if let InboxLine::Line(l) = line
+                && let Some(Record::Interrupt {
+                    id: rid, source, ..
+                }) = parse::<Value>(l)
+                && rid == id
+            {
+                found = Some(source);
+            }
+        })
+        .map_err(|e| StoreError::io(self.path(), e))?;
+        Ok(found)
+    }
+
     /// The pending count without a lock: from the cache when it matches the
     /// inbox, else by counting. A missing inbox holds nothing.
     pub fn pending_now(&self) -> Result<usize, StoreError> {

@@ -320,9 +320,17 @@ fn trace_answers_for_every_standing() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+    // serve ends the interrupted turn once its handler stopped.
+    while trace(s, &second)["transcript"]["ending"] != "interrupted" {
+        assert!(
+            stopping.elapsed() < Duration::from_secs(15),
+            "{}",
+            trace(s, &second)
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let _ = served.kill();
     let _ = served.wait();
-    assert_eq!(trace(s, &second)["transcript"]["ending"], "interrupted");
     // `--to` narrows the search; an unknown id is a usage error.
     assert_eq!(
         serde_json::from_str::<Value>(&ok(s, &["--json", "trace", &parked, "--to", "checker"]))
