@@ -11,9 +11,9 @@ test('shell messages reach a resident root and a cold child; interrupts stop the
   const { childId } = await env.start(lead, 'worker', 'CHILD-FIRST')
   await waitFor('child first turn', () => env.adapter.seen(childId, 'CHILD-FIRST').length > 0)
   await waitFor('child disposed', () => env.ctx.agents.get(childId) === undefined)
-  await sleep(200)
-  const tree = JSON.parse(dshAgents(root, '--json', 'tree').stdout)
-  assert.equal(tree[0].members[0].state, 'idle', 'a resident idle root')
+  const rootState = () => JSON.parse(dshAgents(root, '--json', 'tree').stdout || '[]')[0]?.members[0]?.state
+  // The bridge takes the lock on its next pass once the root's log exists.
+  await waitFor('a resident idle root', () => rootState() === 'idle')
 
   assert.equal(dshAgents(root, 'followup', 'lead-1', 'HELLO-FROM-SHELL').code, 0)
   await waitFor('root got it', () => env.adapter.seen('lead-1', 'HELLO-FROM-SHELL').length > 0)
@@ -28,7 +28,7 @@ test('shell messages reach a resident root and a cold child; interrupts stop the
   dshAgents(root, 'followup', 'lead-1', 'GATED-WORK now')
   await waitFor('gated turn running', () => env.adapter.seen('lead-1', 'GATED-WORK').length > 0)
   await sleep(100)
-  assert.equal(JSON.parse(dshAgents(root, '--json', 'tree').stdout)[0].members[0].state, 'running')
+  assert.equal(rootState(), 'running')
   assert.equal(dshAgents(root, 'interrupt', 'lead-1').code, 0)
   await waitFor('turn aborted', () => dshAgents(root, '--json', 'log', 'lead-1').stdout.includes('"ending":"aborted"'))
 

@@ -29,11 +29,7 @@ fn native_text(item: &NativeItem) -> String {
 }
 
 fn one_line(text: &str) -> String {
-    let text = text.replace('\n', "\\n");
-    if text.chars().count() > 60 {
-        return text.chars().take(59).collect::<String>() + "…";
-    }
-    text
+    super::table::cut_to(&text.replace('\n', "\\n"), 60)
 }
 
 fn sender(m: &Message) -> String {

@@ -376,8 +376,12 @@ impl Bridge {
             .map(|(id, _)| id.clone())
             .collect();
         for agent in &resident {
-            self.interrupts(agent)?;
-            self.deliver(agent, None)?;
+            // One read of the inbox serves both the interrupt and the delivery pass.
+            let Ok(fold) = Inbox::new(&self.held[agent].dir).read() else {
+                continue;
+            };
+            self.interrupts(agent, &fold)?;
+            self.deliver(agent, None, &fold)?;
         }
         self.rescan();
         for parent in &resident {
@@ -408,17 +412,14 @@ impl Bridge {
                         via: Some(parent.clone()),
                     },
                 );
-                self.deliver(&child, Some(parent.clone()))?;
+                self.deliver(&child, Some(parent.clone()), &fold)?;
             }
         }
         Ok(())
     }
 
-    fn interrupts(&mut self, agent: &str) -> Result<()> {
+    fn interrupts(&mut self, agent: &str, fold: &Fold) -> Result<()> {
         let dir = self.held[agent].dir.clone();
-        let Ok(fold) = Inbox::new(&dir).read() else {
-            return Ok(());
-        };
         if fold.last_interrupt_id == self.held[agent].seen_interrupt {
             return Ok(());
         }
@@ -431,12 +432,9 @@ impl Bridge {
 
     /// Emit every claimable message of `agent` not already in flight; one
     /// its log already holds is claimed instead.
-    fn deliver(&mut self, agent: &str, via: Option<String>) -> Result<()> {
+    fn deliver(&mut self, agent: &str, via: Option<String>, fold: &Fold) -> Result<()> {
         let dir = self.held[agent].dir.clone();
-        let Ok(fold) = Inbox::new(&dir).read() else {
-            return Ok(());
-        };
-        let messages: Vec<Message> = claimable(&fold, via.is_some());
+        let messages: Vec<Message> = claimable(fold, via.is_some());
         let log = log_path(&dir);
         for m in messages {
             let key = (agent.to_string(), m.id.clone());
