@@ -2,7 +2,7 @@
 // a `--patch` row, its model the fake server, and the shell driving it with
 // the real dsh-agents binary — as a user runs it.
 import { test } from 'node:test'
-import { statSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import { spawn } from 'node:child_process'
 import assert from 'node:assert/strict'
 import { startFakeModel, count } from './fake-model.mjs'
@@ -104,6 +104,110 @@ test('headless: steer, v1 and v2 sends, subagent-parent-message reach rc.8 once;
     assert.equal(states(store)[root], 'inactive')
     assert.equal(states(store)[child], 'inactive')
     assert.match(ok(dshAgents(store, '--contract', 'v1', 'list-agents', '--as', root), 'v1 list'), new RegExp(`${child} \\[ready\\]`))
+    assert.match(ok(dshAgents(store, 'check'), 'check'), /ok/)
+  } finally {
+    dsh.child.kill('SIGKILL')
+    model.close()
+  }
+})
+
+test('dsh web: an idle root gets a new turn, a running one the steer; interrupt parks the queue until the next message; idle, then inactive', async () => {
+  const model = await startFakeModel()
+  const root = 'session-web-lead'
+  const dsh = startDsh({ model, mode: 'web', session: root, prompt: 'WEB-TASK' })
+  const { store } = dsh
+  try {
+    let r = await model.take('the typed prompt', q => q.session === root && q.all.includes('WEB-TASK'))
+    await untilState(store, root, 'running')
+    r.text('WEB-DONE-1')
+    await untilState(store, root, 'idle')
+
+    // Idle and resident: a followup starts a new turn.
+    ok(dshAgents(store, 'followup', root, 'FOLLOW-ONE'), 'followup')
+    r = await model.take('the followup turn', q => q.session === root && q.all.includes('FOLLOW-ONE'))
+    assert.equal(count(r.all, 'FOLLOW-ONE'), 1)
+    await untilState(store, root, 'running')
+    // Running: a steer lands at the next step of the same turn.
+    ok(dshAgents(store, 'steer', root, 'STEER-TWO'), 'steer')
+    await waitFor('the steer handed to rc.8', () => JSON.parse(dshAgents(store, '--json', 'inbox', root).stdout).nextStep.length === 0)
+    r.tool('list_agents', {})
+    r = await model.take('the next step', q => q.session === root && q.all.includes('STEER-TWO'))
+    assert.equal(count(r.all, 'STEER-TWO'), 1)
+    assert.equal(count(r.all, 'FOLLOW-ONE'), 1)
+
+    // A followup queued behind the running turn, then an interrupt: the turn
+    // stops (the rc.8 CLI writes `step/end` and leaves the turn open, no
+    // `turn/end`), the agent sits idle, and the queued message stays parked
+    // in DSH's own inbox.
+    ok(dshAgents(store, 'followup', root, 'QUEUED-ONE'), 'followup while running')
+    await waitFor('the followup handed to rc.8', () => JSON.parse(dshAgents(store, '--json', 'inbox', root).stdout).nextTurn.length === 0)
+    ok(dshAgents(store, 'interrupt', root), 'interrupt')
+    await r.closed
+    await untilState(store, root, 'idle')
+    const dshInbox = () => JSON.parse(dshAgents(store, '--json', 'inbox', root).stdout).dsh
+    await waitFor('the queued message in the log', () => dshInbox().nextTurn.length === 1)
+    assert.deepEqual(dshInbox().nextTurn.map(m => m.content[0].text), ['QUEUED-ONE'])
+    assert.equal(dshInbox().parked, true)
+    assert.match(dshAgents(store, 'tree', '--all').stdout, /lead +idle .* 0\+1d parked/)
+    await sleep(300)
+    assert.equal(model.requests.filter(q => q.all.includes('QUEUED-ONE')).length, 0, 'nothing runs while parked')
+    // The next message wakes it: the parked one runs first (FIFO).
+    ok(dshAgents(store, 'followup', root, 'WAKE-ONE'), 'followup after the interrupt')
+    r = await model.take('the parked message', q => q.session === root && q.all.includes('QUEUED-ONE'))
+    assert.equal(count(r.all, 'WAKE-ONE'), 0)
+    r.text('WEB-DONE-2')
+    r = await model.take('the waking message', q => q.session === root && q.all.includes('WAKE-ONE'))
+    assert.equal(count(r.all, 'QUEUED-ONE'), 1)
+    r.text('WEB-DONE-3')
+    await untilState(store, root, 'idle')
+    const serve = dshAgents(store, 'serve', '--as', root, '--once', '--', 'true')
+    assert.equal(serve.code, 3, serve.stderr)
+    assert.match(serve.stderr, /already live/)
+
+    dsh.child.kill('SIGTERM')
+    assert.equal((await dsh.exit()).code, 0)
+    assert.equal(states(store)[root], 'inactive')
+    assert.match(ok(dshAgents(store, 'check'), 'check'), /ok/)
+  } finally {
+    dsh.child.kill('SIGKILL')
+    model.close()
+  }
+})
+
+test('SIGKILL of dsh between delivery and claim: after a restart the message reaches the model exactly once', async () => {
+  const model = await startFakeModel()
+  const root = 'session-kill-lead'
+  // The fault kills the bridge once rc.8 accepted the delivery, before the claim.
+  let dsh = startDsh({ model, mode: 'web', session: root, prompt: 'KILL-TASK', env: { DSH_AGENTS_FAULT: 'bridge-before-claim' } })
+  const { store } = dsh
+  try {
+    let r = await model.take('the typed prompt', q => q.session === root && q.all.includes('KILL-TASK'))
+    r.text('KILL-DONE-1')
+    await untilState(store, root, 'idle')
+    ok(dshAgents(store, 'followup', '--id', 'kill-msg-1', root, 'ONCE-ONLY'), 'followup')
+    r = await model.take('the delivered message', q => q.session === root && q.all.includes('ONCE-ONLY'))
+    const log = JSON.parse(dshAgents(store, '--json', 'log', root).stdout.split('\n')[0]).log
+    await waitFor('rc.8 recorded the message id', () => readFileSync(log, 'utf8').includes('"kill-msg-1"'))
+    const pending = () => JSON.parse(dshAgents(store, '--json', 'inbox', root).stdout).nextTurn.map(m => m.id)
+    assert.deepEqual(pending(), ['kill-msg-1'], 'no claim was written')
+    dsh.child.kill('SIGKILL')
+    await dsh.exit()
+    await untilState(store, root, 'inactive')
+
+    // A user reopens the session in a new dsh process.
+    dsh = startDsh({ model, mode: 'web', session: root, resume: true, store })
+    await untilState(store, root, 'idle')
+    await waitFor('the bridge claimed it from the log, without delivering', () => pending().length === 0)
+    await sleep(300)
+    assert.deepEqual(endings(store, root).slice(-1), ['interrupted'], 'rc.8 repaired the killed turn')
+    ok(dshAgents(store, 'followup', root, 'AFTER-RESTART'), 'followup after the restart')
+    r = await model.take('the next turn', q => q.session === root && q.all.includes('AFTER-RESTART'))
+    assert.equal(count(r.all, 'ONCE-ONLY'), 1, 'in the history once, never delivered again')
+    assert.equal(model.requests.filter(q => q.all.includes('ONCE-ONLY') && !q.all.includes('AFTER-RESTART')).length, 1, 'the model got it once before the kill, and no other request since')
+    r.text('KILL-DONE-2')
+    await untilState(store, root, 'idle')
+    dsh.child.kill('SIGTERM')
+    assert.equal((await dsh.exit()).code, 0)
     assert.match(ok(dshAgents(store, 'check'), 'check'), /ok/)
   } finally {
     dsh.child.kill('SIGKILL')

@@ -495,7 +495,12 @@ pub fn run(cli: Cli) -> Result<Output> {
                     crate::store::native_inbox::read(&rec.log, rec.header.seed_len()).ok()?;
                 Some(inbox_view::NativeView {
                     inbox,
-                    parked: i.native_parked(),
+                    parked: i.native_parked(
+                        crate::inbox::liveness::probe(&rec.dir)
+                            == crate::inbox::liveness::Liveness::Live {
+                                state: crate::inbox::liveness::LiveState::Idle,
+                            },
+                    ),
                 })
             });
             Ok(Output::Text(if json {

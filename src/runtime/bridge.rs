@@ -268,6 +268,8 @@ impl Bridge {
                 message,
             } => {
                 self.in_flight.remove(&(agent.clone(), message.clone()));
+                // A crash here: DSH has the message, its claim is not written.
+                crate::support::fault::fault("bridge-before-claim");
                 let r = self.claim(&agent, &message).map_err(|e| e.to_string());
                 match req {
                     Some(_) => self.send(reply(req, r)),

@@ -141,12 +141,19 @@ pub struct Inspection {
 }
 
 impl Inspection {
-    /// DSH left its own queue parked: the last turn was aborted (an
-    /// interrupt) and items are still pending, and no turn is open.
-    pub fn native_parked(&self) -> bool {
-        !self.open_turn
-            && self.native.pending() > 0
-            && matches!(self.last_ending, Some(Ending::Aborted(_)))
+    /// DSH left its own queue parked: items are pending and nothing will
+    /// run them until a waking send. Either the last turn ended aborted (an
+    /// interrupt, as rc.8's packages record it), or the agent is resident
+    /// and idle with its turn still open: the rc.8 `dsh` CLI cancels a turn
+    /// with `step/end` and no `turn/end`. An open turn in a log nobody holds
+    /// is a crash instead: the next process repairs it and runs the items.
+    pub fn native_parked(&self, resident_idle: bool) -> bool {
+        self.native.pending() > 0
+            && if self.open_turn {
+                resident_idle
+            } else {
+                matches!(self.last_ending, Some(Ending::Aborted(_)))
+            }
     }
 }
 

@@ -3,7 +3,8 @@
 //! process dying anywhere loses nothing acknowledged and blocks nobody.
 //! Stages: inbox appends `after-lock`, `mid-record`, `before-sync`,
 //! `hold-lock`; served turns `serve-after-turn-start`, `serve-after-claim`,
-//! `serve-before-turn-end`.
+//! `serve-before-turn-end`; the bridge `bridge-before-claim` (DSH accepted
+//! a delivery, its claim is not written yet).
 
 use std::time::Duration;
 

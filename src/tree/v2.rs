@@ -3,7 +3,7 @@
 //! resolver from a `send_message` / `interrupt_agent` argument to a member.
 
 use super::corpus::Corpus;
-use crate::inbox::liveness::Liveness;
+use crate::inbox::liveness::{LiveState, Liveness};
 use crate::store::SessionRecord;
 use crate::store::descriptor::{Identity, Mode};
 use crate::store::header::ROOT_NAME;
@@ -108,14 +108,16 @@ pub struct Activity {
 }
 
 impl Activity {
-    pub fn of(i: &Inspection) -> Activity {
+    /// `live`: the session's liveness, which decides whether an open turn
+    /// with items pending is parked (resident, idle) or a crash.
+    pub fn of(i: &Inspection, live: Liveness) -> Activity {
         Activity {
             open_turn: i.open_turn,
             last_turn: i.last_turn,
             last_ending: i.last_ending.clone(),
             turn_time: i.turn_time,
             native_pending: i.native.pending(),
-            native_parked: i.native_parked(),
+            native_parked: i.native_parked(live == Liveness::Live { state: LiveState::Idle }),
         }
     }
 }
@@ -285,7 +287,7 @@ impl Corpus<'_> {
                 let rec = self.record(*i);
                 let live = self.live(*i);
                 let inspected = reader::inspect(&rec.log);
-                let seen = inspected.as_ref().ok().map(Activity::of);
+                let seen = inspected.as_ref().ok().map(|i| Activity::of(i, live));
                 ((classify_inspected(rec, live, inspected), live), seen)
             });
             let mut next = Vec::new();
