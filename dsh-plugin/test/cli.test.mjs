@@ -83,8 +83,12 @@ test('headless: steer, v1 and v2 sends, subagent-parent-message reach rc.8 once;
     assert.match(serve.stderr, /already live/)
 
     // DSH resuming an agent serve holds is refused, and neither log is damaged.
-    const served = spawn(BIN, ['--store', store, 'serve', '--as', child, '--', 'cat'], { stdio: 'ignore' })
-    await waitFor('serve holds the child', () => /already live/.test(dshAgents(store, 'serve', '--as', child, '--once', '--', 'true').stderr))
+    const served = spawn(BIN, ['--store', store, 'serve', '--as', child, '--', 'cat'], { stdio: ['ignore', 'ignore', 'pipe'] })
+    let servedErr = ''
+    served.stderr.on('data', d => { servedErr += d })
+    // (Probing with a second serve would race this one for the lock.)
+    await waitFor('serve holds the child', () => states(store)[child] === 'idle')
+      .catch(e => { throw new Error(`${e.message}: ${servedErr}`) })
     const sizeBefore = logSize(store, child)
     r.tool('send_message', { subagent_id: child, message: 'FROM-THE-MODEL' })
     r = await model.take('the root after send_message', q => q.session === root)
@@ -92,6 +96,7 @@ test('headless: steer, v1 and v2 sends, subagent-parent-message reach rc.8 once;
     const refusal = r.messages.filter(m => m.role === 'tool').at(-1)
     assert.equal(refusal.content, `Error: subagent "${child}" is unavailable`)
     assert.equal(logSize(store, child), sizeBefore, 'the served log is untouched')
+    assert.match(dsh.stderr, new RegExp(`refused to hold agent ${child}: .*already live`))
     assert.equal(model.requests.filter(q => q.session === child && q.all.includes('FROM-THE-MODEL')).length, 0)
     served.kill('SIGTERM')
     await new Promise(resolve => served.on('exit', resolve))

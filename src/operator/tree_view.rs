@@ -141,7 +141,9 @@ pub fn blocks(corpus: &Corpus, only: Option<usize>, filter: Filter) -> Result<Ve
                     .count()
                     + usize::from(m.index != root);
                 let activity = if m.index == root {
-                    root_inspection.as_ref().map(|i| Activity::of(i, corpus.live(root)))
+                    root_inspection
+                        .as_ref()
+                        .map(|i| Activity::of(i, corpus.live(root)))
                 } else {
                     m.activity.clone()
                 };

@@ -237,6 +237,11 @@ impl Bridge {
                 status,
             } => {
                 let r = self.hold(&agent, dir, status);
+                // DSH may keep the plugin's refusal to itself (rc.8 tells its
+                // model only "unavailable"): say it where the operator looks.
+                if let Err(e) = &r {
+                    eprintln!("dsh-agents bridge: refused to hold agent {agent}: {e}");
+                }
                 self.send(reply(req, r))
             }
             Request::Status {

@@ -117,7 +117,11 @@ impl Activity {
             last_ending: i.last_ending.clone(),
             turn_time: i.turn_time,
             native_pending: i.native.pending(),
-            native_parked: i.native_parked(live == Liveness::Live { state: LiveState::Idle }),
+            native_parked: i.native_parked(
+                live == Liveness::Live {
+                    state: LiveState::Idle,
+                },
+            ),
         }
     }
 }
