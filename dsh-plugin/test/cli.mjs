@@ -35,7 +35,8 @@ export function startDsh ({ model, mode, task = '', session, prompt, resume = fa
   ]
   // A new plugin is an `insert` row (patch rows only target existing ids).
   const insert = (id, path, config) => rows.push(`- insert: [{ id: ${id}, name: ${JSON.stringify(path)}, config: ${JSON.stringify(config)} }]`)
-  if (plugin) insert('dsh-agents', PLUGIN, { binary: BIN, store })
+  // The store is the plugin's default: the JSONL persistence root.
+  if (plugin) insert('dsh-agents', PLUGIN, { binary: BIN })
   if (mode === 'web') insert('dsh-agents-test-user', USER, { session, prompt, resume })
   writeFileSync(patch, rows.join('\n') + '\n')
   const args = mode === 'web'

@@ -10,6 +10,7 @@ import http from 'node:http'
  * @property {string} session the harness session id (`x-deepseek-harness-session-id`)
  * @property {any[]} messages the OpenAI-style messages the model was sent
  * @property {string} all every message's text, joined by newlines
+ * @property {string[]} tools the names of the tools the model was offered
  * @property {(text: string) => void} text answer with assistant text (ends the turn)
  * @property {(name: string, args: object) => void} tool answer with one tool call
  * @property {Promise<void>} closed resolves when the client went away (an aborted turn)
@@ -64,6 +65,7 @@ export async function startFakeModel () {
         session: String(req.headers['x-deepseek-harness-session-id']),
         messages,
         all: allText(messages),
+        tools: (body.tools ?? []).map(t => t.function?.name),
         text: t => sse(res, textChunks(t)),
         tool: (name, args) => sse(res, toolChunks(name, args)),
         closed: new Promise(resolve => res.on('close', () => resolve())),

@@ -267,3 +267,24 @@ pub fn snapshot_without_caches(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
         .filter(|(p, _)| p.file_name().is_none_or(|n| n != "scan.cache"))
         .collect()
 }
+
+/// Wait (up to 20 s) until another process holds the lock file at `path`:
+/// a fixed sleep races a slow start on a loaded machine.
+pub fn wait_until_locked(path: &Path) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        if let Ok(f) = std::fs::File::open(path) {
+            match f.try_lock() {
+                Err(std::fs::TryLockError::WouldBlock) => return,
+                Ok(()) => f.unlock().unwrap(),
+                Err(std::fs::TryLockError::Error(e)) => panic!("{}: {e}", path.display()),
+            }
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "nobody took {}",
+            path.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}

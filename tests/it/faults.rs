@@ -2,7 +2,7 @@
 //! that reads correctly and that the next append repairs; a lock held by a
 //! dead process never blocks anyone.
 
-use crate::common::{cmd, copy_store, repo, run};
+use crate::common::{cmd, copy_store, repo, run, wait_until_locked};
 use serde_json::Value;
 use std::time::{Duration, Instant};
 
@@ -71,8 +71,8 @@ fn a_lock_held_by_a_dead_process_blocks_nobody() {
         .env("DSH_AGENTS_FAULT", "hold-lock")
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(400));
     let lock = store.path().join("_no-cwd/rev-0001/inbox.lock");
+    wait_until_locked(&lock);
     let r = run([
         "--store",
         s,

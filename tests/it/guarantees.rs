@@ -3,7 +3,9 @@
 //! bounded lines, ids unique across an inbox, caches that never decide,
 //! compaction, and served turns that survive a crash at every write point.
 
-use crate::common::{StoreBuilder, TempDir, copy_store, fixture, repo, run_in, snapshot};
+use crate::common::{
+    StoreBuilder, TempDir, copy_store, fixture, repo, run_in, snapshot, wait_until_locked,
+};
 use serde_json::Value;
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
@@ -468,7 +470,7 @@ fn a_serving_agent_rides_out_a_stuck_writer() {
         .stdout(Stdio::null())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(300));
+    wait_until_locked(&s.join("_no-cwd/rev-0001/inbox.lock"));
     let mut serve = Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
         .args([
             "--store",
