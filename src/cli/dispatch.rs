@@ -384,20 +384,37 @@ fn spawn_request(args: &SpawnArgs) -> SpawnRequest {
     }
 }
 
+/// The store a command needs: located by path when it names its sessions
+/// by exact id (`named` plus `others`), else scanned (`others` is `None`
+/// when the command needs the whole store; an unnamed caller is the only
+/// root, which only a scan can find).
+fn open_for(
+    root: &std::path::Path,
+    named: Option<&str>,
+    others: Option<Vec<&str>>,
+) -> Result<Store> {
+    let ids = named.zip(others).map(|(named, mut others)| {
+        others.push(named);
+        others
+    });
+    Ok(Store::open_addressing(root, ids.as_deref())?)
+}
+
 pub fn run(cli: Cli) -> Result<Output> {
     let root = store_root(&cli)?;
     let json = cli.global.json;
     let contract = cli.global.contract;
     let limits = limits(&cli)?;
     if let Some((call, caller, id)) = tool_call(&cli.command, contract)? {
-        let store = Store::open(&root)?;
+        let ids = call.addressed(contract);
+        let store = open_for(&root, caller.agent.as_deref(), ids)?;
         let cx = Context::new(&store, contract, caller.agent.as_deref(), id, limits)
             .map_err(caller_flag)?;
         return call.run(cx).map(|o| Output::Text(o.render(json)));
     }
     match &cli.command {
         Command::Identity { caller } => {
-            let store = Store::open(&root)?;
+            let store = open_for(&root, caller.agent.as_deref(), Some(Vec::new()))?;
             let cx = Context::new(&store, Contract::V2, caller.agent.as_deref(), None, limits)
                 .map_err(caller_flag)?;
             let me = identity::identity(&cx)?;
@@ -462,7 +479,7 @@ pub fn run(cli: Cli) -> Result<Output> {
             };
             let message = message_body(message)?;
             let id = message_id(id)?;
-            let store = Store::open(&root)?;
+            let store = open_for(&root, Some(agent), Some(Vec::new()))?;
             let corpus = Corpus::new(&store);
             let target = resolve_agent(&store, agent)?;
             refuse_unrunnable(&corpus, target)?;
@@ -475,7 +492,7 @@ pub fn run(cli: Cli) -> Result<Output> {
             }))
         }
         Command::Interrupt { agent } => {
-            let store = Store::open(&root)?;
+            let store = open_for(&root, Some(agent), Some(Vec::new()))?;
             let corpus = Corpus::new(&store);
             let target = resolve_agent(&store, agent)?;
             let text = deliver::interrupt_as_user(&corpus, target, limits)?;
@@ -486,7 +503,7 @@ pub fn run(cli: Cli) -> Result<Output> {
             }))
         }
         Command::Inbox { agent } => {
-            let store = Store::open(&root)?;
+            let store = open_for(&root, Some(agent), Some(Vec::new()))?;
             let target = resolve_agent(&store, agent)?;
             let rec = &store.sessions[target];
             let fold = Inbox::new(&rec.dir).read()?;
@@ -510,7 +527,7 @@ pub fn run(cli: Cli) -> Result<Output> {
             }))
         }
         Command::Claim { caller } => {
-            let store = Store::open(&root)?;
+            let store = open_for(&root, caller.agent.as_deref(), Some(Vec::new()))?;
             let agent = resolve_caller(&store, caller.agent.as_deref())
                 .map_err(|e| caller_flag(e.into()))?;
             let inbox = Inbox::new(&store.sessions[agent].dir);
@@ -527,7 +544,7 @@ pub fn run(cli: Cli) -> Result<Output> {
             quiet,
             command,
         } => {
-            let store = Store::open(&root)?;
+            let store = open_for(&root, caller.agent.as_deref(), Some(Vec::new()))?;
             let agent = resolve_caller(&store, caller.agent.as_deref())
                 .map_err(|e| caller_flag(e.into()))?;
             refuse_unrunnable(&Corpus::new(&store), agent)?;
@@ -550,7 +567,7 @@ pub fn run(cli: Cli) -> Result<Output> {
             follow,
             poll,
         } => {
-            let store = Store::open(&root)?;
+            let store = open_for(&root, Some(agent), Some(Vec::new()))?;
             let target = resolve_agent(&store, agent)?;
             let opts = log_view::LogOptions {
                 last: *last,
@@ -567,7 +584,7 @@ pub fn run(cli: Cli) -> Result<Output> {
             Ok(Output::Raw(String::new()))
         }
         Command::Trace { message_id, to } => {
-            let store = Store::open(&root)?;
+            let store = open_for(&root, to.as_deref(), to.as_ref().map(|_| Vec::new()))?;
             let target = message_target(&store, message_id, to.as_deref())?;
             let t = trace::trace(&Corpus::new(&store), target, message_id)?;
             Ok(Output::Text(if json {
@@ -577,7 +594,7 @@ pub fn run(cli: Cli) -> Result<Output> {
             }))
         }
         Command::Cancel { message_id, to } => {
-            let store = Store::open(&root)?;
+            let store = open_for(&root, to.as_deref(), to.as_ref().map(|_| Vec::new()))?;
             let target = message_target(&store, message_id, to.as_deref())?;
             let rec = &store.sessions[target];
             let m = Inbox::new(&rec.dir).cancel(message_id, limits)?;

@@ -71,7 +71,7 @@ pub struct Store {
     pub root: PathBuf,
     pub sessions: Vec<SessionRecord>,
     pub suffix: Option<Suffix>,
-    by_id: HashMap<String, usize>,
+    pub(super) by_id: HashMap<String, usize>,
     pub problems: Vec<Problem>,
     /// Project directories under the root.
     pub projects: usize,
@@ -99,7 +99,7 @@ impl Store {
         Ok(self)
     }
 
-    fn fail_on_fatal(self) -> Result<Store, StoreError> {
+    pub(super) fn fail_on_fatal(self) -> Result<Store, StoreError> {
         let store = self;
         if let Some(p) = store.problems.iter().find(|p| p.fatal) {
             return Err(StoreError::Fatal {
@@ -112,16 +112,31 @@ impl Store {
 
     /// Enumerate everything, collecting every problem.
     pub fn scan(root: &Path) -> Result<Store, StoreError> {
+        let mut store = Store::at(root)?;
+        for project in store.project_dirs()? {
+            store.scan_project(&project)
+        }
+        Ok(store)
+    }
+
+    /// An empty store at `root`, made absolute.
+    pub(super) fn at(root: &Path) -> Result<Store, StoreError> {
         let root = std::path::absolute(root).map_err(|e| StoreError::io(root, e))?;
-        let mut store = Store {
-            root: root.clone(),
+        Ok(Store {
+            root,
             sessions: Vec::new(),
             suffix: None,
             by_id: HashMap::new(),
             problems: Vec::new(),
             projects: 0,
-        };
-        let projects = match sorted_entries(&root) {
+        })
+    }
+
+    /// The project directories under the root, in name order, counted;
+    /// symbolic links are noted and skipped, as DSH skips them.
+    pub(super) fn project_dirs(&mut self) -> Result<Vec<PathBuf>, StoreError> {
+        let root = self.root.clone();
+        let entries = match sorted_entries(&root) {
             Ok(entries) => entries,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(StoreError::NoStore { path: root });
@@ -136,18 +151,19 @@ impl Store {
                 });
             }
         };
-        for (name, kind) in projects {
+        let mut dirs = Vec::new();
+        for (name, kind) in entries {
             let project = root.join(&name);
             match kind {
                 EntryKind::Dir => {
-                    store.projects += 1;
-                    store.scan_project(&project)
+                    self.projects += 1;
+                    dirs.push(project);
                 }
-                EntryKind::Symlink => store.note(&project, "symbolic link under the store root is ignored (DSH lists only real directories)", false),
+                EntryKind::Symlink => self.note(&project, "symbolic link under the store root is ignored (DSH lists only real directories)", false),
                 EntryKind::Other => {}
             }
         }
-        Ok(store)
+        Ok(dirs)
     }
 
     fn note(&mut self, path: &Path, message: impl Into<String>, fatal: bool) {
@@ -197,7 +213,7 @@ impl Store {
         }
     }
 
-    fn apply_probe(&mut self, dir: &Path, probe: DirProbe) {
+    pub(super) fn apply_probe(&mut self, dir: &Path, probe: DirProbe) {
         let (found, read) = match probe {
             DirProbe::Empty => return,
             DirProbe::Both => {
@@ -330,13 +346,13 @@ impl Store {
 }
 
 /// What one session directory holds, read without touching shared state.
-enum DirProbe {
+pub(super) enum DirProbe {
     Empty,
     Both,
     One(Suffix, Result<(Encoding, FirstLine), HeaderError>),
 }
 
-fn probe_session_dir(dir: &Path) -> DirProbe {
+pub(super) fn probe_session_dir(dir: &Path) -> DirProbe {
     let has_raw = exists(&dir.join(Suffix::Jsonl.file_name()));
     let has_zst = exists(&dir.join(Suffix::JsonlZstd.file_name()));
     let found = match (has_raw, has_zst) {
@@ -373,7 +389,7 @@ fn js_quote(path: &Path) -> String {
     serde_json::to_string(&path.to_string_lossy()).unwrap_or_default()
 }
 
-enum EntryKind {
+pub(super) enum EntryKind {
     Dir,
     Symlink,
     Other,
@@ -381,7 +397,7 @@ enum EntryKind {
 
 /// Directory entries sorted by name, classified without following symlinks
 /// (DSH's `Dirent.isDirectory()` does not follow them either).
-fn sorted_entries(dir: &Path) -> std::io::Result<Vec<(std::ffi::OsString, EntryKind)>> {
+pub(super) fn sorted_entries(dir: &Path) -> std::io::Result<Vec<(std::ffi::OsString, EntryKind)>> {
     let mut out = Vec::new();
     for entry in fs::read_dir(dir)? {
         let entry = entry?;

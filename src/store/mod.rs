@@ -11,6 +11,7 @@ pub mod header;
 pub mod json;
 pub mod limits;
 pub mod lines;
+pub mod locate;
 pub mod native_inbox;
 pub mod packed;
 pub mod paths;

@@ -282,6 +282,27 @@ impl ToolCall {
         })
     }
 
+    /// The sessions the call addresses by exact id besides its caller, or
+    /// `None` when it needs the whole store (a listing, a v2 name).
+    pub fn addressed(&self, contract: Contract) -> Option<Vec<&str>> {
+        match (self, contract) {
+            (ToolCall::SendMessage { agent, .. }, Contract::V1)
+            | (ToolCall::InterruptAgent { agent }, Contract::V1)
+            | (
+                ToolCall::SubagentSendMessage {
+                    agent_id: agent, ..
+                },
+                _,
+            ) => Some(vec![agent.as_str()]),
+            (ToolCall::SubagentParentMessage { .. }, _) | (ToolCall::WaitAgent { .. }, _) => {
+                Some(Vec::new())
+            }
+            (ToolCall::ListAgents { .. }, _)
+            | (ToolCall::SendMessage { .. }, Contract::V2)
+            | (ToolCall::InterruptAgent { .. }, Contract::V2) => None,
+        }
+    }
+
     /// Run the call in `cx`. The refreshed scan caches are written only
     /// when the tool succeeds: a rejected call writes nothing.
     pub fn run(self, cx: Context) -> Result<Outcome> {

@@ -10,6 +10,7 @@ mod golden;
 mod guarantees;
 mod hostile;
 mod liveness;
+mod located;
 mod messaging;
 mod operator;
 mod rules;

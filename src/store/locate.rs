@@ -1,0 +1,78 @@
+//! Locating sessions by path instead of scanning the store: DSH derives a
+//! session's directory from its id (`<project>/<encodeSegment(id)>/`), so a
+//! command that addresses sessions by exact id reads only those headers and
+//! the ones on their `parentSession` ancestry, as rc.8's own send does
+//! (`persistence.inspect(childId)`). Every located directory goes through
+//! the same per-session rules as the full scan; store-wide faults elsewhere
+//! (a flat file, a duplicate of an unrelated id) are `check`'s and the
+//! listings' to report.
+
+use super::enumerate::{DirProbe, Store, probe_session_dir};
+use super::error::StoreError;
+use super::paths::encode_segment;
+use std::collections::HashSet;
+use std::path::Path;
+
+/// The environment variable that makes every command scan the whole store
+/// (a diagnostic, and how the tests prove both paths agree).
+pub const FULL_SCAN_ENV: &str = "DSH_AGENTS_FULL_SCAN";
+
+impl Store {
+    /// The store as far as `ids` and their ancestries: `None` when one of
+    /// `ids` is not an exact session id found by its path, so the caller
+    /// scans instead (a prefix, a name, an opaque caller all need the scan
+    /// to answer as it would). Fails as `Store::open` does on a problem with
+    /// a located session.
+    pub fn locate(root: &Path, ids: &[&str]) -> Result<Option<Store>, StoreError> {
+        let mut store = Store::at(root)?;
+        let projects = store.project_dirs()?;
+        let mut store = store.nonempty()?;
+        let mut tried: HashSet<String> = HashSet::new();
+        let mut work: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
+        while let Some(id) = work.pop() {
+            if !tried.insert(id.clone()) {
+                continue;
+            }
+            let Some(segment) = encode_segment(&id) else {
+                continue;
+            };
+            for project in &projects {
+                let dir = project.join(&segment);
+                // A symbolic link in a project directory is not a session,
+                // exactly as the scan classifies entries.
+                if !std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
+                    continue;
+                }
+                match probe_session_dir(&dir) {
+                    DirProbe::Empty => {}
+                    probe => store.apply_probe(&dir, probe),
+                }
+            }
+            if let Some(parent) = store
+                .get(&id)
+                .and_then(|r| r.header.parent())
+                .map(str::to_string)
+            {
+                work.push(parent);
+            }
+        }
+        let store = store.fail_on_fatal()?;
+        if ids.iter().any(|id| store.get(id).is_none()) {
+            return Ok(None);
+        }
+        Ok(Some(store))
+    }
+
+    /// The store for a command that addresses `ids` (all exact ids when
+    /// `Some`): located by path when every id is found, else scanned. `None`
+    /// means the command needs the whole store.
+    pub fn open_addressing(root: &Path, ids: Option<&[&str]>) -> Result<Store, StoreError> {
+        let full = std::env::var_os(FULL_SCAN_ENV).is_some_and(|v| !v.is_empty() && v != "0");
+        if let Some(ids) = ids.filter(|ids| !full && !ids.is_empty())
+            && let Some(store) = Store::locate(root, ids)?
+        {
+            return Ok(store);
+        }
+        Store::open(root)
+    }
+}
