@@ -48,6 +48,13 @@ struct Args {
     /// compaction, and 3 GB lines (needs `cargo build --release`)
     #[arg(long)]
     hostile: bool,
+    /// Time every command at each store size instead, beside the floors of
+    /// reading every log and every header once (needs `cargo build --release`)
+    #[arg(long)]
+    scale: bool,
+    /// With --scale: the store sizes, in sessions
+    #[arg(long, value_delimiter = ',', default_value = "1000,10000,100000")]
+    sizes: Vec<usize>,
     /// Internal: time one form on an existing store and print one line
     #[arg(long, num_args = 2, value_names = ["STORE", "FORM"])]
     measure: Option<Vec<String>>,
@@ -445,6 +452,10 @@ fn main() {
         bench_hostile(&args);
         return;
     }
+    if args.scale {
+        bench_scale(&args);
+        return;
+    }
     if let Some(m) = &args.measure {
         measure(&m[0], m[1].parse().unwrap(), args.runs);
         return;
@@ -500,11 +511,17 @@ fn main() {
 
 /// Run the release binary once; wall time and peak RSS (`wait4`).
 fn timed(bin: &Path, store: &Path, argv: &[&str]) -> (f64, f64, i32) {
+    let mut cmd = Command::new(bin);
+    cmd.arg("--store").arg(store).args(argv);
+    let (wall, _, rss, code) = run_measured(cmd);
+    (wall, rss, code)
+}
+
+/// Run a command to its end: wall ms, CPU ms (user + system, its waited
+/// children included), peak RSS MiB, exit status.
+fn run_measured(mut cmd: Command) -> (f64, f64, f64, i32) {
     let start = Instant::now();
-    let mut child = Command::new(bin)
-        .arg("--store")
-        .arg(store)
-        .args(argv)
+    let mut child = cmd
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -521,7 +538,213 @@ fn timed(bin: &Path, store: &Path, argv: &[&str]) -> (f64, f64, i32) {
     } else {
         -1
     };
-    (ms, usage.ru_maxrss as f64 / 1024.0, code)
+    let tv = |t: libc::timeval| t.tv_sec as f64 * 1e3 + t.tv_usec as f64 / 1e3;
+    let cpu = tv(usage.ru_utime) + tv(usage.ru_stime);
+    (ms, cpu, usage.ru_maxrss as f64 / 1024.0, code)
+}
+
+/// Median wall, its CPU, and the largest peak RSS over `runs` runs.
+fn repeat(runs: usize, make: impl Fn() -> Command) -> (f64, f64, f64, i32) {
+    let mut all: Vec<(f64, f64, f64, i32)> = (0..runs).map(|_| run_measured(make())).collect();
+    let rss = all.iter().map(|r| r.2).fold(0.0, f64::max);
+    let code = all.iter().map(|r| r.3).find(|c| *c != 0).unwrap_or(0);
+    all.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mid = all[all.len() / 2];
+    (mid.0, mid.1, rss, code)
+}
+
+/// A continuable child near the bottom of a generated tree, and its parent.
+fn leaf(n: usize, fanout: usize) -> (String, String) {
+    let i = (0..n).rev().find(|i| i % 5 != 4).unwrap();
+    let parent = if i < fanout {
+        "root".to_string()
+    } else {
+        id(i / fanout - 1)
+    };
+    (id(i), parent)
+}
+
+fn kid_index(id: &str) -> usize {
+    id.trim_start_matches("sa-").parse().unwrap()
+}
+
+/// The v2 name path of generated session `i` (`n0/n8/n72`).
+fn name_path(mut i: usize, fanout: usize) -> String {
+    let mut names = vec![format!("n{i}")];
+    while i >= fanout {
+        i = i / fanout - 1;
+        names.push(format!("n{i}"));
+    }
+    names.reverse();
+    names.join("/")
+}
+
+fn bench_scale(args: &Args) {
+    let bin = binary();
+    let zstd = args.compression == "zstd";
+    let base = args.dir.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("dsh-bench-scale-{}", std::process::id()))
+    });
+    let runs = args.runs;
+    println!(
+        "fan-out {}, {} events per child log, {}; median of {runs} runs (wall), its CPU, largest peak RSS",
+        args.fanout,
+        args.events + 4,
+        if zstd { "zstd" } else { "raw" }
+    );
+    println!("| sessions | command | wall ms | CPU ms | peak RSS MiB | × cat floor |");
+    println!("|---:|---|---:|---:|---:|---:|");
+    for &n in &args.sizes {
+        let dir = base.join(format!("s{n}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        let bytes = generate(&dir, n, args.fanout, args.events, zstd);
+        let log = if zstd {
+            "session.jsonl.zstd"
+        } else {
+            "session.jsonl"
+        };
+        let shell = |script: String| {
+            move || {
+                let mut c = Command::new("sh");
+                c.arg("-c").arg(&script);
+                c
+            }
+        };
+        let d = dir.to_str().unwrap().to_string();
+        // Warm the page cache, as every measurement below runs warm.
+        repeat(
+            1,
+            shell(format!("find {d} -name {log} -exec cat {{}} + >/dev/null")),
+        );
+        let floor = repeat(
+            runs,
+            shell(format!("find {d} -name {log} -exec cat {{}} + >/dev/null")),
+        );
+        let header_floor = repeat(
+            runs,
+            shell(format!(
+                "find {d} -name {log} -exec head -q -c 4096 {{}} + >/dev/null"
+            )),
+        );
+        let row = |what: &str, r: (f64, f64, f64, i32)| {
+            let mark = if r.3 == 0 {
+                String::new()
+            } else {
+                format!(" (exit {})", r.3)
+            };
+            println!(
+                "| {n} | {what}{mark} | {:.1} | {:.1} | {:.1} | {:.2} |",
+                r.0,
+                r.1,
+                r.2,
+                r.0 / floor.0
+            );
+        };
+        println!(
+            "| {n} | *store: {:.1} MB; floor: `find -exec cat` every log* | {:.1} | {:.1} | {:.1} | 1.00 |",
+            bytes as f64 / 1e6,
+            floor.0,
+            floor.1,
+            floor.2
+        );
+        row("*floor: `find -exec head -c 4096` every log*", header_floor);
+        let (kid, parent) = leaf(n, args.fanout);
+        let kid_name = name_path(kid_index(&kid), args.fanout);
+        let ours = |argv: Vec<String>| {
+            let bin = bin.clone();
+            let dir = dir.clone();
+            move || {
+                let mut c = Command::new(&bin);
+                c.arg("--store").arg(&dir).args(&argv);
+                c
+            }
+        };
+        let v = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        let forms: Vec<(&str, Vec<String>)> = vec![
+            (
+                "v2 list-agents (whole tree)",
+                v(&["list-agents", "--as", "root"]),
+            ),
+            (
+                "v1 list-agents --scope descendants",
+                v(&[
+                    "--contract",
+                    "v1",
+                    "list-agents",
+                    "--as",
+                    "root",
+                    "--scope",
+                    "descendants",
+                ]),
+            ),
+            ("tree", v(&["tree"])),
+            ("check", v(&["check"])),
+            (
+                "v1 send-message (by id)",
+                v(&[
+                    "--contract",
+                    "v1",
+                    "send-message",
+                    &kid,
+                    "hi",
+                    "--as",
+                    &parent,
+                ]),
+            ),
+            (
+                "v2 send-message (by name)",
+                v(&["send-message", &kid_name, "hi", "--as", "root"]),
+            ),
+            ("followup", v(&["followup", &kid, "hi"])),
+            ("identity", v(&["identity", "--as", &kid])),
+            ("inbox", v(&["inbox", &kid])),
+            ("steer", v(&["steer", &kid, "now"])),
+            (
+                "wait-agent (returns at once)",
+                v(&["wait-agent", "--as", &kid, "--timeout-ms", "10000"]),
+            ),
+            (
+                "v1 interrupt-agent",
+                v(&["--contract", "v1", "interrupt-agent", &kid, "--as", &parent]),
+            ),
+        ];
+        for (what, argv) in forms {
+            // One warm-up call builds the caches a repeated command uses.
+            repeat(1, ours(argv.clone()));
+            row(what, repeat(runs, ours(argv)));
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    // A 10,000-deep parentSession chain.
+    let dir = base.join("chain");
+    let _ = std::fs::remove_dir_all(&dir);
+    generate(&dir, 10_000, 1, 0, zstd);
+    for (what, argv) in [
+        ("10,000-deep chain: check", vec!["check"]),
+        (
+            "10,000-deep chain: v1 list-agents --scope descendants",
+            vec![
+                "--contract",
+                "v1",
+                "list-agents",
+                "--as",
+                "root",
+                "--scope",
+                "descendants",
+            ],
+        ),
+    ] {
+        let r = repeat(runs, || {
+            let mut c = Command::new(&bin);
+            c.arg("--store").arg(&dir).args(&argv);
+            c
+        });
+        println!(
+            "| 10000 | {what} | {:.1} | {:.1} | {:.1} | |",
+            r.0, r.1, r.2
+        );
+    }
+    let _ = std::fs::remove_dir_all(&base);
 }
 
 fn bench_hostile(args: &Args) {

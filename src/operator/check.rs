@@ -3,7 +3,7 @@
 use crate::error::Result;
 use crate::inbox::Inbox;
 use crate::inbox::lock::INBOX;
-use crate::store::{Store, reader};
+use crate::store::{SessionRecord, Store, reader};
 use crate::tree::Corpus;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -48,6 +48,11 @@ pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
             message: p.message.clone(),
         })
         .collect();
+    // Each session's own checks read its files only: run them in parallel,
+    // keeping the store's order.
+    let per_session =
+        crate::support::parallel::par_map(&store.sessions, |rec| session_findings(&store, rec));
+    findings.extend(per_session.into_iter().flatten());
     let mut push = |severity, path: &Path, message: String| {
         findings.push(Finding {
             severity,
@@ -55,88 +60,6 @@ pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
             message,
         });
     };
-    for rec in &store.sessions {
-        let h = &rec.header;
-        match reader::inspect(&rec.log) {
-            Err(reason) => push(
-                Severity::Error,
-                &rec.log,
-                format!("unreadable session log: {reason}"),
-            ),
-            Ok(i) => {
-                if let Some((_, why)) = &i.native.error {
-                    push(
-                        Severity::Error,
-                        &rec.log,
-                        format!("DSH cannot resume session \"{}\": {why}", h.id),
-                    );
-                }
-                if h.origin_subagent && i.rc8.is_none() && i.seed001.is_none() {
-                    push(
-                        Severity::Warning,
-                        &rec.log,
-                        format!(
-                            "subagent session \"{}\" has no valid subagent/descriptor; it lists as corrupt",
-                            h.id
-                        ),
-                    );
-                }
-            }
-        }
-        if let Ok(meta) = std::fs::symlink_metadata(&rec.log) {
-            use std::os::unix::fs::MetadataExt;
-            if meta.file_type().is_symlink() {
-                push(
-                    Severity::Warning,
-                    &rec.log,
-                    "the session log is a symbolic link: DSH reads through it; dsh-agents never writes through it (serve refuses this session)".to_string(),
-                );
-            } else if meta.nlink() > 1 {
-                push(
-                    Severity::Warning,
-                    &rec.log,
-                    format!(
-                        "the session log has {} hard links: dsh-agents never writes it (serve refuses this session)",
-                        meta.nlink()
-                    ),
-                );
-            }
-        }
-        if let Some(name) = &h.name
-            && h.valid_name().is_none()
-        {
-            push(
-                Severity::Warning,
-                &rec.log,
-                format!("header name \"{name}\" is not a valid agent name; it is ignored"),
-            );
-        }
-        match Inbox::new(&rec.dir).read() {
-            Err(e) => push(
-                Severity::Error,
-                &rec.dir.join(INBOX),
-                format!("unreadable inbox: {}", e),
-            ),
-            Ok(fold) if fold.bad_lines > 0 => push(
-                Severity::Error,
-                &rec.dir.join(INBOX),
-                format!("{} complete line(s) are not inbox records", fold.bad_lines),
-            ),
-            Ok(_) => {}
-        }
-        if let Some(parent) = h.parent()
-            && store.get(parent).is_none()
-        {
-            push(
-                Severity::Warning,
-                &rec.log,
-                format!(
-                    "parentSession \"{parent}\" of \"{}\" is not in the store",
-                    h.id
-                ),
-            );
-        }
-    }
     // parentSession cycles, each reported once at its smallest id. Every
     // session is walked once: O(N) whatever the depth.
     let corpus = Corpus::new(&store);
@@ -191,6 +114,99 @@ pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
         }
     }
     Ok((store.sessions.len(), findings))
+}
+
+/// The problems of one session that its own files show.
+fn session_findings(store: &Store, rec: &SessionRecord) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let mut push = |severity, path: &Path, message: String| {
+        findings.push(Finding {
+            severity,
+            path: path.display().to_string(),
+            message,
+        });
+    };
+    let h = &rec.header;
+    match reader::inspect(&rec.log) {
+        Err(reason) => push(
+            Severity::Error,
+            &rec.log,
+            format!("unreadable session log: {reason}"),
+        ),
+        Ok(i) => {
+            if let Some((_, why)) = &i.native.error {
+                push(
+                    Severity::Error,
+                    &rec.log,
+                    format!("DSH cannot resume session \"{}\": {why}", h.id),
+                );
+            }
+            if h.origin_subagent && i.rc8.is_none() && i.seed001.is_none() {
+                push(
+                    Severity::Warning,
+                    &rec.log,
+                    format!(
+                        "subagent session \"{}\" has no valid subagent/descriptor; it lists as corrupt",
+                        h.id
+                    ),
+                );
+            }
+        }
+    }
+    if let Ok(meta) = std::fs::symlink_metadata(&rec.log) {
+        use std::os::unix::fs::MetadataExt;
+        if meta.file_type().is_symlink() {
+            push(
+                Severity::Warning,
+                &rec.log,
+                "the session log is a symbolic link: DSH reads through it; dsh-agents never writes through it (serve refuses this session)".to_string(),
+            );
+        } else if meta.nlink() > 1 {
+            push(
+                Severity::Warning,
+                &rec.log,
+                format!(
+                    "the session log has {} hard links: dsh-agents never writes it (serve refuses this session)",
+                    meta.nlink()
+                ),
+            );
+        }
+    }
+    if let Some(name) = &h.name
+        && h.valid_name().is_none()
+    {
+        push(
+            Severity::Warning,
+            &rec.log,
+            format!("header name \"{name}\" is not a valid agent name; it is ignored"),
+        );
+    }
+    match Inbox::new(&rec.dir).read() {
+        Err(e) => push(
+            Severity::Error,
+            &rec.dir.join(INBOX),
+            format!("unreadable inbox: {}", e),
+        ),
+        Ok(fold) if fold.bad_lines > 0 => push(
+            Severity::Error,
+            &rec.dir.join(INBOX),
+            format!("{} complete line(s) are not inbox records", fold.bad_lines),
+        ),
+        Ok(_) => {}
+    }
+    if let Some(parent) = h.parent()
+        && store.get(parent).is_none()
+    {
+        push(
+            Severity::Warning,
+            &rec.log,
+            format!(
+                "parentSession \"{parent}\" of \"{}\" is not in the store",
+                h.id
+            ),
+        );
+    }
+    findings
 }
 
 pub fn render(sessions: usize, findings: &[Finding]) -> String {
