@@ -14,6 +14,7 @@ use crate::tree::Corpus;
 use crate::tree::collate::sibling_order;
 use crate::tree::v2::{Activity, MemberKind};
 use serde_json::{Value, json};
+use std::collections::HashMap;
 
 /// The width rows are fitted to when the output is not a terminal.
 pub const PIPE_WIDTH: usize = 100;
@@ -131,41 +132,56 @@ pub fn blocks(corpus: &Corpus, only: Option<usize>, filter: Filter) -> Result<Ve
     for root in roots {
         let members = corpus.v2_tree(root);
         let root_inspection = reader::inspect(&corpus.record(root).log).ok();
-        let mut rows: Vec<TreeRow> = members
-            .iter()
-            .map(|m| {
-                let rec = corpus.record(m.index);
-                let depth = corpus
-                    .ancestors(m.index)
-                    .take_while(|a| a.as_ref().is_ok_and(|a| *a != root))
-                    .count()
-                    + usize::from(m.index != root);
-                let activity = if m.index == root {
-                    root_inspection
-                        .as_ref()
-                        .map(|i| Activity::of(i, corpus.live(root)))
-                } else {
-                    m.activity.clone()
-                };
-                TreeRow {
-                    id: rec.header.id.clone(),
-                    name: m.name.clone(),
-                    parent: (m.index != root)
-                        .then(|| corpus.parent_of(m.index).map(|p| corpus.id(p).to_string()))
-                        .flatten(),
-                    depth,
-                    last_sibling: true,
-                    state: State::of(&m.kind, m.live),
-                    mode: m.kind.mode(),
-                    activity,
-                    pending: Inbox::new(&rec.dir).pending_now().ok(),
-                    label: match &m.kind {
-                        MemberKind::Continuable { label } => label.clone(),
-                        _ => String::new(),
-                    },
+        // The inbox counts are independent file reads: in parallel.
+        let pending = crate::support::parallel::par_map(&members, |m| {
+            Inbox::new(&corpus.record(m.index).dir).pending_now().ok()
+        });
+        // Members come in pre-order, so a parent's depth is known first.
+        let mut depths: HashMap<usize, usize> = HashMap::from([(root, 0)]);
+        let mut rows: Vec<TreeRow> = Vec::with_capacity(members.len());
+        for (m, pending) in members.iter().zip(pending) {
+            let rec = corpus.record(m.index);
+            let parent = (m.index != root)
+                .then(|| corpus.parent_of(m.index))
+                .flatten();
+            let depth = if m.index == root {
+                0
+            } else {
+                match parent.and_then(|p| depths.get(&p)) {
+                    Some(d) => d + 1,
+                    None => {
+                        corpus
+                            .ancestors(m.index)
+                            .take_while(|a| a.as_ref().is_ok_and(|a| *a != root))
+                            .count()
+                            + 1
+                    }
                 }
-            })
-            .collect();
+            };
+            depths.insert(m.index, depth);
+            let activity = if m.index == root {
+                root_inspection
+                    .as_ref()
+                    .map(|i| Activity::of(i, corpus.live(root)))
+            } else {
+                m.activity.clone()
+            };
+            rows.push(TreeRow {
+                id: rec.header.id.clone(),
+                name: m.name.clone(),
+                parent: parent.map(|p| corpus.id(p).to_string()),
+                depth,
+                last_sibling: true,
+                state: State::of(&m.kind, m.live),
+                mode: m.kind.mode(),
+                activity,
+                pending,
+                label: match &m.kind {
+                    MemberKind::Continuable { label } => label.clone(),
+                    _ => String::new(),
+                },
+            });
+        }
         if filter.any() {
             rows = keep_with_ancestors(rows, filter);
             if rows.is_empty() {
@@ -203,38 +219,40 @@ fn keep_with_ancestors(rows: Vec<TreeRow>, filter: Filter) -> Vec<TreeRow> {
         .collect()
 }
 
+/// A row is its parent's last child when no later row of its depth comes
+/// before a shallower one. One backward pass: `seen[d]` says a row of
+/// depth `d` follows within the current parent.
 fn mark_last_siblings(rows: &mut [TreeRow]) {
-    for i in 0..rows.len() {
-        let d = rows[i].depth;
-        rows[i].last_sibling = !rows[i + 1..]
-            .iter()
-            .take_while(|r| r.depth >= d)
-            .any(|r| r.depth == d);
+    let mut seen: Vec<bool> = Vec::new();
+    for r in rows.iter_mut().rev() {
+        let d = r.depth;
+        seen.resize(d + 1, false);
+        r.last_sibling = !seen[d];
+        seen[d] = true;
     }
 }
 
-/// The drawing before a row's name: `│  ├─ `.
-fn branch(rows: &[TreeRow], i: usize) -> String {
-    let d = rows[i].depth;
-    if d == 0 {
-        return String::new();
-    }
-    let mut out = String::new();
-    for level in 1..d {
-        // The ancestor at `level` on this row's path: is it a last sibling?
-        let ancestor = rows[..i].iter().rev().find(|r| r.depth == level);
-        out.push_str(if ancestor.is_some_and(|a| !a.last_sibling) {
-            "│  "
-        } else {
-            "   "
-        });
-    }
-    out.push_str(if rows[i].last_sibling {
-        "└─ "
-    } else {
-        "├─ "
-    });
-    out
+/// The drawing before each row's name (`│  ├─ `), in one pass: in
+/// pre-order the nearest earlier row at a depth is the ancestor there.
+fn branches(rows: &[TreeRow]) -> Vec<String> {
+    // `continues[level]`: the ancestor at `level` has later siblings.
+    let mut continues: Vec<bool> = Vec::new();
+    rows.iter()
+        .map(|r| {
+            let d = r.depth;
+            continues.resize(d + 1, false);
+            continues[d] = !r.last_sibling;
+            if d == 0 {
+                return String::new();
+            }
+            let mut out = String::new();
+            for level in 1..d {
+                out.push_str(if continues[level] { "│  " } else { "   " });
+            }
+            out.push_str(if r.last_sibling { "└─ " } else { "├─ " });
+            out
+        })
+        .collect()
 }
 
 fn last_text(a: Option<&Activity>, now: i64) -> String {
@@ -285,18 +303,15 @@ pub fn render(blocks: &[TreeBlock], all: bool, width: usize, now: i64) -> String
             None => format!("tree {}", b.root_id),
         };
         out.push(cut_to(&title, width));
+        let branches = branches(&b.rows);
         let cells: Vec<[String; 6]> = b
             .rows
             .iter()
-            .enumerate()
-            .map(|(i, r)| {
+            .zip(branches)
+            .map(|(r, branch)| {
                 [
                     // The drawing shows the path; a row names its last step.
-                    format!(
-                        "{}{}",
-                        branch(&b.rows, i),
-                        r.name.rsplit('/').next().unwrap_or(&r.name)
-                    ),
+                    format!("{branch}{}", r.name.rsplit('/').next().unwrap_or(&r.name)),
                     r.state.as_str().to_string(),
                     r.mode.to_string(),
                     last_text(r.activity.as_ref(), now),
