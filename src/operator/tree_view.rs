@@ -246,8 +246,8 @@ fn branches(rows: &[TreeRow]) -> Vec<String> {
                 return String::new();
             }
             let mut out = String::new();
-            for level in 1..d {
-                out.push_str(if continues[level] { "│  " } else { "   " });
+            for more in &continues[1..d] {
+                out.push_str(if *more { "│  " } else { "   " });
             }
             out.push_str(if r.last_sibling { "└─ " } else { "├─ " });
             out
