@@ -16,6 +16,17 @@ pub fn parse_json_line(text: &str) -> Result<Value, serde_json::Error> {
     }
 }
 
+/// `parse_json_line` of bytes that DSH decodes as UTF-8 (invalid sequences
+/// become U+FFFD) before parsing. The parser checks UTF-8 itself, so valid
+/// input — nearly all of it — is not scanned twice; only input it refuses
+/// is decoded lossily and parsed again, which gives the same answer.
+pub fn parse_json_bytes(bytes: &[u8]) -> Result<Value, serde_json::Error> {
+    match serde_json::from_slice(bytes) {
+        Ok(v) => Ok(v),
+        Err(_) => parse_json_line(&String::from_utf8_lossy(bytes)),
+    }
+}
+
 fn hex4(b: &[u8]) -> Option<u16> {
     std::str::from_utf8(b.get(..4)?)
         .ok()
@@ -87,5 +98,28 @@ mod surrogate_tests {
             "\\ud800"
         );
         assert!(parse_json_line(r#"{"a":"\ud800"#).is_err());
+    }
+
+    /// Bytes parse as their lossy UTF-8 decoding would, valid or not.
+    #[test]
+    fn bytes_parse_as_their_lossy_decoding() {
+        let cases: &[&[u8]] = &[
+            b"{\"a\":\"plain\"}",
+            b"{\"a\":\"\xff\xfe\"}",
+            b"{\"a\":\"ok \xe2\x82\"}",
+            b"{\"a\":\"\\ud800\"}",
+            b"{\"a\":1}\xff",
+            b"\xef\xbb\xbf{}",
+            b"{\"a\":\"\xc3\xa9\"}",
+        ];
+        for bytes in cases {
+            let lossy = parse_json_line(&String::from_utf8_lossy(bytes)).map_err(|_| ());
+            assert_eq!(
+                parse_json_bytes(bytes).map_err(|_| ()),
+                lossy,
+                "{:?}",
+                String::from_utf8_lossy(bytes)
+            );
+        }
     }
 }

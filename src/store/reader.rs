@@ -504,7 +504,7 @@ impl Scanner {
     fn consume_line(&mut self, line: &[u8], len: u64) -> Result<(), String> {
         self.line_no += 1;
         self.bytes += len;
-        let parsed = super::json::parse_json_line(&String::from_utf8_lossy(line))
+        let parsed = super::json::parse_json_bytes(line)
             .map_err(|_| ())
             .and_then(|v| decode_storage_record(v).map_err(|_| ()));
         let Ok(decoded) = parsed else {
@@ -620,7 +620,7 @@ pub fn for_each_event(path: &Path, mut f: impl FnMut(&Value)) -> Result<(), Stri
         if line_no == 1 || line.is_empty() {
             return;
         }
-        let parsed = super::json::parse_json_line(&String::from_utf8_lossy(line))
+        let parsed = super::json::parse_json_bytes(line)
             .ok()
             .and_then(|v| decode_storage_record(v).ok());
         for event in parsed.into_iter().flatten() {

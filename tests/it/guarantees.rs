@@ -181,7 +181,7 @@ fn special_files_never_hang_a_command() {
         &["list-agents"][..],
         &["--contract", "v1", "list-agents", "--as", "root"],
         &["check"],
-        &["followup", "root", "x"],
+        &["followup", "kid", "x"],
     ] {
         let (code, err) = run_bounded(store.path(), args, limit);
         assert_eq!(code, Some(3), "{args:?}: {err}");
@@ -190,6 +190,10 @@ fn special_files_never_hang_a_command() {
             "{args:?}: {err}"
         );
     }
+    // A command addressing another session by id reads only that one's
+    // ancestry: the FIFO elsewhere neither hangs nor fails it.
+    let (code, err) = run_bounded(store.path(), &["followup", "root", "x"], limit);
+    assert_eq!(code, Some(0), "{err}");
 }
 
 /// A sparse file: a header line, then `len` zero bytes with no newline.
