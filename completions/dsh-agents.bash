@@ -167,7 +167,7 @@ _dsh__agents() {
 
     case "${cmd}" in
         dsh__agents)
-            opts="-h -V --store --contract --json --lock-timeout --max-pending --help --version list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve bridge inbox claim call identity tree check log trace cancel spawn completions man help"
+            opts="-h -V --store --contract --json --lock-timeout --max-pending --no-cache --help --version list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve bridge inbox claim call identity tree check log trace cancel spawn completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -200,7 +200,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__bridge)
-            opts="-h --store --contract --json --lock-timeout --max-pending --help"
+            opts="-h --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -233,7 +233,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__call)
-            opts="-h --as --id --store --contract --json --lock-timeout --max-pending --help"
+            opts="-h --as --id --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -274,7 +274,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__cancel)
-            opts="-h --to --store --contract --json --lock-timeout --max-pending --help"
+            opts="-h --to --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -311,7 +311,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__check)
-            opts="-h --store --contract --json --lock-timeout --max-pending --help"
+            opts="-h --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -344,7 +344,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__claim)
-            opts="-h --as --store --contract --json --lock-timeout --max-pending --help"
+            opts="-h --as --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -381,7 +381,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__completions)
-            opts="-h --store --contract --json --lock-timeout --max-pending --help bash elvish fish powershell zsh"
+            opts="-h --store --contract --json --lock-timeout --max-pending --no-cache --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -414,7 +414,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__followup)
-            opts="-h --id --store --contract --json --lock-timeout --max-pending --help"
+            opts="-h --id --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -801,7 +801,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__identity)
-            opts="-h --as --store --contract --json --lock-timeout --max-pending --help"
+            opts="-h --as --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -838,7 +838,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__inbox)
-            opts="-h --store --contract --json --lock-timeout --max-pending --help"
+            opts="-h --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -871,7 +871,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__interrupt)
-            opts="-h --store --contract --json --lock-timeout --max-pending --help"
+            opts="-h --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -904,7 +904,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__interrupt__subcmd__agent)
-            opts="-h --as --store --contract --json --lock-timeout --max-pending --help"
+            opts="-h --as --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -941,7 +941,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__list__subcmd__agents)
-            opts="-h --as --scope --store --contract --json --lock-timeout --max-pending --help"
+            opts="-h --as --scope --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -982,7 +982,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__log)
-            opts="-f -h --last --reasoning --full --follow --poll --store --contract --json --lock-timeout --max-pending --help"
+            opts="-f -h --last --reasoning --full --follow --poll --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1019,7 +1019,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__man)
-            opts="-h --store --contract --json --lock-timeout --max-pending --help"
+            opts="-h --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1052,7 +1052,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__send__subcmd__message)
-            opts="-h --as --id --store --contract --json --lock-timeout --max-pending --help"
+            opts="-h --as --id --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1093,7 +1093,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__serve)
-            opts="-h --as --once --poll --grace-ms --quiet --store --contract --json --lock-timeout --max-pending --help"
+            opts="-h --as --once --poll --grace-ms --quiet --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1134,7 +1134,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__spawn)
-            opts="-h --parent --name --label --mode --prompt --id --created-at --cwd --compression --provider --store --contract --json --lock-timeout --max-pending --help"
+            opts="-h --parent --name --label --mode --prompt --id --created-at --cwd --compression --provider --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1207,7 +1207,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__steer)
-            opts="-h --id --store --contract --json --lock-timeout --max-pending --help"
+            opts="-h --id --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1244,7 +1244,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__subagent__subcmd__parent__subcmd__message)
-            opts="-h --as --mode --id --store --contract --json --lock-timeout --max-pending --help"
+            opts="-h --as --mode --id --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1289,7 +1289,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__subagent__subcmd__send__subcmd__message)
-            opts="-h --as --id --store --contract --json --lock-timeout --max-pending --help"
+            opts="-h --as --id --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1330,7 +1330,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__trace)
-            opts="-h --to --store --contract --json --lock-timeout --max-pending --help"
+            opts="-h --to --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1367,7 +1367,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__tree)
-            opts="-h --all --live --problems --watch --width --store --contract --json --lock-timeout --max-pending --help"
+            opts="-h --all --live --problems --watch --width --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1404,7 +1404,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__wait__subcmd__agent)
-            opts="-h --as --timeout-ms --call --poll --store --contract --json --lock-timeout --max-pending --help"
+            opts="-h --as --timeout-ms --call --poll --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

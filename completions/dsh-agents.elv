@@ -23,6 +23,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
             cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
             cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -60,6 +61,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
             cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
             cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -71,6 +73,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
             cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
             cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -82,6 +85,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
             cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
             cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -94,6 +98,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
             cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
             cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -104,6 +109,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
             cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
             cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -114,6 +120,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
             cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
             cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -124,6 +131,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
             cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
             cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -133,6 +141,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
             cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
             cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -146,6 +155,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
             cand --poll 'Poll instead of using file notification'
             cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -160,6 +170,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --poll 'Poll instead of using file notification'
             cand --quiet 'Do not log each turn on stderr'
             cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -169,6 +180,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
             cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
             cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -178,6 +190,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
             cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
             cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -188,6 +201,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
             cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
             cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -199,6 +213,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
             cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
             cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -209,6 +224,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
             cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
             cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -223,6 +239,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --problems 'Only agents with a diagnostic or an unreadable inbox (and the agents above them)'
             cand --watch 'Redraw whenever the store changes, until Ctrl-C'
             cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -232,6 +249,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
             cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
             cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -247,6 +265,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --follow 'Keep printing new events until the session settles (or Ctrl-C)'
             cand --poll 'With --follow: poll instead of using file notification'
             cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -257,6 +276,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
             cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
             cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -267,6 +287,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
             cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
             cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -286,6 +307,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
             cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
             cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -295,6 +317,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
             cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
             cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -304,6 +327,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
             cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
             cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

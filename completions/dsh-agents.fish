@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_dsh_agents_global_optspecs
-    string join \n store= contract= json lock-timeout= max-pending= h/help V/version
+    string join \n store= contract= json lock-timeout= max-pending= no-cache h/help V/version
 end
 
 function __fish_dsh_agents_needs_command
@@ -30,6 +30,7 @@ v2\t'Seed 001: name-addressed tools'"
 complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -l json -d 'Print JSON instead of text (errors too, on stderr)'
+complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -s V -l version -d 'Print version'
 complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "list-agents" -d 'list_agents: v2 lists the caller\'s whole tree; v1 lists children or descendants'
@@ -65,6 +66,7 @@ v2\t'Seed 001: name-addressed tools'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l json -d 'Print JSON instead of text (errors too, on stderr)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l id -d 'Message id: repeating a send with the same id writes nothing and returns the same receipt' -r
@@ -74,6 +76,7 @@ v2\t'Seed 001: name-addressed tools'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l json -d 'Print JSON instead of text (errors too, on stderr)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l id -d 'Message id: repeating a send with the same id writes nothing and returns the same receipt' -r
@@ -83,6 +86,7 @@ v2\t'Seed 001: name-addressed tools'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l json -d 'Print JSON instead of text (errors too, on stderr)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l mode -d 'followup: the parent\'s next turn; steer: its next step' -r -f -a "followup\t'Queue as the next turn'
@@ -94,6 +98,7 @@ v2\t'Seed 001: name-addressed tools'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l json -d 'Print JSON instead of text (errors too, on stderr)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l id -d 'Message id: repeating a send with the same id writes nothing and returns the same receipt' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
@@ -102,6 +107,7 @@ v2\t'Seed 001: name-addressed tools'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l json -d 'Print JSON instead of text (errors too, on stderr)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l id -d 'Message id: repeating a send with the same id writes nothing and returns the same receipt' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
@@ -110,6 +116,7 @@ v2\t'Seed 001: name-addressed tools'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l json -d 'Print JSON instead of text (errors too, on stderr)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt-agent" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt-agent" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
@@ -118,6 +125,7 @@ v2\t'Seed 001: name-addressed tools'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt-agent" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt-agent" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt-agent" -l json -d 'Print JSON instead of text (errors too, on stderr)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt-agent" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt-agent" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
@@ -125,6 +133,7 @@ v2\t'Seed 001: name-addressed tools'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt" -l json -d 'Print JSON instead of text (errors too, on stderr)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l timeout-ms -d 'Timeout in milliseconds, 10000 through 3600000' -r
@@ -136,6 +145,7 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l loc
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l poll -d 'Poll instead of using file notification'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l json -d 'Print JSON instead of text (errors too, on stderr)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l grace-ms -d 'Milliseconds between SIGTERM and SIGKILL when a turn is stopped' -r
@@ -148,6 +158,7 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l once -d 
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l poll -d 'Poll instead of using file notification'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l quiet -d 'Do not log each turn on stderr'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l json -d 'Print JSON instead of text (errors too, on stderr)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand bridge" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand bridge" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
@@ -155,6 +166,7 @@ v2\t'Seed 001: name-addressed tools'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand bridge" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand bridge" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand bridge" -l json -d 'Print JSON instead of text (errors too, on stderr)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand bridge" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand bridge" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
@@ -162,6 +174,7 @@ v2\t'Seed 001: name-addressed tools'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -l json -d 'Print JSON instead of text (errors too, on stderr)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
@@ -170,6 +183,7 @@ v2\t'Seed 001: name-addressed tools'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l json -d 'Print JSON instead of text (errors too, on stderr)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l id -d 'Message id: repeating a send with the same id writes nothing and returns the same receipt' -r
@@ -179,6 +193,7 @@ v2\t'Seed 001: name-addressed tools'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l json -d 'Print JSON instead of text (errors too, on stderr)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
@@ -187,6 +202,7 @@ v2\t'Seed 001: name-addressed tools'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l json -d 'Print JSON instead of text (errors too, on stderr)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l width -d 'Fit rows to N columns [default: the terminal\'s width, else 100]' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
@@ -199,6 +215,7 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l live -d '
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l problems -d 'Only agents with a diagnostic or an unreadable inbox (and the agents above them)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l watch -d 'Redraw whenever the store changes, until Ctrl-C'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l json -d 'Print JSON instead of text (errors too, on stderr)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
@@ -206,6 +223,7 @@ v2\t'Seed 001: name-addressed tools'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l json -d 'Print JSON instead of text (errors too, on stderr)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand log" -l last -d 'Only the last N turns' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand log" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
@@ -218,6 +236,7 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand log" -l full -d 'S
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand log" -s f -l follow -d 'Keep printing new events until the session settles (or Ctrl-C)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand log" -l poll -d 'With --follow: poll instead of using file notification'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand log" -l json -d 'Print JSON instead of text (errors too, on stderr)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand log" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand log" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand trace" -l to -d 'The target agent [default: search every inbox for the id]' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand trace" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
@@ -226,6 +245,7 @@ v2\t'Seed 001: name-addressed tools'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand trace" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand trace" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand trace" -l json -d 'Print JSON instead of text (errors too, on stderr)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand trace" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand trace" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand cancel" -l to -d 'The target agent [default: search every inbox for the id]' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand cancel" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
@@ -234,6 +254,7 @@ v2\t'Seed 001: name-addressed tools'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand cancel" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand cancel" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand cancel" -l json -d 'Print JSON instead of text (errors too, on stderr)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand cancel" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand cancel" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l parent -d 'Parent Session id or unique prefix; omit to create a root' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l name -d 'Agent name (1-64 of [A-Za-z0-9._-], not "lead", unique among siblings)' -r
@@ -254,6 +275,7 @@ v2\t'Seed 001: name-addressed tools'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l json -d 'Print JSON instead of text (errors too, on stderr)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand completions" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand completions" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
@@ -261,6 +283,7 @@ v2\t'Seed 001: name-addressed tools'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand completions" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand completions" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand completions" -l json -d 'Print JSON instead of text (errors too, on stderr)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand completions" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand man" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand man" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
@@ -268,6 +291,7 @@ v2\t'Seed 001: name-addressed tools'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand man" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand man" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand man" -l json -d 'Print JSON instead of text (errors too, on stderr)'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand man" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve bridge inbox claim call identity tree check log trace cancel spawn completions man help" -f -a "list-agents" -d 'list_agents: v2 lists the caller\'s whole tree; v1 lists children or descendants'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand help; and not __fish_seen_subcommand_from list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve bridge inbox claim call identity tree check log trace cancel spawn completions man help" -f -a "send-message" -d 'send_message: v2 any member of the caller\'s tree by name or id; v1 a direct child by id'

@@ -58,6 +58,9 @@ pub struct GlobalArgs {
     /// Admission bound for sends: pending messages an inbox may hold before a send is rejected
     #[arg(long, global = true, env = "DSH_INBOX_MAX_PENDING", value_name = "N", default_value_t = DEFAULT_MAX_PENDING, help_heading = "Global options")]
     pub max_pending: usize,
+    /// Resolve v2 names by scanning the store, without the name index in the cache directory
+    #[arg(long, global = true, help_heading = "Global options")]
+    pub no_cache: bool,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -400,14 +400,30 @@ fn open_for(
     Ok(Store::open_addressing(root, ids.as_deref())?)
 }
 
+/// Where the name index lives, unless `--no-cache` or a forced scan says
+/// not to use one.
+fn name_cache(cli: &Cli) -> Option<PathBuf> {
+    if cli.global.no_cache || crate::store::locate::full_scan_forced() {
+        return None;
+    }
+    std::path::absolute(crate::store::name_index::cache_dir()?).ok()
+}
+
 pub fn run(cli: Cli) -> Result<Output> {
     let root = store_root(&cli)?;
     let json = cli.global.json;
     let contract = cli.global.contract;
     let limits = limits(&cli)?;
     if let Some((call, caller, id)) = tool_call(&cli.command, contract)? {
-        let ids = call.addressed(contract);
-        let store = open_for(&root, caller.agent.as_deref(), ids)?;
+        let store = match call.v2_target(contract) {
+            Some(agent) => crate::tree::name_lookup::open_for_name(
+                &root,
+                name_cache(&cli).as_deref(),
+                caller.agent.as_deref(),
+                agent,
+            )?,
+            None => open_for(&root, caller.agent.as_deref(), call.addressed(contract))?,
+        };
         let cx = Context::new(&store, contract, caller.agent.as_deref(), id, limits)
             .map_err(caller_flag)?;
         return call.run(cx).map(|o| Output::Text(o.render(json)));

@@ -75,6 +75,9 @@ pub struct Store {
     pub problems: Vec<Problem>,
     /// Project directories under the root.
     pub projects: usize,
+    /// Session directories whose log is not published yet (no log, or no
+    /// complete header line): a name index must look at them again.
+    pub unpublished: Vec<PathBuf>,
 }
 
 impl Store {
@@ -129,6 +132,7 @@ impl Store {
             by_id: HashMap::new(),
             problems: Vec::new(),
             projects: 0,
+            unpublished: Vec::new(),
         })
     }
 
@@ -215,7 +219,7 @@ impl Store {
 
     pub(super) fn apply_probe(&mut self, dir: &Path, probe: DirProbe) {
         let (found, read) = match probe {
-            DirProbe::Empty => return,
+            DirProbe::Empty => return self.unpublished.push(dir.to_path_buf()),
             DirProbe::Both => {
                 let configured = self.suffix.unwrap_or(Suffix::Jsonl);
                 let odd = dir.join(configured.opposite().file_name());
@@ -250,6 +254,7 @@ impl Store {
         };
         let header = match first {
             FirstLine::Missing => {
+                self.unpublished.push(dir.to_path_buf());
                 return self.note(
                     &log,
                     format!(

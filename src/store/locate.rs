@@ -17,6 +17,11 @@ use std::path::Path;
 /// (a diagnostic, and how the tests prove both paths agree).
 pub const FULL_SCAN_ENV: &str = "DSH_AGENTS_FULL_SCAN";
 
+/// Whether `DSH_AGENTS_FULL_SCAN` asks every command to scan the store.
+pub fn full_scan_forced() -> bool {
+    std::env::var_os(FULL_SCAN_ENV).is_some_and(|v| !v.is_empty() && v != "0")
+}
+
 impl Store {
     /// The store as far as `ids` and their ancestries: `None` when one of
     /// `ids` is not an exact session id found by its path, so the caller
@@ -24,11 +29,21 @@ impl Store {
     /// to answer as it would). Fails as `Store::open` does on a problem with
     /// a located session.
     pub fn locate(root: &Path, ids: &[&str]) -> Result<Option<Store>, StoreError> {
+        Store::locate_with(root, ids, &[])
+    }
+
+    /// As `locate`, with `also`: sessions read when they are there (and
+    /// their ancestries), absent otherwise, as a scan would leave them.
+    pub fn locate_with(
+        root: &Path,
+        ids: &[&str],
+        also: &[&str],
+    ) -> Result<Option<Store>, StoreError> {
         let mut store = Store::at(root)?;
         let projects = store.project_dirs()?;
         let mut store = store.nonempty()?;
         let mut tried: HashSet<String> = HashSet::new();
-        let mut work: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
+        let mut work: Vec<String> = ids.iter().chain(also).map(|s| s.to_string()).collect();
         while let Some(id) = work.pop() {
             if !tried.insert(id.clone()) {
                 continue;
@@ -67,8 +82,7 @@ impl Store {
     /// `Some`): located by path when every id is found, else scanned. `None`
     /// means the command needs the whole store.
     pub fn open_addressing(root: &Path, ids: Option<&[&str]>) -> Result<Store, StoreError> {
-        let full = std::env::var_os(FULL_SCAN_ENV).is_some_and(|v| !v.is_empty() && v != "0");
-        if let Some(ids) = ids.filter(|ids| !full && !ids.is_empty())
+        if let Some(ids) = ids.filter(|ids| !full_scan_forced() && !ids.is_empty())
             && let Some(store) = Store::locate(root, ids)?
         {
             return Ok(store);

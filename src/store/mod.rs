@@ -12,6 +12,7 @@ pub mod json;
 pub mod limits;
 pub mod lines;
 pub mod locate;
+pub mod name_index;
 pub mod native_inbox;
 pub mod packed;
 pub mod paths;

@@ -303,6 +303,16 @@ impl ToolCall {
         }
     }
 
+    /// The target a v2 call names (a name path or an id), resolved in the
+    /// caller's tree.
+    pub fn v2_target(&self, contract: Contract) -> Option<&str> {
+        match (self, contract) {
+            (ToolCall::SendMessage { agent, .. }, Contract::V2)
+            | (ToolCall::InterruptAgent { agent }, Contract::V2) => Some(agent),
+            _ => None,
+        }
+    }
+
     /// Run the call in `cx`. The refreshed scan caches are written only
     /// when the tool succeeds: a rejected call writes nothing.
     pub fn run(self, cx: Context) -> Result<Outcome> {

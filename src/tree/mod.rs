@@ -6,6 +6,7 @@ pub mod caller;
 pub mod collate;
 pub mod corpus;
 pub mod error;
+pub mod name_lookup;
 pub mod v1;
 pub mod v2;
 

@@ -36,6 +36,12 @@ pub fn cmd() -> assert_cmd::Command {
     ] {
         c.env_remove(var);
     }
+    // The name index goes to a cache of the test run's own, never $HOME's.
+    c.env(
+        "DSH_AGENTS_CACHE_DIR",
+        std::env::temp_dir().join(format!("dsh-agents-test-cache-{}", std::process::id())),
+    );
+    c.env_remove("DSH_AGENTS_FULL_SCAN");
     // Relative times in `tree` are shown against a fixed clock.
     c.env("DSH_AGENTS_NOW_MS", "1800000000000");
     c.current_dir(repo());

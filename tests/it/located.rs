@@ -4,7 +4,7 @@
 //! status and leaves the same files as with the whole store scanned
 //! (`DSH_AGENTS_FULL_SCAN=1`).
 
-use crate::common::{TempDir, cmd, conformance_dir, copy_store, repo};
+use crate::common::{TempDir, cmd, conformance_dir, copy_dir, repo};
 use std::path::{Path, PathBuf};
 
 /// Every session id of a store, decoded from its directory names (the
@@ -42,9 +42,42 @@ fn decode_segment(s: &str) -> String {
 
 /// What the command sequence printed, with the store path made neutral,
 /// and the files it left (caches aside: they are what differs by design).
-fn transcript(store: &Path, ids: &[String], full: bool) -> (Vec<String>, Vec<PathBuf>) {
+fn transcript(
+    store: &Path,
+    ids: &[String],
+    names: &[String],
+    cache: Option<&Path>,
+) -> (Vec<String>, Vec<PathBuf>) {
     let s = store.to_str().unwrap();
     let mut out = Vec::new();
+    let run = |argv: &[&str]| {
+        let mut c = cmd();
+        c.arg("--store").arg(s).args(argv);
+        match cache {
+            None => c.env("DSH_AGENTS_FULL_SCAN", "1"),
+            Some(dir) => c.env("DSH_AGENTS_CACHE_DIR", dir),
+        };
+        let o = c.output().unwrap();
+        let text = format!(
+            "$ {}\n{}--- stderr\n{}--- exit {:?}",
+            argv.join(" "),
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr),
+            o.status.code()
+        );
+        neutral(&text, s)
+    };
+    // v2 names resolve in the caller's tree: every name from every caller,
+    // through the name index or through a scan.
+    for (n, x) in ids.iter().enumerate() {
+        let by_id = &ids[(n + 1) % ids.len()];
+        for name in names.iter().chain([by_id]) {
+            out.push(run(&["send-message", name, "hi", "--as", x]));
+        }
+        for name in names.iter().step_by(2) {
+            out.push(run(&["interrupt-agent", name, "--as", x]));
+        }
+    }
     for (n, x) in ids.iter().enumerate() {
         let other = &ids[(n + 1) % ids.len()];
         let mid = format!("m-{n}");
@@ -83,23 +116,11 @@ fn transcript(store: &Path, ids: &[String], full: bool) -> (Vec<String>, Vec<Pat
             if argv[0] == "wait-agent" && !steered {
                 continue;
             }
-            let mut c = cmd();
-            c.arg("--store").arg(s).args(&argv);
-            if full {
-                c.env("DSH_AGENTS_FULL_SCAN", "1");
-            }
-            let o = c.output().unwrap();
+            let text = run(&argv);
             if argv[0] == "steer" {
-                steered = o.status.success();
+                steered = text.ends_with("--- exit Some(0)");
             }
-            let text = format!(
-                "$ {}\n{}--- stderr\n{}--- exit {:?}",
-                argv.join(" "),
-                String::from_utf8_lossy(&o.stdout),
-                String::from_utf8_lossy(&o.stderr),
-                o.status.code()
-            );
-            out.push(neutral(&text, s));
+            out.push(text);
         }
     }
     let mut files = Vec::new();
@@ -166,6 +187,54 @@ fn list_files(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// Every v2 name the store's trees give, each last step alone, and names
+/// no session has.
+fn v2_names(store: &Path) -> Vec<String> {
+    let o = cmd()
+        .args([
+            "--store",
+            store.to_str().unwrap(),
+            "--json",
+            "tree",
+            "--all",
+        ])
+        .env("DSH_AGENTS_FULL_SCAN", "1")
+        .output()
+        .unwrap();
+    let mut names = vec!["lead".to_string(), "nobody".to_string(), "a/b".to_string()];
+    if let Ok(serde_json::Value::Array(trees)) = serde_json::from_slice(&o.stdout) {
+        for t in trees {
+            for m in t["members"].as_array().into_iter().flatten() {
+                if let Some(n) = m["name"].as_str() {
+                    names.push(n.to_string());
+                    names.extend(n.rsplit('/').next().map(str::to_string));
+                }
+            }
+        }
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Make a store's directories look untouched for an hour, as a store is
+/// between commands (the name index trusts only settled mtimes).
+fn age(dir: &Path) {
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    let times = std::fs::FileTimes::new()
+        .set_modified(old)
+        .set_accessed(old);
+    std::fs::File::open(dir).unwrap().set_times(times).unwrap();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        if e.file_type().unwrap().is_dir() {
+            std::fs::File::open(e.path())
+                .unwrap()
+                .set_times(times)
+                .unwrap();
+        }
+    }
+}
+
 fn stores() -> Vec<PathBuf> {
     let mut dirs = Vec::new();
     for contract in ["v1", "v2"] {
@@ -193,35 +262,41 @@ fn located_commands_answer_as_the_full_scan_does() {
         stores.len() >= 20,
         "expected every conformance and sample store"
     );
-    let mut compared = 0;
+    let (mut compared, mut indexed) = (0, 0);
     for src in stores {
         let ids = session_ids(&src);
         if ids.is_empty() {
             continue;
         }
-        // The same path for both runs, so outputs that name it compare.
+        let names = v2_names(&src);
+        // Both ways at once, each on its own copy (outputs name the store
+        // only as `<store>`).
         let tmp = TempDir::new("located");
-        let store = tmp.path().join("store");
-        let located = {
-            let copy = copy_store(&src, "located-src");
-            std::fs::rename(copy.path(), &store).unwrap();
-            let t = transcript(&store, &ids, false);
-            std::fs::remove_dir_all(&store).unwrap();
-            t
+        let cache = tmp.path().join("cache");
+        let one_way = |tag: &str, cache: Option<&Path>| {
+            let store = tmp.path().join(tag);
+            copy_dir(&src, &store);
+            age(&store);
+            transcript(&store, &ids, &names, cache)
         };
-        let scanned = {
-            let copy = copy_store(&src, "located-src");
-            std::fs::rename(copy.path(), &store).unwrap();
-            transcript(&store, &ids, true)
-        };
+        let (located, scanned) = std::thread::scope(|s| {
+            let located = s.spawn(|| one_way("a", Some(&cache)));
+            let scanned = one_way("b", None);
+            (located.join().unwrap(), scanned)
+        });
         for (a, b) in located.0.iter().zip(&scanned.0) {
             assert_eq!(a, b, "store {}: located vs scanned", src.display());
         }
         assert_eq!(located.0.len(), scanned.0.len());
         assert_eq!(located.1, scanned.1, "files left in {}", src.display());
         compared += located.0.len();
+        indexed += usize::from(cache.join("stores").is_dir());
     }
-    assert!(compared > 500, "only {compared} commands compared");
+    assert!(compared > 2000, "only {compared} commands compared");
+    assert!(
+        indexed >= 10,
+        "the name index was built for only {indexed} stores"
+    );
 }
 
 /// A store-wide fault elsewhere does not stop a command that addresses a
@@ -274,4 +349,124 @@ fn located_commands_check_what_they_read() {
     assert_eq!(r.status.code(), Some(3), "{stderr}");
     assert!(stderr.contains("header id \"other\""), "{stderr}");
     assert_eq!(before, crate::common::snapshot(store), "nothing written");
+}
+
+/// A named continuable child's log lines.
+fn named_child(id: &str, parent: &str, name: &str) -> Vec<String> {
+    use crate::common::fixture;
+    let mut header = fixture::child(id, 5, parent);
+    header["name"] = name.into();
+    vec![header.to_string(), fixture::descriptor(0, name).to_string()]
+}
+
+fn send(store: &Path, cache: &Path, name: &str, extra: &[&str]) -> (Option<i32>, String) {
+    let o = cmd()
+        .args(["--store", store.to_str().unwrap()])
+        .args(extra)
+        .args(["send-message", name, "hi", "--as", "lead"])
+        .env("DSH_AGENTS_CACHE_DIR", cache)
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    (o.status.code(), text)
+}
+
+/// The name index is what answers once built (a fault a scan fails on, in
+/// a file whose change no mtime shows, does not stop it), and it is never
+/// believed past what it cannot see: a new session, a log published into a
+/// directory that had none.
+#[test]
+fn the_name_index_answers_only_what_a_scan_would() {
+    use crate::common::{StoreBuilder, write_log};
+    let tmp = StoreBuilder::new("name-index")
+        .root("lead")
+        .session("kid-1", &[])
+        .build();
+    let store = tmp.path();
+    let cache = TempDir::new("name-index-cache");
+    write_log(
+        store,
+        "_no-cwd",
+        "kid-1",
+        &named_child("kid-1", "lead", "kid"),
+    );
+    // A session directory whose log is not there yet.
+    std::fs::create_dir_all(store.join("_no-cwd").join("late-1")).unwrap();
+    age(store);
+    assert_eq!(send(store, cache.path(), "kid", &[]).0, Some(0));
+    assert!(cache.path().join("stores").is_dir(), "the index was built");
+    // A header identity mismatch elsewhere: fatal to a scan, invisible to
+    // every mtime the index checks.
+    let other = write_log(store, "_no-cwd", "other-1", &["{}"]);
+    age(store);
+    assert_eq!(send(store, cache.path(), "kid", &[]).0, Some(0));
+    std::fs::write(
+        &other,
+        format!("{}\n", crate::common::fixture::root("someone-else", 1)),
+    )
+    .unwrap();
+    let (code, text) = send(store, cache.path(), "kid", &[]);
+    assert_eq!(code, Some(0), "the index answered: {text}");
+    let (code, text) = send(store, cache.path(), "kid", &["--no-cache"]);
+    assert_eq!(code, Some(3), "a scan sees the fault: {text}");
+    std::fs::write(
+        &other,
+        format!("{}\n", crate::common::fixture::root("other-1", 1)),
+    )
+    .unwrap();
+    // The log published later is found by its name.
+    let late = named_child("late-1", "lead", "late").join("\n") + "\n";
+    std::fs::write(store.join("_no-cwd/late-1/session.jsonl"), late).unwrap();
+    let (code, text) = send(store, cache.path(), "late", &[]);
+    assert_eq!(code, Some(0), "{text}");
+    // A new session (its project's mtime moves) is found too.
+    write_log(
+        store,
+        "_no-cwd",
+        "new-1",
+        &named_child("new-1", "lead", "fresh"),
+    );
+    let (code, text) = send(store, cache.path(), "fresh", &[]);
+    assert_eq!(code, Some(0), "{text}");
+    // Removed: the name no longer resolves.
+    std::fs::remove_dir_all(store.join("_no-cwd/kid-1")).unwrap();
+    let (code, text) = send(store, cache.path(), "kid", &[]);
+    assert_ne!(code, Some(0), "{text}");
+    assert!(text.contains("no agent named \"kid\""), "{text}");
+}
+
+/// A cache directory inside the store is never written: DSH would take it
+/// for a project.
+#[test]
+fn a_cache_inside_the_store_is_not_used() {
+    use crate::common::{StoreBuilder, snapshot, write_log};
+    let tmp = StoreBuilder::new("name-index-inside").root("lead").build();
+    let store = tmp.path();
+    write_log(
+        store,
+        "_no-cwd",
+        "kid-1",
+        &named_child("kid-1", "lead", "kid"),
+    );
+    age(store);
+    let inside = store.join("_no-cwd");
+    let (code, text) = send(store, &inside, "kid", &[]);
+    assert_eq!(code, Some(0), "{text}");
+    let written: Vec<PathBuf> = snapshot(store)
+        .into_iter()
+        .map(|f| f.0)
+        .filter(|p| p.starts_with(inside.join("stores")) || p.ends_with("names.idx"))
+        .collect();
+    assert!(
+        written.is_empty(),
+        "the index was written in the store: {written:?}"
+    );
+    // The same command with the cache outside builds it there.
+    let outside = TempDir::new("name-index-outside");
+    assert_eq!(send(store, outside.path(), "kid", &[]).0, Some(0));
+    assert!(outside.path().join("stores").is_dir());
 }

@@ -1,0 +1,64 @@
+//! Opening just enough of the store for a v2 tool that names its target:
+//! the caller located by path, its root found up its ancestry, and the
+//! sessions the name could mean found through the name index, each read
+//! from the store. Anything that does not fit this path (an unnamed or
+//! unlocated caller, a cycle above it, no usable cache) scans instead.
+
+use super::Corpus;
+use crate::store::header::ROOT_NAME;
+use crate::store::name_index::{NameIndex, Opened};
+use crate::store::{Store, StoreError};
+use std::path::Path;
+
+/// The store a v2 `send_message` / `interrupt_agent` from `caller` to
+/// `agent` needs. `cache`: the name index's directory (`None`: scan).
+pub fn open_for_name(
+    root: &Path,
+    cache: Option<&Path>,
+    caller: Option<&str>,
+    agent: &str,
+) -> Result<Store, StoreError> {
+    let (Some(cache), Some(caller)) = (cache, caller) else {
+        return Store::open(root);
+    };
+    let Some(located) = Store::locate(root, &[caller])? else {
+        return Store::open(root);
+    };
+    // A cache inside the store would be a project directory to DSH.
+    if cache.starts_with(&located.root) {
+        return Store::open(root);
+    }
+    let corpus = Corpus::new(&located);
+    let Some(tree_root) = located
+        .index_of(caller)
+        .and_then(|i| corpus.root_of(i).ok())
+        .map(|r| corpus.id(r).to_string())
+    else {
+        return Store::open(root);
+    };
+    let index = match NameIndex::open(cache, &located.root)? {
+        Opened::Index(index) => index,
+        Opened::Scanned(store) => return Ok(store),
+    };
+    // Every session each step of the name path could be, level by level.
+    let mut candidates: Vec<String> = vec![agent.to_string()];
+    if agent != ROOT_NAME {
+        let mut level = vec![tree_root];
+        for segment in agent.split('/') {
+            let next: Vec<String> = level
+                .iter()
+                .flat_map(|p| index.children_named(p, segment))
+                .collect();
+            candidates.extend(next.iter().cloned());
+            level = next;
+            if level.is_empty() {
+                break;
+            }
+        }
+    }
+    let also: Vec<&str> = candidates.iter().map(String::as_str).collect();
+    match Store::locate_with(root, &[caller], &also)? {
+        Some(store) => Ok(store),
+        None => Store::open(root),
+    }
+}
