@@ -10,7 +10,7 @@
 
 use super::compact;
 use super::error::DeliveryError;
-use super::fold::{Fold, count_pending};
+use super::fold::{Fold, FoldPoint, count_pending};
 use super::framing::{Framing, InterruptCause};
 use super::history::{History, Standing};
 use super::lock::{self, INBOX, WriteGuard};
@@ -28,6 +28,23 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub const INBOX_STATE: &str = "inbox.state";
+/// Where a fold of a large inbox may resume (a cache: it only skips work).
+pub const INBOX_FOLD: &str = "inbox.fold";
+const FOLD_FORMAT: u32 = 1;
+/// Inboxes smaller than this are folded from the start every time.
+const FOLD_MIN_BYTES: u64 = 256 * 1024;
+/// A fold point is rewritten once the fold moved on this much.
+const FOLD_STEP_BYTES: u64 = 64 * 1024;
+
+/// `inbox.fold`: a fold point and the file it describes.
+#[derive(Serialize, Deserialize)]
+struct SavedFold {
+    format: u32,
+    ino: u64,
+    /// `tail_hash` of the bytes before the point.
+    tail: u64,
+    point: FoldPoint,
+}
 /// Present once an external execution was interrupted: it takes no more messages.
 pub const STOPPED: &str = "inbox.stopped";
 
@@ -125,12 +142,47 @@ impl Inbox {
         Dir::session(&self.dir)?.open_read(INBOX)
     }
 
-    /// Read and fold without locking; a missing inbox is empty.
+    /// Read and fold without locking; a missing inbox is empty. A large
+    /// inbox resumes from `inbox.fold` when it still describes the inbox
+    /// (same file, its folded prefix's last 4 KiB unchanged), so a read
+    /// costs what the inbox gained since.
     pub fn read(&self) -> Result<Fold, StoreError> {
         let Some(file) = self.open_read()? else {
             return Ok(Fold::default());
         };
-        Fold::read(BufReader::new(file)).map_err(|e| StoreError::io(self.path(), e))
+        let io = |e| StoreError::io(self.path(), e);
+        let meta = file.metadata().map_err(io)?;
+        let saved = read_small(&self.dir.join(INBOX_FOLD))
+            .and_then(|b| serde_json::from_slice::<SavedFold>(&b).ok())
+            .filter(|s| {
+                s.format == FOLD_FORMAT
+                    && s.ino == meta.ino()
+                    && s.point.offset <= meta.len()
+                    && tail_hash(&file, s.point.offset) == Some(s.tail)
+            });
+        let from = saved.as_ref().map_or(0, |s| s.point.offset);
+        let resumed = saved.and_then(|s| Fold::resume(BufReader::new(&file), s.point).ok());
+        let (fold, next) = match resumed {
+            Some(r) => r,
+            None => Fold::resume(BufReader::new(&file), FoldPoint::default()).map_err(io)?,
+        };
+        // Only large inboxes get a fold point, and only once it moved on
+        // enough to be worth a write.
+        if next.offset >= FOLD_MIN_BYTES
+            && next.offset >= from + FOLD_STEP_BYTES
+            && let Some(tail) = tail_hash(&file, next.offset)
+        {
+            let saved = SavedFold {
+                format: FOLD_FORMAT,
+                ino: meta.ino(),
+                tail,
+                point: next,
+            };
+            if let (Ok(bytes), Ok(dir)) = (serde_json::to_vec(&saved), Dir::session(&self.dir)) {
+                let _ = dir.replace(INBOX_FOLD, &bytes, false);
+            }
+        }
+        Ok(fold)
     }
 
     /// What the inbox records about one message id (unlocked read).

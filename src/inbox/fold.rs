@@ -2,13 +2,15 @@
 //! parked = an interrupt is newer than the newest message of either
 //! target; what a step boundary claims. These rules live here only.
 //!
-//! A fold reads the inbox twice: a first pass learns which ids were
+//! A fold reads the inbox in two passes: a first learns which ids were
 //! consumed (records read without their bodies), the second materializes
 //! only the messages still pending, so memory follows pending work, not
-//! history.
+//! history. A fold can resume from a `FoldPoint` after a prefix already
+//! folded, so a large inbox costs only what it gained.
 
-use super::record::{InboxLine, Message, Record, Target, for_each_line, parse};
+use super::record::{InboxLine, Message, Record, Target, for_each_line, for_each_line_at, parse};
 use serde::de::IgnoredAny;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, Seek, SeekFrom};
@@ -47,55 +49,130 @@ pub struct Fold {
     pub records: usize,
 }
 
+/// Where a fold may resume: the folded state after a prefix of complete
+/// lines. Message bodies are not kept: the pending ones are read again at
+/// their offsets, so a resumed fold costs the new bytes plus what is pending.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FoldPoint {
+    /// Bytes folded: the end of the last complete line.
+    pub offset: u64,
+    records: usize,
+    last_interrupt: Option<usize>,
+    last_message: Option<usize>,
+    last_interrupt_id: Option<String>,
+    stopped: bool,
+    bad_lines: usize,
+    claimed: Vec<String>,
+    canceled: Vec<String>,
+    /// Each call's reported ids that are still pending (no other can matter:
+    /// a consumed id never becomes pending again).
+    waits: Vec<(String, Vec<String>)>,
+    /// Pending messages: id, line offset, record position.
+    pending: Vec<(String, u64, usize)>,
+}
+
 impl Fold {
-    /// Fold an inbox read from the start (the reader is rewound for the
-    /// second pass).
-    pub fn read<R: BufRead + Seek>(mut reader: R) -> std::io::Result<Fold> {
-        let mut fold = Fold::default();
-        for_each_line(&mut reader, |line| match line {
+    /// Fold an inbox read from the start.
+    pub fn read<R: BufRead + Seek>(reader: R) -> std::io::Result<Fold> {
+        Fold::resume(reader, FoldPoint::default()).map(|(fold, _)| fold)
+    }
+
+    /// Fold the inbox from `point` on (`FoldPoint::default()`: from the
+    /// start), and the point the next fold may resume from. A first pass
+    /// tallies records without their bodies; only the messages still
+    /// pending are then read whole, so memory follows pending work, not
+    /// history. A point that does not describe these bytes is an error.
+    pub fn resume<R: BufRead + Seek>(
+        mut reader: R,
+        point: FoldPoint,
+    ) -> std::io::Result<(Fold, FoldPoint)> {
+        let mut fold = Fold {
+            messages: Vec::new(),
+            consumed: Consumed {
+                claimed: point.claimed.into_iter().collect(),
+                canceled: point.canceled.into_iter().collect(),
+            },
+            last_interrupt: point.last_interrupt,
+            last_message: point.last_message,
+            last_interrupt_id: point.last_interrupt_id,
+            waits: point
+                .waits
+                .into_iter()
+                .map(|(call, ids)| (call, ids.into_iter().collect()))
+                .collect(),
+            stopped: point.stopped,
+            bad_lines: point.bad_lines,
+            records: point.records,
+        };
+        let mut candidates = point.pending;
+        reader.seek(SeekFrom::Start(point.offset))?;
+        let read = for_each_line_at(&mut reader, point.offset, |line, at| match line {
             InboxLine::Line(l) => match parse::<IgnoredAny>(l) {
-                Some(r) => fold.tally(r),
+                Some(r) => {
+                    if let Record::Message { id, .. } = &r {
+                        candidates.push((id.clone(), at, fold.records));
+                    }
+                    fold.tally(r)
+                }
                 None => fold.bad_lines += 1,
             },
             InboxLine::TooLong => fold.bad_lines += 1,
         })?;
-        reader.seek(SeekFrom::Start(0))?;
-        let mut position = 0usize;
-        let consumed = &fold.consumed;
-        let messages = &mut fold.messages;
-        for_each_line(reader, |line| {
-            let InboxLine::Line(l) = line else { return };
-            let Some(head) = parse::<IgnoredAny>(l) else {
-                return;
+        candidates.retain(|(id, _, _)| fold.consumed.is_pending(id));
+        for (id, at, position) in &candidates {
+            reader.seek(SeekFrom::Start(*at))?;
+            let mut lines =
+                crate::store::lines::Lines::new(&mut reader, crate::store::limits::MAX_LINE);
+            let line = match lines.next_line()? {
+                crate::store::lines::Line::Complete(l) => l,
+                _ => return Err(not_here(id)),
             };
-            let at = position;
-            position += 1;
-            let Record::Message { id, .. } = head else {
-                return;
-            };
-            if !consumed.is_pending(&id) {
-                return;
-            }
-            if let Some(Record::Message {
-                id,
-                time,
-                target,
-                source,
-                content,
-                ..
-            }) = parse::<Value>(l)
-            {
-                messages.push(Message {
-                    id,
+            match parse::<Value>(line) {
+                Some(Record::Message {
+                    id: got,
                     time,
                     target,
                     source,
                     content,
-                    position: at,
-                });
+                    ..
+                }) if got == *id => fold.messages.push(Message {
+                    id: got,
+                    time,
+                    target,
+                    source,
+                    content,
+                    position: *position,
+                }),
+                _ => return Err(not_here(id)),
             }
-        })?;
-        Ok(fold)
+        }
+        let pending: HashSet<&str> = candidates.iter().map(|c| c.0.as_str()).collect();
+        let next = FoldPoint {
+            offset: point.offset + read,
+            records: fold.records,
+            last_interrupt: fold.last_interrupt,
+            last_message: fold.last_message,
+            last_interrupt_id: fold.last_interrupt_id.clone(),
+            stopped: fold.stopped,
+            bad_lines: fold.bad_lines,
+            claimed: fold.consumed.claimed.iter().cloned().collect(),
+            canceled: fold.consumed.canceled.iter().cloned().collect(),
+            waits: fold
+                .waits
+                .iter()
+                .map(|(call, ids)| {
+                    let mut ids: Vec<String> = ids
+                        .iter()
+                        .filter(|i| pending.contains(i.as_str()))
+                        .cloned()
+                        .collect();
+                    ids.sort();
+                    (call.clone(), ids)
+                })
+                .collect(),
+            pending: candidates,
+        };
+        Ok((fold, next))
     }
 
     /// Fold bytes (fuzzing, tests).
@@ -153,6 +230,13 @@ impl Fold {
         out.extend(self.pending(Target::NextTurn).into_iter().take(1));
         out
     }
+}
+
+fn not_here(id: &str) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidData,
+        format!("inbox fold point: message \"{id}\" is not at its offset"),
+    )
 }
 
 /// The pending count of an inbox. It reads records with the same definition
@@ -245,6 +329,87 @@ mod tests {
                 "{lines:?}"
             );
         }
+    }
+
+    /// Resuming at any line boundary folds as a read from the start does
+    /// (waits compared on pending ids, the only ones a wait looks at).
+    #[test]
+    fn a_resumed_fold_equals_a_full_one() {
+        let turn = |id| message(id, "next-turn");
+        let step = |id| message(id, "next-step");
+        let wait = |ids: &[&str]| format!(r#"{{"type":"wait","time":5,"call":"c","ids":{ids:?}}}"#);
+        let lines = vec![
+            turn("a"),
+            step("s"),
+            wait(&["s"]),
+            "not a record".to_string(),
+            claim(&["a"]),
+            interrupt(),
+            turn("b"),
+            step("t"),
+            wait(&["t", "s"]),
+            format!(r#"{{"type":"cancel","time":6,"ids":["b"]}}"#),
+            claim(&["s"]),
+            turn("c"),
+            r#"{"type":"interrupt","id":"j","time":7,"source":{"kind":"user"},"permanent":true}"#
+                .to_string(),
+            step("u"),
+        ];
+        let text = lines.join("\n") + "\n" + &turn("torn")[..15];
+        let bytes = text.as_bytes();
+        let full = Fold::fold_bytes(bytes);
+        let key = |f: &Fold| {
+            let pending: Vec<&str> = f.messages.iter().map(|m| m.id.as_str()).collect();
+            let waits: Vec<(String, Vec<String>)> = {
+                let mut w: Vec<(String, Vec<String>)> = f
+                    .waits
+                    .iter()
+                    .map(|(c, ids)| {
+                        let mut ids: Vec<String> = ids
+                            .iter()
+                            .filter(|i| pending.contains(&i.as_str()))
+                            .cloned()
+                            .collect();
+                        ids.sort();
+                        (c.clone(), ids)
+                    })
+                    .collect();
+                w.sort();
+                w
+            };
+            let mut claimed: Vec<&String> = f.consumed.claimed.iter().collect();
+            claimed.sort();
+            format!(
+                "{:?} {claimed:?} {:?} {:?} {:?} {:?} {} {} {} {waits:?}",
+                f.messages,
+                f.consumed.canceled,
+                f.last_interrupt,
+                f.last_message,
+                f.last_interrupt_id,
+                f.stopped,
+                f.bad_lines,
+                f.records
+            )
+        };
+        let mut boundaries = vec![0];
+        let mut at = 0;
+        for l in &lines {
+            at += l.len() + 1;
+            boundaries.push(at);
+        }
+        for cut in boundaries {
+            let (_, point) =
+                Fold::resume(std::io::Cursor::new(&bytes[..cut]), FoldPoint::default()).unwrap();
+            assert_eq!(point.offset, cut as u64);
+            let (resumed, next) = Fold::resume(std::io::Cursor::new(bytes), point).unwrap();
+            assert_eq!(key(&resumed), key(&full), "resumed at byte {cut}");
+            assert_eq!(next.offset as usize, at, "the torn tail is left for later");
+        }
+        // A point that does not describe the bytes is refused.
+        let (_, point) = Fold::resume(std::io::Cursor::new(bytes), FoldPoint::default()).unwrap();
+        // (a pending message no longer at its offset)
+        let other = text.replace("\"u\"", "\"v\"");
+        assert!(Fold::resume(std::io::Cursor::new(other.as_bytes()), point).is_err());
     }
 
     #[test]

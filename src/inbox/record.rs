@@ -106,21 +106,32 @@ pub fn for_each_line(
     reader: impl std::io::BufRead,
     mut f: impl FnMut(InboxLine),
 ) -> std::io::Result<u64> {
+    for_each_line_at(reader, 0, |line, _| f(line))
+}
+
+/// As `for_each_line`, with each line's byte offset (the reader starts at
+/// `start`); returns the bytes of complete lines read.
+pub fn for_each_line_at(
+    reader: impl std::io::BufRead,
+    start: u64,
+    mut f: impl FnMut(InboxLine, u64),
+) -> std::io::Result<u64> {
     use crate::store::limits::MAX_LINE;
     use crate::store::lines::{Line, Lines};
     let mut lines = Lines::new(reader, MAX_LINE);
     let mut complete = 0u64;
     loop {
+        let at = start + complete;
         match lines.next_line()? {
             Line::Complete(l) => {
                 complete += l.len() as u64 + 1;
                 if !l.is_empty() {
-                    f(InboxLine::Line(l));
+                    f(InboxLine::Line(l), at);
                 }
             }
             Line::TooLong(n) => {
                 complete += n;
-                f(InboxLine::TooLong);
+                f(InboxLine::TooLong, at);
             }
             Line::End { .. } => return Ok(complete),
         }

@@ -270,7 +270,10 @@ pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 pub fn snapshot_without_caches(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     snapshot(dir)
         .into_iter()
-        .filter(|(p, _)| p.file_name().is_none_or(|n| n != "scan.cache"))
+        .filter(|(p, _)| {
+            p.file_name()
+                .is_none_or(|n| n != "scan.cache" && n != "inbox.fold")
+        })
         .collect()
 }
 

@@ -9,6 +9,7 @@ mod faults;
 mod golden;
 mod guarantees;
 mod hostile;
+mod incremental;
 mod liveness;
 mod located;
 mod messaging;

@@ -1,0 +1,109 @@
+//! A large inbox's fold resumes from `inbox.fold`: every reading command
+//! answers exactly as a fold from the start does, through sends, cancels,
+//! interrupts, claims and the compaction a claim triggers.
+
+use crate::common::{StoreBuilder, cmd};
+use std::path::Path;
+
+fn run(store: &Path, args: &[&str]) -> String {
+    let o = cmd()
+        .args(["--store", store.to_str().unwrap()])
+        .args(args)
+        .output()
+        .unwrap();
+    format!(
+        "{}--- {}--- {:?}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+        o.status.code()
+    )
+}
+
+#[test]
+fn a_resumed_inbox_fold_answers_as_a_full_one() {
+    let tmp = StoreBuilder::new("fold-resume")
+        .root("lead")
+        .child("kid", 2, "lead", "Kid")
+        .build();
+    let store = tmp.path();
+    let dir = store.join("_no-cwd").join("kid");
+    // 3,000 keyed messages, all claimed (compaction keeps keyed history),
+    // and two still pending: about 600 KB.
+    let mut inbox = String::new();
+    for i in 0..3000 {
+        inbox.push_str(&format!(
+            "{{\"type\":\"message\",\"id\":\"old-{i}\",\"time\":{i},\"target\":\"next-turn\",\"source\":{{\"kind\":\"user\"}},\"content\":[{{\"type\":\"text\",\"text\":\"{}\"}}],\"keyed\":true}}\n{{\"type\":\"claim\",\"time\":{i},\"ids\":[\"old-{i}\"]}}\n",
+            "history ".repeat(16)
+        ));
+    }
+    inbox.push_str("{\"type\":\"message\",\"id\":\"p-1\",\"time\":1,\"target\":\"next-turn\",\"source\":{\"kind\":\"user\"},\"content\":[{\"type\":\"text\",\"text\":\"one\"}]}\n");
+    inbox.push_str("{\"type\":\"message\",\"id\":\"p-2\",\"time\":2,\"target\":\"next-step\",\"source\":{\"kind\":\"user\"},\"content\":[{\"type\":\"text\",\"text\":\"two\"}]}\n");
+    std::fs::write(dir.join("inbox.jsonl"), inbox).unwrap();
+    let fold = dir.join("inbox.fold");
+    let reads: &[&[&str]] = &[
+        &["inbox", "kid"],
+        &["--json", "inbox", "kid"],
+        &["wait-agent", "--as", "kid", "--timeout-ms", "10000"],
+        &["trace", "p-1", "--to", "kid"],
+        &["--json", "tree"],
+    ];
+    let steps: &[&[&str]] = &[
+        &[],
+        &["followup", "kid", "three", "--id", "p-3"],
+        &["steer", "kid", "four"],
+        &["cancel", "p-1", "--to", "kid"],
+        // (what `interrupt` writes for a live agent; this one is not live)
+        &["+interrupt"],
+        &["followup", "kid", "five"],
+        &["claim", "--as", "kid"],
+        &["followup", "kid", "six"],
+        &["claim", "--as", "kid"],
+    ];
+    let mut resumed = 0;
+    for (n, step) in steps.iter().enumerate() {
+        let append = |text: &str| {
+            use std::io::Write;
+            std::fs::OpenOptions::new()
+                .append(true)
+                .open(dir.join("inbox.jsonl"))
+                .unwrap()
+                .write_all(text.as_bytes())
+                .unwrap();
+        };
+        match step {
+            [] => {}
+            ["+interrupt"] => append(&format!(
+                "{{\"type\":\"interrupt\",\"id\":\"int-{n}\",\"time\":3,\"source\":{{\"kind\":\"user\"}}}}\n"
+            )),
+            _ => {
+                run(store, step);
+            }
+        }
+        // Claims of ids this inbox never held (they change no answer), so
+        // the fold point written next lies past this step's records.
+        let mut more = String::new();
+        for i in 0..1200 {
+            more.push_str(&format!(
+                "{{\"type\":\"claim\",\"time\":1,\"ids\":[\"ghost-{n}-{i}\"]}}\n"
+            ));
+        }
+        append(&more);
+        run(store, &["inbox", "kid"]);
+        for read in reads {
+            // Once the claims took the next-step input, a wait would wait.
+            if read[0] == "wait-agent" && n >= 6 {
+                continue;
+            }
+            let had_point = fold.exists();
+            let cached = run(store, read);
+            let _ = std::fs::remove_file(&fold);
+            let full = run(store, read);
+            assert_eq!(cached, full, "{read:?} after {step:?}");
+            resumed += usize::from(had_point);
+        }
+    }
+    assert!(
+        resumed >= 20,
+        "only {resumed} reads resumed from a fold point"
+    );
+}
