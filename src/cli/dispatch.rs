@@ -523,9 +523,15 @@ pub fn run(cli: Cli) -> Result<Output> {
             let target = resolve_agent(&store, agent)?;
             let rec = &store.sessions[target];
             let fold = Inbox::new(&rec.dir).read()?;
-            let native = crate::store::reader::inspect(&rec.log).ok().and_then(|i| {
-                let inbox =
-                    crate::store::native_inbox::read(&rec.log, rec.header.seed_len()).ok()?;
+            // The log is read through the scan cache; DSH's own items are
+            // read again with their bodies only when some are pending.
+            let cache = ScanCache::default();
+            let native = cache.inspect(&rec.log, &rec.dir).ok().and_then(|i| {
+                let inbox = if i.native.pending() == 0 {
+                    i.native.clone()
+                } else {
+                    crate::store::native_inbox::read(&rec.log, rec.header.seed_len()).ok()?
+                };
                 Some(inbox_view::NativeView {
                     inbox,
                     parked: i.native_parked(
@@ -536,6 +542,7 @@ pub fn run(cli: Cli) -> Result<Output> {
                     ),
                 })
             });
+            cache.commit();
             Ok(Output::Text(if json {
                 to_json(&inbox_view::json(&fold, native.as_ref()))
             } else {

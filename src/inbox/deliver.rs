@@ -17,7 +17,7 @@ use super::lock::{self, INBOX, WriteGuard};
 use super::record::{InboxLine, Message, Record, Target, for_each_line, parse};
 use crate::store::StoreError;
 use crate::store::limits::MAX_LINE;
-use crate::store::sidecar::{Dir, read_small, tail_hash};
+use crate::store::sidecar::{Dir, read_capped, read_small, tail_hash};
 use crate::support::clock::{new_message_id, now_ms};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -33,6 +33,8 @@ pub const INBOX_FOLD: &str = "inbox.fold";
 const FOLD_FORMAT: u32 = 1;
 /// Inboxes smaller than this are folded from the start every time.
 const FOLD_MIN_BYTES: u64 = 256 * 1024;
+/// The largest fold point read (it holds every consumed id).
+const FOLD_MAX_BYTES: u64 = 64 << 20;
 /// A fold point is rewritten once the fold moved on this much.
 const FOLD_STEP_BYTES: u64 = 64 * 1024;
 
@@ -152,7 +154,7 @@ impl Inbox {
         };
         let io = |e| StoreError::io(self.path(), e);
         let meta = file.metadata().map_err(io)?;
-        let saved = read_small(&self.dir.join(INBOX_FOLD))
+        let saved = read_capped(&self.dir.join(INBOX_FOLD), FOLD_MAX_BYTES)
             .and_then(|b| serde_json::from_slice::<SavedFold>(&b).ok())
             .filter(|s| {
                 s.format == FOLD_FORMAT

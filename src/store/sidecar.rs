@@ -78,6 +78,11 @@ pub fn open_regular(path: &Path) -> Result<File> {
 /// A small cache or state file, or `None` when absent, not a regular file
 /// (never followed through a link) or larger than `MAX_CACHE`.
 pub fn read_small(path: &Path) -> Option<Vec<u8>> {
+    read_capped(path, MAX_CACHE)
+}
+
+/// As `read_small`, for a cache that may hold up to `cap` bytes.
+pub fn read_capped(path: &Path, cap: u64) -> Option<Vec<u8>> {
     let name = cstr(path.as_os_str(), path).ok()?;
     let fd = openat(
         libc::AT_FDCWD,
@@ -88,8 +93,8 @@ pub fn read_small(path: &Path) -> Option<Vec<u8>> {
     .ok()?;
     let file = regular(File::from(fd), path).ok()?;
     let mut bytes = Vec::new();
-    file.take(MAX_CACHE + 1).read_to_end(&mut bytes).ok()?;
-    (bytes.len() as u64 <= MAX_CACHE).then_some(bytes)
+    file.take(cap + 1).read_to_end(&mut bytes).ok()?;
+    (bytes.len() as u64 <= cap).then_some(bytes)
 }
 
 /// A hash of the (up to) 4 KiB of `file` before `len`, and `len` itself:
