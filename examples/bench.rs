@@ -55,6 +55,10 @@ struct Args {
     /// With --scale: the store sizes, in sessions
     #[arg(long, value_delimiter = ',', default_value = "1000,10000,100000")]
     sizes: Vec<usize>,
+    /// Time reads of a large, mostly claimed inbox and a large log instead,
+    /// beside the same on a 1 KB one (needs `cargo build --release`)
+    #[arg(long)]
+    large: bool,
     /// Internal: time one form on an existing store and print one line
     #[arg(long, num_args = 2, value_names = ["STORE", "FORM"])]
     measure: Option<Vec<String>>,
@@ -202,24 +206,43 @@ fn send_store(dir: &Path, bytes: usize) {
     std::fs::create_dir_all(project.join("root")).unwrap();
     std::fs::create_dir_all(project.join("kid")).unwrap();
     std::fs::write(project.join("root/session.jsonl"), "{\"type\":\"session\",\"version\":0,\"id\":\"root\",\"createdAt\":1,\"delegationDepth\":0}\n").unwrap();
-    let mut log = String::from(
-        "{\"type\":\"session\",\"version\":0,\"id\":\"kid\",\"createdAt\":2,\"parentSession\":\"root\",\"origin\":\"subagent\",\"delegationDepth\":1,\"name\":\"kid\"}\n",
-    );
-    log.push_str("{\"type\":\"subagent/descriptor\",\"seq\":0,\"time\":1,\"data\":{\"version\":2,\"mode\":\"continuable\",\"provider\":\"spawn\",\"label\":\"padded\"}}\n");
+    // Streamed, so this process stays small: a child it spawns starts with
+    // its peak resident size.
+    let mut log =
+        std::io::BufWriter::new(std::fs::File::create(project.join("kid/session.jsonl")).unwrap());
+    let mut written = 0;
+    let mut put = |w: &mut std::io::BufWriter<std::fs::File>, line: String| {
+        w.write_all(line.as_bytes()).unwrap();
+        written += line.len();
+        written
+    };
+    put(&mut log, "{\"type\":\"session\",\"version\":0,\"id\":\"kid\",\"createdAt\":2,\"parentSession\":\"root\",\"origin\":\"subagent\",\"delegationDepth\":1,\"name\":\"kid\"}\n".to_string());
+    put(&mut log, "{\"type\":\"subagent/descriptor\",\"seq\":0,\"time\":1,\"data\":{\"version\":2,\"mode\":\"continuable\",\"provider\":\"spawn\",\"label\":\"padded\"}}\n".to_string());
     let pad = "lorem ipsum ".repeat(80);
     let mut seq = 1;
-    while log.len() < bytes {
-        log.push_str(&format!("{{\"type\":\"user/message\",\"seq\":{seq},\"time\":2,\"data\":{{\"content\":[{{\"type\":\"text\",\"text\":\"{pad}\"}}],\"source\":{{\"kind\":\"user\"}},\"role\":\"user\",\"id\":\"m{seq}\"}},\"surfaceOp\":\"append\"}}\n"));
+    while put(
+        &mut log,
+        format!(
+            "{{\"type\":\"user/message\",\"seq\":{seq},\"time\":2,\"data\":{{\"content\":[{{\"type\":\"text\",\"text\":\"{pad}\"}}],\"source\":{{\"kind\":\"user\"}},\"role\":\"user\",\"id\":\"m{seq}\"}},\"surfaceOp\":\"append\"}}\n"
+        ),
+    ) < bytes
+    {
         seq += 1;
     }
-    std::fs::write(project.join("kid/session.jsonl"), log).unwrap();
-    let mut inbox = String::new();
+    log.flush().unwrap();
+    let mut inbox =
+        std::io::BufWriter::new(std::fs::File::create(project.join("kid/inbox.jsonl")).unwrap());
+    let mut written = 0;
     let mut n = 0;
-    while inbox.len() < bytes {
-        inbox.push_str(&format!("{{\"type\":\"message\",\"id\":\"pad-{n}\",\"time\":1,\"target\":\"next-turn\",\"source\":{{\"kind\":\"user\"}},\"content\":[{{\"type\":\"text\",\"text\":\"{pad}\"}}]}}\n{{\"type\":\"claim\",\"time\":1,\"ids\":[\"pad-{n}\"]}}\n"));
+    while written < bytes {
+        let line = format!(
+            "{{\"type\":\"message\",\"id\":\"pad-{n}\",\"time\":1,\"target\":\"next-turn\",\"source\":{{\"kind\":\"user\"}},\"content\":[{{\"type\":\"text\",\"text\":\"{pad}\"}}],\"keyed\":true}}\n{{\"type\":\"claim\",\"time\":1,\"ids\":[\"pad-{n}\"]}}\n"
+        );
+        inbox.write_all(line.as_bytes()).unwrap();
+        written += line.len();
         n += 1;
     }
-    std::fs::write(project.join("kid/inbox.jsonl"), inbox).unwrap();
+    inbox.flush().unwrap();
     // Flush the freshly written files so no timed send pays for their writeback.
     for f in ["kid/session.jsonl", "kid/inbox.jsonl"] {
         std::fs::File::open(project.join(f))
@@ -456,6 +479,10 @@ fn main() {
         bench_scale(&args);
         return;
     }
+    if args.large {
+        bench_large(&args);
+        return;
+    }
     if let Some(m) = &args.measure {
         measure(&m[0], m[1].parse().unwrap(), args.runs);
         return;
@@ -562,6 +589,83 @@ fn leaf(n: usize, fanout: usize) -> (String, String) {
         id(i / fanout - 1)
     };
     (id(i), parent)
+}
+
+/// Each command on a root and a child whose log and inbox (keyed messages,
+/// all claimed: compaction keeps them) are 1 KB, then `--large-mb` MB.
+fn bench_large(args: &Args) {
+    let bin = binary();
+    let base = std::env::temp_dir().join(format!("dsh-bench-large-{}", std::process::id()));
+    println!("| inbox and session log | command | wall ms | CPU ms | peak RSS MiB |");
+    println!("|---|---|---:|---:|---:|");
+    for (label, bytes) in [
+        ("1 KB".to_string(), 1024),
+        (format!("{} MB", args.large_mb), args.large_mb << 20),
+    ] {
+        let dir = base.join(label.replace(' ', ""));
+        let _ = std::fs::remove_dir_all(&dir);
+        send_store(&dir, bytes);
+        let ours = |argv: &'static [&'static str]| {
+            let bin = bin.clone();
+            let dir = dir.clone();
+            move || {
+                let mut c = Command::new(&bin);
+                c.arg("--store").arg(&dir).args(argv);
+                c
+            }
+        };
+        let forms: &[(
+            &str,
+            &'static [&'static str],
+            Option<&'static [&'static str]>,
+        )] = &[
+            ("inbox", &["inbox", "kid"], None),
+            (
+                "wait-agent (returns at once)",
+                &["wait-agent", "--as", "kid", "--timeout-ms", "10000"],
+                Some(&["steer", "kid", "now"]),
+            ),
+            (
+                "claim",
+                &["claim", "--as", "kid"],
+                Some(&["steer", "kid", "now"]),
+            ),
+            (
+                "v1 interrupt-agent",
+                &["--contract", "v1", "interrupt-agent", "kid", "--as", "root"],
+                None,
+            ),
+            ("interrupt", &["interrupt", "kid"], None),
+            ("followup", &["followup", "kid", "hi"], None),
+        ];
+        for (what, argv, before) in forms {
+            // The first call builds the caches a later one resumes from.
+            if let Some(b) = before {
+                repeat(1, ours(b));
+            }
+            repeat(1, ours(argv));
+            let mut runs = Vec::new();
+            for _ in 0..args.runs {
+                if let Some(b) = before {
+                    repeat(1, ours(b));
+                }
+                runs.push(run_measured(ours(argv)()));
+            }
+            let rss = runs.iter().map(|r| r.2).fold(0.0, f64::max);
+            runs.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let mid = runs[runs.len() / 2];
+            let mark = if mid.3 == 0 {
+                String::new()
+            } else {
+                format!(" (exit {})", mid.3)
+            };
+            println!(
+                "| {label} | {what}{mark} | {:.1} | {:.1} | {rss:.1} |",
+                mid.0, mid.1
+            );
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
 
 fn kid_index(id: &str) -> usize {
