@@ -591,6 +591,13 @@ fn leaf(n: usize, fanout: usize) -> (String, String) {
     (id(i), parent)
 }
 
+/// A command, and what runs before each timing of it.
+type LargeForm = (
+    &'static str,
+    &'static [&'static str],
+    Option<&'static [&'static str]>,
+);
+
 /// Each command on a root and a child whose log and inbox (keyed messages,
 /// all claimed: compaction keeps them) are 1 KB, then `--large-mb` MB.
 fn bench_large(args: &Args) {
@@ -614,11 +621,7 @@ fn bench_large(args: &Args) {
                 c
             }
         };
-        let forms: &[(
-            &str,
-            &'static [&'static str],
-            Option<&'static [&'static str]>,
-        )] = &[
+        let forms: &[LargeForm] = &[
             ("inbox", &["inbox", "kid"], None),
             (
                 "wait-agent (returns at once)",
