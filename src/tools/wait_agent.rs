@@ -66,11 +66,16 @@ fn wait(
     if !(MIN_TIMEOUT_MS..=MAX_TIMEOUT_MS).contains(&timeout_ms) {
         return Err(range_error());
     }
-    // Subscribe first, then start the timer, then check: nothing that
-    // arrives in between can be missed.
-    let watcher = Watcher::new(session_dir, poll);
     let deadline = Instant::now() + Duration::from_millis(timeout_ms);
     let inbox = Inbox::new(session_dir);
+    // Input already there is reported without subscribing: an inotify
+    // instance costs a kernel grace period when the process exits.
+    if report_new(&inbox, call, limits)? {
+        return Ok(false);
+    }
+    // Subscribe, then check again: nothing that arrives in between can be
+    // missed.
+    let watcher = Watcher::new(session_dir, poll);
     let mut seen = None;
     loop {
         let now = stamp(&inbox.path());
