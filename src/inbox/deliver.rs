@@ -30,7 +30,7 @@ use std::time::Duration;
 pub const INBOX_STATE: &str = "inbox.state";
 /// Where a fold of a large inbox may resume (a cache: it only skips work).
 pub const INBOX_FOLD: &str = "inbox.fold";
-const FOLD_FORMAT: u32 = 1;
+const FOLD_FORMAT: u32 = 2;
 /// Inboxes smaller than this are folded from the start every time.
 const FOLD_MIN_BYTES: u64 = 256 * 1024;
 /// The largest fold point read (it holds every consumed id).
@@ -170,7 +170,8 @@ impl Inbox {
         };
         // Only large inboxes get a fold point, and only once it moved on
         // enough to be worth a write.
-        if next.offset >= FOLD_MIN_BYTES
+        if let Some(next) = next
+            && next.offset >= FOLD_MIN_BYTES
             && next.offset >= from + FOLD_STEP_BYTES
             && let Some(tail) = tail_hash(&file, next.offset)
         {

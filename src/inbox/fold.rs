@@ -15,17 +15,67 @@ use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, Seek, SeekFrom};
 
-/// Ids that left the pending lists.
+/// Ids that left the pending lists: those consumed before a fold point
+/// as one `\n`-delimited list each (searched only when asked, so resuming
+/// does not rebuild a set the size of the inbox's history), those after it
+/// as sets.
 #[derive(Debug, Default, Clone)]
 pub struct Consumed {
-    pub claimed: HashSet<String>,
-    pub canceled: HashSet<String>,
+    claimed: HashSet<String>,
+    canceled: HashSet<String>,
+    claimed_before: IdList,
+    canceled_before: IdList,
+}
+
+/// Ids, each followed by `\n`, after a leading `\n`; ids never hold a
+/// newline here (an inbox with one gets no fold point).
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+struct IdList(String);
+
+impl IdList {
+    fn contains(&self, id: &str) -> bool {
+        !self.0.is_empty() && self.0.contains(&format!("\n{id}\n"))
+    }
+
+    /// This list and `more`; `None` when an id holds a newline.
+    fn with<'a>(&self, more: impl Iterator<Item = &'a String>) -> Option<IdList> {
+        let mut out = if self.0.is_empty() {
+            "\n".to_string()
+        } else {
+            self.0.clone()
+        };
+        for id in more {
+            if id.contains('\n') {
+                return None;
+            }
+            out.push_str(id);
+            out.push('\n');
+        }
+        Some(IdList(out))
+    }
 }
 
 impl Consumed {
     /// The pending rule: a message is pending until claimed or canceled.
     pub fn is_pending(&self, id: &str) -> bool {
-        !self.claimed.contains(id) && !self.canceled.contains(id)
+        !self.is_claimed(id) && !self.is_canceled(id)
+    }
+
+    pub fn is_claimed(&self, id: &str) -> bool {
+        self.claimed.contains(id) || self.claimed_before.contains(id)
+    }
+
+    pub fn is_canceled(&self, id: &str) -> bool {
+        self.canceled.contains(id) || self.canceled_before.contains(id)
+    }
+
+    fn claim(&mut self, ids: Vec<String>) {
+        self.claimed.extend(ids);
+    }
+
+    fn cancel(&mut self, ids: Vec<String>) {
+        self.canceled.extend(ids);
     }
 }
 
@@ -62,8 +112,8 @@ pub struct FoldPoint {
     last_interrupt_id: Option<String>,
     stopped: bool,
     bad_lines: usize,
-    claimed: Vec<String>,
-    canceled: Vec<String>,
+    claimed: IdList,
+    canceled: IdList,
     /// Each call's reported ids that are still pending (no other can matter:
     /// a consumed id never becomes pending again).
     waits: Vec<(String, Vec<String>)>,
@@ -78,19 +128,21 @@ impl Fold {
     }
 
     /// Fold the inbox from `point` on (`FoldPoint::default()`: from the
-    /// start), and the point the next fold may resume from. A first pass
+    /// start), and the point the next fold may resume from (none when a
+    /// consumed id holds a newline). A first pass
     /// tallies records without their bodies; only the messages still
     /// pending are then read whole, so memory follows pending work, not
     /// history. A point that does not describe these bytes is an error.
     pub fn resume<R: BufRead + Seek>(
         mut reader: R,
         point: FoldPoint,
-    ) -> std::io::Result<(Fold, FoldPoint)> {
+    ) -> std::io::Result<(Fold, Option<FoldPoint>)> {
         let mut fold = Fold {
             messages: Vec::new(),
             consumed: Consumed {
-                claimed: point.claimed.into_iter().collect(),
-                canceled: point.canceled.into_iter().collect(),
+                claimed_before: point.claimed,
+                canceled_before: point.canceled,
+                ..Consumed::default()
             },
             last_interrupt: point.last_interrupt,
             last_message: point.last_message,
@@ -147,6 +199,15 @@ impl Fold {
             }
         }
         let pending: HashSet<&str> = candidates.iter().map(|c| c.0.as_str()).collect();
+        let consumed = &fold.consumed;
+        let lists = consumed
+            .claimed_before
+            .with(consumed.claimed.iter())
+            .zip(consumed.canceled_before.with(consumed.canceled.iter()));
+        // An id with a newline cannot be listed: no point to resume from.
+        let Some((claimed, canceled)) = lists else {
+            return Ok((fold, None));
+        };
         let next = FoldPoint {
             offset: point.offset + read,
             records: fold.records,
@@ -155,8 +216,8 @@ impl Fold {
             last_interrupt_id: fold.last_interrupt_id.clone(),
             stopped: fold.stopped,
             bad_lines: fold.bad_lines,
-            claimed: fold.consumed.claimed.iter().cloned().collect(),
-            canceled: fold.consumed.canceled.iter().cloned().collect(),
+            claimed,
+            canceled,
             waits: fold
                 .waits
                 .iter()
@@ -172,7 +233,7 @@ impl Fold {
                 .collect(),
             pending: candidates,
         };
-        Ok((fold, next))
+        Ok((fold, Some(next)))
     }
 
     /// Fold bytes (fuzzing, tests).
@@ -185,8 +246,8 @@ impl Fold {
         self.records += 1;
         match record {
             Record::Message { .. } => self.last_message = Some(position),
-            Record::Claim { ids, .. } => self.consumed.claimed.extend(ids),
-            Record::Cancel { ids, .. } => self.consumed.canceled.extend(ids),
+            Record::Claim { ids, .. } => self.consumed.claim(ids),
+            Record::Cancel { ids, .. } => self.consumed.cancel(ids),
             Record::Interrupt { id, permanent, .. } => {
                 self.last_interrupt = Some(position);
                 self.last_interrupt_id = Some(id);
@@ -248,8 +309,8 @@ pub fn count_pending(reader: impl BufRead) -> std::io::Result<usize> {
         let InboxLine::Line(l) = line else { return };
         match parse::<IgnoredAny>(l) {
             Some(Record::Message { id, .. }) => messages.push(id),
-            Some(Record::Claim { ids, .. }) => consumed.claimed.extend(ids),
-            Some(Record::Cancel { ids, .. }) => consumed.canceled.extend(ids),
+            Some(Record::Claim { ids, .. }) => consumed.claim(ids),
+            Some(Record::Cancel { ids, .. }) => consumed.cancel(ids),
             _ => {}
         }
     })?;
@@ -377,12 +438,13 @@ mod tests {
                 w.sort();
                 w
             };
-            let mut claimed: Vec<&String> = f.consumed.claimed.iter().collect();
-            claimed.sort();
+            let consumed: Vec<(bool, bool)> = ["a", "s", "t", "b", "c", "u", "torn", "z"]
+                .iter()
+                .map(|id| (f.consumed.is_claimed(id), f.consumed.is_canceled(id)))
+                .collect();
             format!(
-                "{:?} {claimed:?} {:?} {:?} {:?} {:?} {} {} {} {waits:?}",
+                "{:?} {consumed:?} {:?} {:?} {:?} {} {} {} {waits:?}",
                 f.messages,
-                f.consumed.canceled,
                 f.last_interrupt,
                 f.last_message,
                 f.last_interrupt_id,
@@ -400,16 +462,29 @@ mod tests {
         for cut in boundaries {
             let (_, point) =
                 Fold::resume(std::io::Cursor::new(&bytes[..cut]), FoldPoint::default()).unwrap();
+            let point = point.unwrap();
             assert_eq!(point.offset, cut as u64);
             let (resumed, next) = Fold::resume(std::io::Cursor::new(bytes), point).unwrap();
             assert_eq!(key(&resumed), key(&full), "resumed at byte {cut}");
-            assert_eq!(next.offset as usize, at, "the torn tail is left for later");
+            assert_eq!(
+                next.unwrap().offset as usize,
+                at,
+                "the torn tail is left for later"
+            );
         }
         // A point that does not describe the bytes is refused.
         let (_, point) = Fold::resume(std::io::Cursor::new(bytes), FoldPoint::default()).unwrap();
+        let point = point.unwrap();
         // (a pending message no longer at its offset)
         let other = text.replace("\"u\"", "\"v\"");
         assert!(Fold::resume(std::io::Cursor::new(other.as_bytes()), point).is_err());
+        // An id with a newline folds, and leaves no point to resume from.
+        let odd = format!("{}\n{}\n", message("x\\ny", "next-turn"), claim(&["x\ny"]));
+        let (f, point) =
+            Fold::resume(std::io::Cursor::new(odd.as_bytes()), FoldPoint::default()).unwrap();
+        assert!(point.is_none());
+        assert_eq!(f.pending_count(), 0);
+        assert!(f.consumed.is_claimed("x\ny"));
     }
 
     #[test]

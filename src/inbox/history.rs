@@ -85,10 +85,10 @@ impl History {
                 Standing::Unknown
             };
         };
-        if fold.consumed.claimed.contains(&m.id) {
+        if fold.consumed.is_claimed(&m.id) {
             return Standing::Claimed;
         }
-        if fold.consumed.canceled.contains(&m.id) {
+        if fold.consumed.is_canceled(&m.id) {
             return Standing::Canceled;
         }
         if fold.parked() {
