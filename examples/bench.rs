@@ -251,6 +251,22 @@ fn send_store(dir: &Path, bytes: usize) {
     }
 }
 
+/// The 1 KB store, then the `--large-mb` one (`send_store`), each made
+/// when its turn comes.
+fn sized_stores<'a>(args: &Args, base: &'a Path) -> impl Iterator<Item = (String, PathBuf)> + 'a {
+    [
+        ("1 KB".to_string(), 1024),
+        (format!("{} MB", args.large_mb), args.large_mb << 20),
+    ]
+    .into_iter()
+    .map(move |(label, bytes)| {
+        let dir = base.join(label.replace(' ', ""));
+        let _ = std::fs::remove_dir_all(&dir);
+        send_store(&dir, bytes);
+        (label, dir)
+    })
+}
+
 fn time_sends(dir: &Path, argv: &[&str], runs: usize) -> (f64, f64) {
     let store = dir.to_str().unwrap();
     let mut times = Vec::new();
@@ -275,13 +291,7 @@ fn bench_sends(args: &Args) {
     let base = std::env::temp_dir().join(format!("dsh-bench-send-{}", std::process::id()));
     println!("| inbox and session log | form | median ms | max ms |");
     println!("|---|---|---:|---:|");
-    for (label, bytes) in [
-        ("1 KB".to_string(), 1024),
-        (format!("{} MB", args.large_mb), args.large_mb << 20),
-    ] {
-        let dir = base.join(label.replace(' ', ""));
-        let _ = std::fs::remove_dir_all(&dir);
-        send_store(&dir, bytes);
+    for (label, dir) in sized_stores(args, &base) {
         for (form, argv) in [
             (
                 "v2 send_message",
@@ -605,13 +615,7 @@ fn bench_large(args: &Args) {
     let base = std::env::temp_dir().join(format!("dsh-bench-large-{}", std::process::id()));
     println!("| inbox and session log | command | wall ms | CPU ms | peak RSS MiB |");
     println!("|---|---|---:|---:|---:|");
-    for (label, bytes) in [
-        ("1 KB".to_string(), 1024),
-        (format!("{} MB", args.large_mb), args.large_mb << 20),
-    ] {
-        let dir = base.join(label.replace(' ', ""));
-        let _ = std::fs::remove_dir_all(&dir);
-        send_store(&dir, bytes);
+    for (label, dir) in sized_stores(args, &base) {
         let ours = |argv: &'static [&'static str]| {
             let bin = bin.clone();
             let dir = dir.clone();

@@ -2,21 +2,11 @@
 //! answers exactly as a fold from the start does, through sends, cancels,
 //! interrupts, claims and the compaction a claim triggers.
 
-use crate::common::{StoreBuilder, cmd};
+use crate::common::{StoreBuilder, run_in};
 use std::path::Path;
 
 fn run(store: &Path, args: &[&str]) -> String {
-    let o = cmd()
-        .args(["--store", store.to_str().unwrap()])
-        .args(args)
-        .output()
-        .unwrap();
-    format!(
-        "{}--- {}--- {:?}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr),
-        o.status.code()
-    )
+    run_in(store, args).blob(args)
 }
 
 #[test]
