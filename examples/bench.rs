@@ -473,24 +473,15 @@ fn bench_wake(args: &Args) {
 
 fn main() {
     let args = Args::parse();
-    if args.wake {
-        bench_wake(&args);
-        return;
-    }
-    if args.send {
-        bench_sends(&args);
-        return;
-    }
-    if args.hostile {
-        bench_hostile(&args);
-        return;
-    }
-    if args.scale {
-        bench_scale(&args);
-        return;
-    }
-    if args.large {
-        bench_large(&args);
+    let modes: [(bool, fn(&Args)); 5] = [
+        (args.wake, bench_wake),
+        (args.send, bench_sends),
+        (args.hostile, bench_hostile),
+        (args.scale, bench_scale),
+        (args.large, bench_large),
+    ];
+    if let Some((_, mode)) = modes.iter().find(|(on, _)| *on) {
+        mode(&args);
         return;
     }
     if let Some(m) = &args.measure {
