@@ -471,9 +471,12 @@ fn bench_wake(args: &Args) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A benchmark other than the listing one, chosen by its flag.
+type Mode = fn(&Args);
+
 fn main() {
     let args = Args::parse();
-    let modes: [(bool, fn(&Args)); 5] = [
+    let modes: [(bool, Mode); 5] = [
         (args.wake, bench_wake),
         (args.send, bench_sends),
         (args.hostile, bench_hostile),
