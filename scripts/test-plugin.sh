@@ -30,4 +30,6 @@ if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ]; then
   npm install --before 2026-08-24T15:00:00Z --no-audit --no-fund --silent
 fi
 (cd .. && cargo build --quiet)
+# The name index of the stores these tests make goes to the build tree, not $HOME.
+export DSH_AGENTS_CACHE_DIR="$PWD/../target/test-cache"
 npm test
