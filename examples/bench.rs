@@ -576,12 +576,35 @@ fn run_measured(mut cmd: Command) -> (f64, f64, f64, i32) {
 
 /// Median wall, its CPU, and the largest peak RSS over `runs` runs.
 fn repeat(runs: usize, make: impl Fn() -> Command) -> (f64, f64, f64, i32) {
-    let mut all: Vec<(f64, f64, f64, i32)> = (0..runs).map(|_| run_measured(make())).collect();
+    repeat_after(runs, || {}, make)
+}
+
+/// As `repeat`, running `before` (untimed) ahead of each run.
+fn repeat_after(
+    runs: usize,
+    before: impl Fn(),
+    make: impl Fn() -> Command,
+) -> (f64, f64, f64, i32) {
+    let mut all: Vec<(f64, f64, f64, i32)> = (0..runs)
+        .map(|_| {
+            before();
+            run_measured(make())
+        })
+        .collect();
     let rss = all.iter().map(|r| r.2).fold(0.0, f64::max);
     let code = all.iter().map(|r| r.3).find(|c| *c != 0).unwrap_or(0);
     all.sort_by(|a, b| a.0.total_cmp(&b.0));
     let mid = all[all.len() / 2];
     (mid.0, mid.1, rss, code)
+}
+
+/// A row's note of a command that failed.
+fn exit_mark(code: i32) -> String {
+    if code == 0 {
+        String::new()
+    } else {
+        format!(" (exit {code})")
+    }
 }
 
 /// A continuable child near the bottom of a generated tree, and its parent.
@@ -640,29 +663,20 @@ fn bench_large(args: &Args) {
             ("followup", &["followup", "kid", "hi"], None),
         ];
         for (what, argv, before) in forms {
-            // The first call builds the caches a later one resumes from.
-            if let Some(b) = before {
-                repeat(1, ours(b));
-            }
-            repeat(1, ours(argv));
-            let mut runs = Vec::new();
-            for _ in 0..args.runs {
+            let before = || {
                 if let Some(b) = before {
                     repeat(1, ours(b));
                 }
-                runs.push(run_measured(ours(argv)()));
-            }
-            let rss = runs.iter().map(|r| r.2).fold(0.0, f64::max);
-            runs.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let mid = runs[runs.len() / 2];
-            let mark = if mid.3 == 0 {
-                String::new()
-            } else {
-                format!(" (exit {})", mid.3)
             };
+            // The first call builds the caches a later one resumes from.
+            repeat_after(1, before, ours(argv));
+            let r = repeat_after(args.runs, before, ours(argv));
             println!(
-                "| {label} | {what}{mark} | {:.1} | {:.1} | {rss:.1} |",
-                mid.0, mid.1
+                "| {label} | {what}{} | {:.1} | {:.1} | {:.1} |",
+                exit_mark(r.3),
+                r.0,
+                r.1,
+                r.2
             );
         }
         let _ = std::fs::remove_dir_all(&dir);
@@ -732,11 +746,7 @@ fn bench_scale(args: &Args) {
             )),
         );
         let row = |what: &str, r: (f64, f64, f64, i32)| {
-            let mark = if r.3 == 0 {
-                String::new()
-            } else {
-                format!(" (exit {})", r.3)
-            };
+            let mark = exit_mark(r.3);
             println!(
                 "| {n} | {what}{mark} | {:.1} | {:.1} | {:.1} | {:.2} |",
                 r.0,

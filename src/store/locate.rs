@@ -42,16 +42,36 @@ impl Store {
         let mut store = Store::at(root)?;
         let projects = store.project_dirs()?;
         let mut store = store.nonempty()?;
+        let all: Vec<&str> = ids.iter().chain(also).copied().collect();
+        store.add_located(&projects, &all);
+        let store = store.fail_on_fatal()?;
+        if ids.iter().any(|id| store.get(id).is_none()) {
+            return Ok(None);
+        }
+        Ok(Some(store))
+    }
+
+    /// This located store and `also`, as `locate_with` would read them:
+    /// the sessions already here are not read again.
+    pub fn locate_more(mut self, also: &[&str]) -> Result<Store, StoreError> {
+        let projects = Store::at(&self.root)?.project_dirs()?;
+        self.add_located(&projects, also);
+        self.fail_on_fatal()
+    }
+
+    /// Read `ids` and their ancestries by path, each through the scan's
+    /// per-session rules; sessions already held end the walk up.
+    fn add_located(&mut self, projects: &[std::path::PathBuf], ids: &[&str]) {
         let mut tried: HashSet<String> = HashSet::new();
-        let mut work: Vec<String> = ids.iter().chain(also).map(|s| s.to_string()).collect();
+        let mut work: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
         while let Some(id) = work.pop() {
-            if !tried.insert(id.clone()) {
+            if self.get(&id).is_some() || !tried.insert(id.clone()) {
                 continue;
             }
             let Some(segment) = encode_segment(&id) else {
                 continue;
             };
-            for project in &projects {
+            for project in projects {
                 let dir = project.join(&segment);
                 // A symbolic link in a project directory is not a session,
                 // exactly as the scan classifies entries.
@@ -60,10 +80,10 @@ impl Store {
                 }
                 match probe_session_dir(&dir) {
                     DirProbe::Empty => {}
-                    probe => store.apply_probe(&dir, probe),
+                    probe => self.apply_probe(&dir, probe),
                 }
             }
-            if let Some(parent) = store
+            if let Some(parent) = self
                 .get(&id)
                 .and_then(|r| r.header.parent())
                 .map(str::to_string)
@@ -71,11 +91,6 @@ impl Store {
                 work.push(parent);
             }
         }
-        let store = store.fail_on_fatal()?;
-        if ids.iter().any(|id| store.get(id).is_none()) {
-            return Ok(None);
-        }
-        Ok(Some(store))
     }
 
     /// The store for a command that addresses `ids` (all exact ids when

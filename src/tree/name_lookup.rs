@@ -57,8 +57,5 @@ pub fn open_for_name(
         }
     }
     let also: Vec<&str> = candidates.iter().map(String::as_str).collect();
-    match Store::locate_with(root, &[caller], &also)? {
-        Some(store) => Ok(store),
-        None => Store::open(root),
-    }
+    located.locate_more(&also)
 }
