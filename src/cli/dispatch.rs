@@ -400,6 +400,12 @@ fn open_for(
     Ok(Store::open_addressing(root, ids.as_deref())?)
 }
 
+/// The store for a command that names one session (or leaves its caller
+/// to be the only root).
+fn open_named(root: &std::path::Path, named: Option<&str>) -> Result<Store> {
+    open_for(root, named, Some(Vec::new()))
+}
+
 /// Where the name index lives, unless `--no-cache` or a forced scan says
 /// not to use one.
 fn name_cache(cli: &Cli) -> Option<PathBuf> {
@@ -430,7 +436,7 @@ pub fn run(cli: Cli) -> Result<Output> {
     }
     match &cli.command {
         Command::Identity { caller } => {
-            let store = open_for(&root, caller.agent.as_deref(), Some(Vec::new()))?;
+            let store = open_named(&root, caller.agent.as_deref())?;
             let cx = Context::new(&store, Contract::V2, caller.agent.as_deref(), None, limits)
                 .map_err(caller_flag)?;
             let me = identity::identity(&cx)?;
@@ -495,7 +501,7 @@ pub fn run(cli: Cli) -> Result<Output> {
             };
             let message = message_body(message)?;
             let id = message_id(id)?;
-            let store = open_for(&root, Some(agent), Some(Vec::new()))?;
+            let store = open_named(&root, Some(agent))?;
             let corpus = Corpus::new(&store);
             let target = resolve_agent(&store, agent)?;
             refuse_unrunnable(&corpus, target)?;
@@ -508,7 +514,7 @@ pub fn run(cli: Cli) -> Result<Output> {
             }))
         }
         Command::Interrupt { agent } => {
-            let store = open_for(&root, Some(agent), Some(Vec::new()))?;
+            let store = open_named(&root, Some(agent))?;
             let corpus = Corpus::new(&store);
             let target = resolve_agent(&store, agent)?;
             let text = deliver::interrupt_as_user(&corpus, target, limits)?;
@@ -519,7 +525,7 @@ pub fn run(cli: Cli) -> Result<Output> {
             }))
         }
         Command::Inbox { agent } => {
-            let store = open_for(&root, Some(agent), Some(Vec::new()))?;
+            let store = open_named(&root, Some(agent))?;
             let target = resolve_agent(&store, agent)?;
             let rec = &store.sessions[target];
             let fold = Inbox::new(&rec.dir).read()?;
@@ -550,7 +556,7 @@ pub fn run(cli: Cli) -> Result<Output> {
             }))
         }
         Command::Claim { caller } => {
-            let store = open_for(&root, caller.agent.as_deref(), Some(Vec::new()))?;
+            let store = open_named(&root, caller.agent.as_deref())?;
             let agent = resolve_caller(&store, caller.agent.as_deref())
                 .map_err(|e| caller_flag(e.into()))?;
             let inbox = Inbox::new(&store.sessions[agent].dir);
@@ -567,7 +573,7 @@ pub fn run(cli: Cli) -> Result<Output> {
             quiet,
             command,
         } => {
-            let store = open_for(&root, caller.agent.as_deref(), Some(Vec::new()))?;
+            let store = open_named(&root, caller.agent.as_deref())?;
             let agent = resolve_caller(&store, caller.agent.as_deref())
                 .map_err(|e| caller_flag(e.into()))?;
             refuse_unrunnable(&Corpus::new(&store), agent)?;
@@ -590,7 +596,7 @@ pub fn run(cli: Cli) -> Result<Output> {
             follow,
             poll,
         } => {
-            let store = open_for(&root, Some(agent), Some(Vec::new()))?;
+            let store = open_named(&root, Some(agent))?;
             let target = resolve_agent(&store, agent)?;
             let opts = log_view::LogOptions {
                 last: *last,
@@ -607,7 +613,10 @@ pub fn run(cli: Cli) -> Result<Output> {
             Ok(Output::Raw(String::new()))
         }
         Command::Trace { message_id, to } => {
-            let store = open_for(&root, to.as_deref(), to.as_ref().map(|_| Vec::new()))?;
+            let store = match to {
+                Some(to) => open_named(&root, Some(to))?,
+                None => Store::open(&root)?,
+            };
             let target = message_target(&store, message_id, to.as_deref())?;
             let t = trace::trace(&Corpus::new(&store), target, message_id)?;
             Ok(Output::Text(if json {
@@ -617,7 +626,10 @@ pub fn run(cli: Cli) -> Result<Output> {
             }))
         }
         Command::Cancel { message_id, to } => {
-            let store = open_for(&root, to.as_deref(), to.as_ref().map(|_| Vec::new()))?;
+            let store = match to {
+                Some(to) => open_named(&root, Some(to))?,
+                None => Store::open(&root)?,
+            };
             let target = message_target(&store, message_id, to.as_deref())?;
             let rec = &store.sessions[target];
             let m = Inbox::new(&rec.dir).cancel(message_id, limits)?;

@@ -44,11 +44,8 @@ pub fn maybe_compact(guard: &mut WriteGuard) -> Result<bool, StoreError> {
     // kept (keyed) history.
     use std::os::unix::fs::MetadataExt;
     let ino = guard.inbox.metadata().map(|m| m.ino()).unwrap_or(0);
-    let surveyed = guard.dir.open_read(SURVEYED).ok().flatten().and_then(|f| {
-        let mut b = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::Read::take(f, 4096), &mut b).ok()?;
-        serde_json::from_slice::<(u64, u64)>(&b).ok()
-    });
+    let surveyed = crate::store::sidecar::read_small(&guard.dir.join(SURVEYED))
+        .and_then(|b| serde_json::from_slice::<(u64, u64)>(&b).ok());
     if let Some((at_ino, at_len)) = surveyed
         && at_ino == ino
         && guard.len < at_len + at_len / 4
