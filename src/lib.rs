@@ -38,8 +38,10 @@ pub mod formats {
     pub use crate::store::enumerate::expected_session_dir;
     pub use crate::store::events::validate_event;
     pub use crate::store::header::{
-        HeaderParse, is_valid_name, parse_header_line, validate_for_restore,
+        HeaderParse, Member, is_valid_name, parse_header_line, validate_for_restore,
     };
+    pub use crate::store::json::parse_borrowed;
+    pub use crate::store::jv::Jv;
     pub use crate::store::packed::decode_storage_record;
     pub use crate::store::paths::{encode_segment, project_key};
     pub use crate::store::reader::{Encoding, Inspection, inspect};

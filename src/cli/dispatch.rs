@@ -532,11 +532,11 @@ pub fn run(cli: Cli) -> Result<Output> {
             // The log is read through the scan cache; DSH's own items are
             // read again with their bodies only when some are pending.
             let cache = ScanCache::default();
-            let native = cache.inspect(&rec.log, &rec.dir).ok().and_then(|i| {
+            let native = cache.inspect(&rec.log(), &rec.dir).ok().and_then(|i| {
                 let inbox = if i.native.pending() == 0 {
                     i.native.clone()
                 } else {
-                    crate::store::native_inbox::read(&rec.log, rec.header.seed_len()).ok()?
+                    crate::store::native_inbox::read(&rec.log(), rec.header.seed_len()).ok()?
                 };
                 Some(inbox_view::NativeView {
                     inbox,

@@ -77,7 +77,7 @@ pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
                     let first = store.index_of(ids[0]).unwrap_or(c);
                     push(
                         Severity::Error,
-                        &store.sessions[first].log,
+                        &store.sessions[first].log(),
                         format!("parentSession cycle: {}", ids.join(" -> ")),
                     );
                     break;
@@ -104,7 +104,7 @@ pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
             {
                 push(
                     Severity::Warning,
-                    &store.sessions[child].log,
+                    &store.sessions[child].log(),
                     format!(
                         "sibling name \"{name}\" under \"{}\" is used by \"{other}\" and \"{}\"; it is ambiguous",
                         rec.header.id, c.id
@@ -127,24 +127,24 @@ fn session_findings(store: &Store, rec: &SessionRecord) -> Vec<Finding> {
         });
     };
     let h = &rec.header;
-    match reader::inspect(&rec.log) {
+    match reader::inspect(&rec.log()) {
         Err(reason) => push(
             Severity::Error,
-            &rec.log,
+            &rec.log(),
             format!("unreadable session log: {reason}"),
         ),
         Ok(i) => {
             if let Some((_, why)) = &i.native.error {
                 push(
                     Severity::Error,
-                    &rec.log,
+                    &rec.log(),
                     format!("DSH cannot resume session \"{}\": {why}", h.id),
                 );
             }
             if h.origin_subagent && i.rc8.is_none() && i.seed001.is_none() {
                 push(
                     Severity::Warning,
-                    &rec.log,
+                    &rec.log(),
                     format!(
                         "subagent session \"{}\" has no valid subagent/descriptor; it lists as corrupt",
                         h.id
@@ -153,18 +153,18 @@ fn session_findings(store: &Store, rec: &SessionRecord) -> Vec<Finding> {
             }
         }
     }
-    if let Ok(meta) = std::fs::symlink_metadata(&rec.log) {
+    if let Ok(meta) = std::fs::symlink_metadata(rec.log()) {
         use std::os::unix::fs::MetadataExt;
         if meta.file_type().is_symlink() {
             push(
                 Severity::Warning,
-                &rec.log,
+                &rec.log(),
                 "the session log is a symbolic link: DSH reads through it; dsh-agents never writes through it (serve refuses this session)".to_string(),
             );
         } else if meta.nlink() > 1 {
             push(
                 Severity::Warning,
-                &rec.log,
+                &rec.log(),
                 format!(
                     "the session log has {} hard links: dsh-agents never writes it (serve refuses this session)",
                     meta.nlink()
@@ -177,7 +177,7 @@ fn session_findings(store: &Store, rec: &SessionRecord) -> Vec<Finding> {
     {
         push(
             Severity::Warning,
-            &rec.log,
+            &rec.log(),
             format!("header name \"{name}\" is not a valid agent name; it is ignored"),
         );
     }
@@ -199,7 +199,7 @@ fn session_findings(store: &Store, rec: &SessionRecord) -> Vec<Finding> {
     {
         push(
             Severity::Warning,
-            &rec.log,
+            &rec.log(),
             format!(
                 "parentSession \"{parent}\" of \"{}\" is not in the store",
                 h.id

@@ -296,9 +296,9 @@ fn json_line(line: &Line, rec: &SessionRecord) -> Value {
 }
 
 fn read(rec: &SessionRecord) -> Result<Conversation> {
-    Conversation::read(&rec.log).map_err(|reason| {
+    Conversation::read(&rec.log()).map_err(|reason| {
         Error::Store(StoreError::Log {
-            path: rec.log.clone(),
+            path: rec.log(),
             reason,
         })
     })
@@ -354,7 +354,7 @@ pub fn log(
     let head = if opts.json {
         json!({"kind": "session", "session": rec.header.id, "name": title.name,
                "parent": title.parent, "label": title.label,
-               "mode": title.mode, "log": rec.log})
+               "mode": title.mode, "log": rec.log()})
         .to_string()
     } else {
         title.line(&rec.header.id)
@@ -366,7 +366,7 @@ pub fn log(
     }
     signals::install();
     let watcher = watch::Watcher::new(&rec.dir, opts.poll);
-    let mut seen = watch::stamp(&rec.log);
+    let mut seen = watch::stamp(&rec.log());
     let mut c = c;
     // Settled at the start, there is nothing to wait out yet: follow until
     // a turn starts and the session settles again.
@@ -381,7 +381,7 @@ pub fn log(
             busy = true;
         }
         watcher.wait(Duration::from_millis(250));
-        let now = watch::stamp(&rec.log);
+        let now = watch::stamp(&rec.log());
         if now == seen {
             continue;
         }

@@ -2,7 +2,7 @@
 //! descriptor where DSH puts it, and an initial turn carrying the prompt —
 //! published the way DSH materializes a log.
 
-use crate::store::header::{MAX_SAFE_INTEGER, is_valid_name};
+use crate::store::header::{MAX_SAFE_INTEGER, Member, is_valid_name};
 use crate::store::paths::{encode_segment, project_dir_name};
 use crate::store::reader::Encoding;
 use crate::store::writer::{self, SURFACE_APPEND};
@@ -142,7 +142,7 @@ pub fn spawn(corpus: &Corpus, req: &SpawnRequest) -> Result<String, SpawnError> 
                 .cwd
                 .clone()
                 .map(Value::String)
-                .or_else(|| parent.header.cwd.clone());
+                .or_else(|| parent.header.cwd.as_ref().map(Member::to_value));
             if let Some(cwd) = cwd {
                 header.insert("cwd".into(), cwd);
             }

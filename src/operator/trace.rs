@@ -101,9 +101,9 @@ pub fn trace(corpus: &Corpus, target: usize, id: &str) -> Result<Trace> {
     let inbox = Inbox::new(&rec.dir);
     let history = inbox.history(id)?;
     let fold = inbox.read()?;
-    let conversation = Conversation::read(&rec.log).map_err(|reason| {
+    let conversation = Conversation::read(&rec.log()).map_err(|reason| {
         Error::Store(StoreError::Log {
-            path: rec.log.clone(),
+            path: rec.log(),
             reason,
         })
     })?;

@@ -131,7 +131,7 @@ pub fn blocks(corpus: &Corpus, only: Option<usize>, filter: Filter) -> Result<Ve
     let mut out = Vec::new();
     for root in roots {
         let members = corpus.v2_tree(root);
-        let root_inspection = reader::inspect(&corpus.record(root).log).ok();
+        let root_inspection = reader::inspect(&corpus.record(root).log()).ok();
         // The inbox counts are independent file reads: in parallel.
         let pending = crate::support::parallel::par_map(&members, |m| {
             Inbox::new(&corpus.record(m.index).dir).pending_now().ok()

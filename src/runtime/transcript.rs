@@ -80,28 +80,24 @@ impl Transcript {
         claimed: impl Fn(&str) -> bool,
     ) -> Result<Transcript, StoreError> {
         let log_error = |reason: String| StoreError::Log {
-            path: rec.log.clone(),
+            path: rec.log(),
             reason,
         };
         let dir = Dir::session(&rec.dir)?;
-        let name = rec
-            .log
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let name = rec.suffix.file_name().to_string();
         // Refuse a log that is a link, a special file or hard-linked
         // elsewhere before reading it: we are about to write it.
         let file = dir.open_existing_rw(&name)?;
-        let inspection = reader::inspect(&rec.log).map_err(log_error)?;
+        let inspection = reader::inspect(&rec.log()).map_err(log_error)?;
         let len = file
             .metadata()
-            .map_err(|e| StoreError::io(&rec.log, e))?
+            .map_err(|e| StoreError::io(rec.log(), e))?
             .len();
         if inspection.encoding == Encoding::Raw && inspection.committed_bytes < len {
-            writer::truncate(&file, &rec.log, inspection.committed_bytes)?;
+            writer::truncate(&file, &rec.log(), inspection.committed_bytes)?;
         }
         if inspection.encoding == Encoding::Zstd {
-            let file = std::fs::File::open(&rec.log).map_err(|e| StoreError::io(&rec.log, e))?;
+            let file = std::fs::File::open(rec.log()).map_err(|e| StoreError::io(rec.log(), e))?;
             let mut check = FrameReader::new(file);
             while let Ok(Some(frame)) = check.next_frame() {
                 if matches!(frame, Frame::Torn(_)) {
@@ -118,7 +114,7 @@ impl Transcript {
         let mut t = Transcript {
             dir,
             name,
-            path: rec.log.clone(),
+            path: rec.log(),
             encoding: inspection.encoding,
             next_seq: inspection.events,
             expected_len,
@@ -130,7 +126,7 @@ impl Transcript {
         if inspection.open_turn {
             // Closing the crashed turn and starting its rerun is one batch:
             // a crash in between cannot drop the rerun.
-            let rerun: Vec<Message> = open_turn_input(&rec.log)
+            let rerun: Vec<Message> = open_turn_input(&rec.log())
                 .into_iter()
                 .filter(|m| claimed(&m.id))
                 .collect();

@@ -3,7 +3,7 @@
 //! applied, compaction summaries in place of what they shadow) projected
 //! into turns of user messages, assistant output and tool calls.
 
-use super::events::safe_int;
+use super::events::safe_int_value as safe_int;
 use super::reader::for_each_event;
 use serde_json::Value;
 use std::path::Path;

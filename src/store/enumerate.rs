@@ -5,7 +5,7 @@
 //! problem; `check` reports them all.
 
 use super::error::StoreError;
-use super::header::{Header, HeaderParse};
+use super::header::{Header, HeaderParse, Member};
 use super::paths::{encode_segment, project_dir_name};
 use super::reader::{Encoding, FirstLine, HeaderError, read_first_line};
 use std::collections::HashMap;
@@ -52,8 +52,15 @@ pub struct SessionRecord {
     pub header: Header,
     /// The session directory (where sidecar files live).
     pub dir: PathBuf,
+    /// The log file's name in `dir`.
+    pub suffix: Suffix,
+}
+
+impl SessionRecord {
     /// The log file.
-    pub log: PathBuf,
+    pub fn log(&self) -> PathBuf {
+        self.dir.join(self.suffix.file_name())
+    }
 }
 
 /// A problem found while enumerating.
@@ -212,6 +219,9 @@ impl Store {
         }
         // The file reads are independent; the store-level rules apply in order.
         let probes = crate::support::parallel::par_map(&dirs, |d| probe_session_dir(d));
+        // Growing by doubling would hold the old and the new table at once.
+        self.sessions.reserve(dirs.len());
+        self.by_id.reserve(dirs.len());
         for (dir, probe) in dirs.iter().zip(probes) {
             self.apply_probe(dir, probe);
         }
@@ -296,7 +306,7 @@ impl Store {
         self.sessions.push(SessionRecord {
             header,
             dir: dir.to_path_buf(),
-            log,
+            suffix: found,
         });
     }
 
@@ -376,15 +386,11 @@ pub fn expected_log_path(root: &Path, header: &Header, suffix: Suffix) -> Option
 }
 
 /// The session directory DSH derives for an id and a cwd value.
-pub fn expected_session_dir(
-    root: &Path,
-    id: &str,
-    cwd: Option<&serde_json::Value>,
-) -> Option<PathBuf> {
+pub fn expected_session_dir(root: &Path, id: &str, cwd: Option<&Member>) -> Option<PathBuf> {
     let project = match cwd {
         None => project_dir_name(None)?,
-        Some(serde_json::Value::String(s)) => project_dir_name(Some(s))?,
-        Some(_) => return None,
+        Some(Member::Str(s)) => project_dir_name(Some(s))?,
+        Some(Member::Other(_)) => return None,
     };
     Some(root.join(project).join(encode_segment(id)?))
 }

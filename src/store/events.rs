@@ -3,7 +3,8 @@
 //! whose committed events break any of them is unreadable.
 
 use super::header::MAX_SAFE_INTEGER;
-use serde_json::{Map, Value};
+use super::jv::{Jv, Obj};
+use serde_json::Value;
 
 /// The rc.8 event vocabulary (`KNOWN_SESSION_EVENT_TYPES`).
 pub const KNOWN_EVENT_TYPES: &[&str] = &[
@@ -57,49 +58,60 @@ pub const KNOWN_EVENT_TYPES: &[&str] = &[
     "web/deepseek-search-llm-request",
 ];
 
-pub fn safe_int(v: Option<&Value>) -> Option<i64> {
-    let v = v?;
-    if let Some(i) = v.as_i64() {
+/// A safe integer (`Number.isSafeInteger`) from a number's readings.
+fn safe_int_of(int: Option<i64>, float: Option<f64>) -> Option<i64> {
+    if let Some(i) = int {
         return (i.abs() <= MAX_SAFE_INTEGER).then_some(i);
     }
-    let f = v.as_f64()?;
+    let f = float?;
     (f.fract() == 0.0 && f.abs() <= MAX_SAFE_INTEGER as f64).then_some(f as i64)
 }
 
-pub(super) fn has_exact_keys(map: &Map<String, Value>, keys: &[&str]) -> bool {
-    map.len() == keys.len() && keys.iter().all(|k| map.contains_key(*k))
+pub fn safe_int(v: Option<&Jv>) -> Option<i64> {
+    let v = v?;
+    safe_int_of(v.as_i64(), v.as_f64())
 }
 
-fn has_only_keys(map: &Map<String, Value>, required: &[&str], optional: &[&str]) -> bool {
+/// `safe_int` of a `serde_json::Value`.
+pub fn safe_int_value(v: Option<&Value>) -> Option<i64> {
+    let v = v?;
+    safe_int_of(v.as_i64(), v.as_f64())
+}
+
+pub(super) fn has_exact_keys(map: &Obj, keys: &[&str]) -> bool {
+    map.len() == keys.len() && keys.iter().all(|k| map.contains_key(k))
+}
+
+fn has_only_keys(map: &Obj, required: &[&str], optional: &[&str]) -> bool {
     map.keys()
-        .all(|k| required.contains(&k.as_str()) || optional.contains(&k.as_str()))
-        && required.iter().all(|k| map.contains_key(*k))
+        .all(|k| required.contains(&k) || optional.contains(&k))
+        && required.iter().all(|k| map.contains_key(k))
 }
 
-fn has_provider_model(v: Option<&Value>) -> bool {
+fn has_provider_model(v: Option<&Jv>) -> bool {
     let nonempty = |k: &str| {
         v.and_then(|v| v.get(k))
-            .and_then(Value::as_str)
+            .and_then(Jv::as_str)
             .is_some_and(|s| !s.is_empty())
     };
     nonempty("provider") && nonempty("model")
 }
 
 /// Validate one committed event as rc.8's restore path does. `index` is its seq.
-pub fn validate_event(value: &Value, index: usize) -> Result<(), String> {
+pub fn validate_event(value: &Jv, index: usize) -> Result<(), String> {
     let envelope_err = || format!("seed event at index {index} has an invalid event envelope");
-    let Value::Object(ev) = value else {
+    let Jv::Obj(ev) = value else {
         return Err(envelope_err());
     };
     for key in ev.keys() {
         if !matches!(
-            key.as_str(),
+            key,
             "type" | "seq" | "time" | "data" | "surfaceOp" | "sourceEventSeqs" | "ignorable"
         ) {
             return Err(envelope_err());
         }
     }
-    let Some(ty) = ev.get("type").and_then(Value::as_str) else {
+    let Some(ty) = ev.get("type").and_then(Jv::as_str) else {
         return Err(envelope_err());
     };
     if ty == "request/header-delta" {
@@ -115,7 +127,7 @@ pub fn validate_event(value: &Value, index: usize) -> Result<(), String> {
     }
     let ignorable = match ev.get("ignorable") {
         None => false,
-        Some(Value::Bool(true)) => true,
+        Some(Jv::Bool(true)) => true,
         Some(_) => return Err(envelope_err()),
     };
     let surface = matches!(ty, "user/message" | "assistant/message" | "tool/result");
@@ -124,10 +136,10 @@ pub fn validate_event(value: &Value, index: usize) -> Result<(), String> {
             "session event at seq {index} carries surface metadata on a non-surface type"
         ));
     }
-    let data = &ev["data"];
+    let data = ev.get("data").unwrap_or(&Jv::Null);
     match ty {
         "request/header" => {
-            if data.get("reason").and_then(Value::as_str) == Some("fallback") {
+            if data.get("reason").and_then(Jv::as_str) == Some("fallback") {
                 return Err(format!(
                     "seed event at index {index} uses unsupported legacy request/header reason \"fallback\""
                 ));
@@ -154,8 +166,8 @@ pub fn validate_event(value: &Value, index: usize) -> Result<(), String> {
     Ok(())
 }
 
-fn check_legacy_turn_start(data: &Value, index: usize) -> Result<(), String> {
-    let Value::Object(d) = data else {
+fn check_legacy_turn_start(data: &Jv, index: usize) -> Result<(), String> {
+    let Jv::Obj(d) = data else {
         return Ok(());
     };
     if !d.contains_key("trigger") {
@@ -163,9 +175,9 @@ fn check_legacy_turn_start(data: &Value, index: usize) -> Result<(), String> {
     }
     let ok = safe_int(d.get("turn")).is_some_and(|t| t >= 1)
         && has_only_keys(d, &["turn", "trigger"], &[])
-        && d["trigger"]
-            .get("kind")
-            .and_then(Value::as_str)
+        && d.get("trigger")
+            .and_then(|t| t.get("kind"))
+            .and_then(Jv::as_str)
             .is_some_and(|k| !k.is_empty());
     if ok {
         Ok(())
@@ -176,19 +188,19 @@ fn check_legacy_turn_start(data: &Value, index: usize) -> Result<(), String> {
     }
 }
 
-fn check_legacy_turn_end(data: &Value, index: usize) -> Result<(), String> {
-    let Value::Object(d) = data else {
+fn check_legacy_turn_end(data: &Jv, index: usize) -> Result<(), String> {
+    let Jv::Obj(d) = data else {
         return Ok(());
     };
     let bad = || Err(format!("malformed pre-react-loop turn/end at seq {index}"));
-    let Some(Value::Object(reason)) = d.get("reason") else {
+    let Some(Jv::Obj(reason)) = d.get("reason") else {
         return bad();
     };
     if safe_int(d.get("turn")).is_none_or(|t| t < 1) || !has_only_keys(d, &["turn", "reason"], &[])
     {
         return bad();
     }
-    let Some(kind) = reason.get("kind").and_then(Value::as_str) else {
+    let Some(kind) = reason.get("kind").and_then(Jv::as_str) else {
         return bad();
     };
     let only_kind = has_only_keys(reason, &["kind"], &[]);
@@ -198,44 +210,44 @@ fn check_legacy_turn_end(data: &Value, index: usize) -> Result<(), String> {
         "error" => {
             reason.contains_key("error")
                 || (safe_int(reason.get("step")).is_some_and(|s| s >= 0)
-                    && (reason.get("failure").is_some_and(Value::is_object)
-                        || reason.get("message").is_some_and(Value::is_string)))
+                    && (reason.get("failure").is_some_and(Jv::is_object)
+                        || reason.get("message").is_some_and(Jv::is_string)))
         }
         _ => true,
     };
     if ok { Ok(()) } else { bad() }
 }
 
-fn check_legacy_steering(data: &Value, index: usize) -> Result<(), String> {
+fn check_legacy_steering(data: &Jv, index: usize) -> Result<(), String> {
     let bad = || {
         Err(format!(
             "malformed pre-react-loop steering/message at seq {index}"
         ))
     };
-    let Value::Object(d) = data else { return bad() };
+    let Jv::Obj(d) = data else { return bad() };
     let turn_ok = safe_int(d.get("turn")).is_some();
     if turn_ok
-        && d.get("message").is_some_and(Value::is_object)
         && has_only_keys(d, &["turn", "message"], &[])
+        && let Some(message @ Jv::Obj(_)) = d.get("message")
     {
-        return check_message_shape("user/message", &d["message"], index);
+        return check_message_shape("user/message", message, index);
     }
     if !turn_ok || !has_only_keys(d, &["turn", "content", "source"], &[]) {
         return bad();
     }
     let mut migrated = d.clone();
     migrated.remove("turn");
-    migrated.insert("id".into(), "legacy".into());
-    migrated.insert("role".into(), "user".into());
-    check_message_shape("user/message", &Value::Object(migrated), index)
+    migrated.insert("id", Jv::str("legacy"));
+    migrated.insert("role", Jv::str("user"));
+    check_message_shape("user/message", &Jv::Obj(migrated), index)
 }
 
 /// `assertMessageEventShape`, after DSH's upgrade of pre-identity messages.
-fn check_message_shape(ty: &str, data: &Value, index: usize) -> Result<(), String> {
+fn check_message_shape(ty: &str, data: &Jv, index: usize) -> Result<(), String> {
     let subject = format!("session event at seq {index}");
     let legacy = data.as_object().is_some_and(|d| !d.contains_key("message"));
     let upgraded;
-    let message: Option<&Value> = match ty {
+    let message: Option<&Jv> = match ty {
         "user/message" => {
             let is_legacy = data.as_object().is_some_and(|d| {
                 !d.contains_key("id")
@@ -246,9 +258,9 @@ fn check_message_shape(ty: &str, data: &Value, index: usize) -> Result<(), Strin
             });
             if is_legacy {
                 let mut d = data.as_object().cloned().unwrap_or_default();
-                d.insert("id".into(), "legacy".into());
-                d.insert("role".into(), "user".into());
-                upgraded = Value::Object(d);
+                d.insert("id", Jv::str("legacy"));
+                d.insert("role", Jv::str("user"));
+                upgraded = Jv::Obj(d);
                 Some(&upgraded)
             } else if data.is_object() {
                 Some(data)
@@ -260,8 +272,13 @@ fn check_message_shape(ty: &str, data: &Value, index: usize) -> Result<(), Strin
             if legacy && data.get("content").is_some() && data.get("provenance").is_some() =>
         {
             let mut source = data["provenance"].as_object().cloned().unwrap_or_default();
-            source.insert("kind".into(), "model".into());
-            upgraded = serde_json::json!({"id":"legacy","role":"assistant","content":data["content"],"source":source});
+            source.insert("kind", Jv::str("model"));
+            upgraded = Jv::Obj(Obj::of([
+                ("id", Jv::str("legacy")),
+                ("role", Jv::str("assistant")),
+                ("content", data["content"].clone()),
+                ("source", Jv::Obj(source)),
+            ]));
             Some(&upgraded)
         }
         "tool/result"
@@ -270,20 +287,30 @@ fn check_message_shape(ty: &str, data: &Value, index: usize) -> Result<(), Strin
                 && data.get("content").is_some()
                 && data.get("isError").is_some() =>
         {
-            upgraded = serde_json::json!({"id":"legacy","role":"user",
-                "content":[{"type":"tool-result","toolCallId":data["callId"],"content":data["content"],"isError":data["isError"]}],
-                "source":{"kind":"tool","callId":data["callId"]}});
+            let block = Obj::of([
+                ("type", Jv::str("tool-result")),
+                ("toolCallId", data["callId"].clone()),
+                ("content", data["content"].clone()),
+                ("isError", data["isError"].clone()),
+            ]);
+            let source = Obj::of([
+                ("kind", Jv::str("tool")),
+                ("callId", data["callId"].clone()),
+            ]);
+            upgraded = Jv::Obj(Obj::of([
+                ("id", Jv::str("legacy")),
+                ("role", Jv::str("user")),
+                ("content", Jv::Arr(vec![Jv::Obj(block)])),
+                ("source", Jv::Obj(source)),
+            ]));
             Some(&upgraded)
         }
         _ => data.get("message"),
     };
-    let Some(Value::Object(m)) = message else {
+    let Some(Jv::Obj(m)) = message else {
         return Err(format!("{subject} lacks an identified message"));
     };
-    if m.get("id")
-        .and_then(Value::as_str)
-        .is_none_or(str::is_empty)
-    {
+    if m.get("id").and_then(Jv::as_str).is_none_or(str::is_empty) {
         return Err(format!("{subject} lacks an identified message"));
     }
     let role = if ty == "assistant/message" {
@@ -291,15 +318,15 @@ fn check_message_shape(ty: &str, data: &Value, index: usize) -> Result<(), Strin
     } else {
         "user"
     };
-    if m.get("role").and_then(Value::as_str) != Some(role) {
+    if m.get("role").and_then(Jv::as_str) != Some(role) {
         return Err(format!("{subject} message must have role \"{role}\""));
     }
     let source = m.get("source");
-    let kind = source.and_then(|s| s.get("kind")).and_then(Value::as_str);
-    if !source.is_some_and(Value::is_object) || kind.is_none_or(str::is_empty) {
+    let kind = source.and_then(|s| s.get("kind")).and_then(Jv::as_str);
+    if !source.is_some_and(Jv::is_object) || kind.is_none_or(str::is_empty) {
         return Err(format!("{subject} message has invalid source"));
     }
-    let Some(Value::Array(content)) = m.get("content") else {
+    let Some(Jv::Arr(content)) = m.get("content") else {
         return Err(format!("{subject} message has invalid content"));
     };
     match ty {
@@ -307,26 +334,22 @@ fn check_message_shape(ty: &str, data: &Value, index: usize) -> Result<(), Strin
             Err(format!("{subject} message must have model source"))
         }
         "tool/result" => {
-            let call_id = source.and_then(|s| s.get("callId")).and_then(Value::as_str);
+            let call_id = source.and_then(|s| s.get("callId")).and_then(Jv::as_str);
             if kind != Some("tool") || call_id.is_none_or(str::is_empty) {
                 return Err(format!("{subject} message must have tool source"));
             }
             let block = content.first();
             let one = content.len() == 1
-                && block.and_then(|b| b.get("type")).and_then(Value::as_str) == Some("tool-result")
+                && block.and_then(|b| b.get("type")).and_then(Jv::as_str) == Some("tool-result")
                 && block
                     .and_then(|b| b.get("content"))
-                    .is_some_and(Value::is_array);
+                    .is_some_and(Jv::is_array);
             if !one {
                 return Err(format!(
                     "{subject} message must contain one tool-result block"
                 ));
             }
-            if block
-                .and_then(|b| b.get("toolCallId"))
-                .and_then(Value::as_str)
-                != call_id
-            {
+            if block.and_then(|b| b.get("toolCallId")).and_then(Jv::as_str) != call_id {
                 return Err(format!("{subject} message has mismatched tool call ids"));
             }
             Ok(())
@@ -338,34 +361,41 @@ fn check_message_shape(ty: &str, data: &Value, index: usize) -> Result<(), Strin
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+
+    fn json(text: &str) -> Jv<'_> {
+        serde_json::from_str(text).unwrap()
+    }
 
     #[test]
     fn envelope_rules() {
         assert!(
             validate_event(
-                &json!({"type":"turn/start","seq":0,"time":1,"data":{"turn":1}}),
+                &json(r#"{"type":"turn/start","seq":0,"time":1,"data":{"turn":1}}"#),
                 0
             )
             .is_ok()
         );
         assert!(
             validate_event(
-                &json!({"type":"turn/start","seq":0,"time":1,"data":{"turn":1},"extra":1}),
+                &json(r#"{"type":"turn/start","seq":0,"time":1,"data":{"turn":1},"extra":1}"#),
                 0
             )
             .is_err()
         );
         assert!(
-            validate_event(&json!({"type":"x/unknown","seq":0,"time":1,"data":null}), 0).is_err()
+            validate_event(
+                &json(r#"{"type":"x/unknown","seq":0,"time":1,"data":null}"#),
+                0
+            )
+            .is_err()
         );
         assert!(
             validate_event(
-                &json!({"type":"x/unknown","seq":0,"time":1,"data":null,"ignorable":true}),
+                &json(r#"{"type":"x/unknown","seq":0,"time":1,"data":null,"ignorable":true}"#),
                 0
             )
             .is_ok()
         );
-        assert!(validate_event(&json!({"type":"user/message","seq":0,"time":1,"data":{"content":[],"source":{"kind":"user"},"role":"user","id":""}}), 0).is_err());
+        assert!(validate_event(&json(r#"{"type":"user/message","seq":0,"time":1,"data":{"content":[],"source":{"kind":"user"},"role":"user","id":""}}"#), 0).is_err());
     }
 }

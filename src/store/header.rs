@@ -1,23 +1,56 @@
 //! The session header line: DSH's listing shape check (`isHeaderLine`), the
 //! retired-field refusal, and the stricter checks DSH applies on restore.
 
-use serde_json::{Map, Value};
+use super::jv::{Jv, Obj};
+use serde_json::{Number, Value};
 
 /// The largest integer JavaScript represents exactly (`Number.MAX_SAFE_INTEGER`).
 pub const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 
-/// A header that passed the listing shape check.
+/// A header member DSH checks only when it is present: a string, or some
+/// other JSON value (kept raw: restore rejects it, a spawn copies it).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Member {
+    Str(Box<str>),
+    Other(Box<Value>),
+}
+
+impl Member {
+    fn of(v: &Jv) -> Member {
+        match v {
+            Jv::Str(s) => Member::Str(s.as_ref().into()),
+            other => Member::Other(Box::new(other.to_value())),
+        }
+    }
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Member::Str(s) => Some(s),
+            Member::Other(_) => None,
+        }
+    }
+    pub fn to_value(&self) -> Value {
+        match self {
+            Member::Str(s) => Value::String(s.to_string()),
+            Member::Other(v) => (**v).clone(),
+        }
+    }
+}
+
+/// A header that passed the listing shape check. The members are typed so
+/// that a store of 100,000 sessions holds little more than their ids.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Header {
     /// `version` as written; listing tolerates any number.
-    pub version: Value,
+    pub version: Number,
     pub id: String,
     pub created_at: i64,
-    /// Present only when a string; a non-string `cwd` is kept raw for the
-    /// lifecycle comparison and rejected on restore.
-    pub cwd: Option<Value>,
-    pub parent_session: Option<Value>,
-    pub seed_length: Option<Value>,
+    /// `cwd`; a non-string is kept for the lifecycle comparison and
+    /// rejected on restore.
+    pub cwd: Option<Member>,
+    pub parent_session: Option<Member>,
+    /// `seedLength`: `Some(Err)` when present but not a non-negative safe
+    /// integer (restore rejects it).
+    pub seed_length: Option<Result<u64, ()>>,
     pub origin_subagent: bool,
     pub delegation_depth: i64,
     pub agent_preset: Option<String>,
@@ -27,18 +60,18 @@ pub struct Header {
 
 impl Header {
     pub fn cwd_str(&self) -> Option<&str> {
-        self.cwd.as_ref().and_then(Value::as_str)
+        self.cwd.as_ref().and_then(Member::as_str)
     }
     /// The parent session id when it is a string (DSH compares with `===`).
     pub fn parent(&self) -> Option<&str> {
-        self.parent_session.as_ref().and_then(Value::as_str)
+        self.parent_session.as_ref().and_then(Member::as_str)
     }
     /// `seedLength` when it is a usable count.
     pub fn seed_len(&self) -> u64 {
-        self.seed_length
-            .as_ref()
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
+        match self.seed_length {
+            Some(Ok(n)) => n,
+            _ => 0,
+        }
     }
     /// A valid agent name per DESIGN §3, or `None` (an invalid name is as absent).
     pub fn valid_name(&self) -> Option<&str> {
@@ -68,7 +101,7 @@ pub enum HeaderParse {
     Retired,
 }
 
-fn safe_nonneg_int(v: Option<&Value>) -> Option<i64> {
+fn safe_nonneg_int(v: Option<&Jv>) -> Option<i64> {
     let v = v?;
     // -0 is a float in serde_json and is rejected along with every fraction.
     if let Some(i) = v.as_i64() {
@@ -93,25 +126,25 @@ fn safe_nonneg_int(v: Option<&Value>) -> Option<i64> {
 
 /// DSH `parseHeaderMeta` + `isHeaderLine` + `fromHeaderLine` on one line of text.
 pub fn parse_header_line(line: &str) -> HeaderParse {
-    let Ok(value) = serde_json::from_str::<Value>(line) else {
+    let Ok(value) = serde_json::from_str::<Jv>(line) else {
         return HeaderParse::NotHeader("header line is not valid JSON");
     };
     match value {
-        Value::Object(map) => parse_header_object(map),
+        Jv::Obj(map) => parse_header_object(&map),
         _ => HeaderParse::NotHeader("first line is not a session header"),
     }
 }
 
-fn parse_header_object(map: Map<String, Value>) -> HeaderParse {
+fn parse_header_object(map: &Obj) -> HeaderParse {
     const NOT: HeaderParse = HeaderParse::NotHeader("first line is not a session header");
-    if map.get("type").and_then(Value::as_str) != Some("session") {
+    if map.get("type").and_then(Jv::as_str) != Some("session") {
         return NOT;
     }
-    let version = match map.get("version") {
-        Some(v @ Value::Number(_)) => v.clone(),
+    let version = match map.get("version").map(Jv::to_value) {
+        Some(Value::Number(n)) => n,
         _ => return NOT,
     };
-    let Some(id) = map.get("id").and_then(Value::as_str) else {
+    let Some(id) = map.get("id").and_then(Jv::as_str) else {
         return NOT;
     };
     let Some(created_at) = safe_nonneg_int(map.get("createdAt")) else {
@@ -122,29 +155,32 @@ fn parse_header_object(map: Map<String, Value>) -> HeaderParse {
     };
     let origin_subagent = match map.get("origin") {
         None => false,
-        Some(Value::String(s)) if s == "subagent" => true,
+        Some(Jv::Str(s)) if s == "subagent" => true,
         Some(_) => return NOT,
     };
     let agent_preset = match map.get("agentPreset") {
         None => None,
-        Some(Value::String(s)) => Some(s.clone()),
+        Some(Jv::Str(s)) => Some(s.to_string()),
         Some(_) => return NOT,
     };
     if map.contains_key("sandboxMode") || map.contains_key("approvalPolicy") {
         return HeaderParse::Retired;
     }
     // JSON `null` is "present" to `!== undefined` checks, so keep it.
+    let seed_length = map
+        .get("seedLength")
+        .map(|v| safe_nonneg_int(Some(v)).map(|n| n as u64).ok_or(()));
     HeaderParse::Valid(Box::new(Header {
         version,
         id: id.to_string(),
         created_at,
-        cwd: map.get("cwd").cloned(),
-        parent_session: map.get("parentSession").cloned(),
-        seed_length: map.get("seedLength").cloned(),
+        cwd: map.get("cwd").map(Member::of),
+        parent_session: map.get("parentSession").map(Member::of),
+        seed_length,
         origin_subagent,
         delegation_depth,
         agent_preset,
-        name: map.get("name").and_then(Value::as_str).map(str::to_string),
+        name: map.get("name").and_then(Jv::as_str).map(str::to_string),
     }))
 }
 
@@ -168,11 +204,11 @@ pub fn validate_for_restore(h: &Header) -> Result<(), String> {
         }
     }
     if let Some(p) = &h.parent_session
-        && !p.is_string()
+        && p.as_str().is_none()
     {
         return Err("session header parentSession must be a string".into());
     }
-    if h.seed_length.is_some() && safe_nonneg_int(h.seed_length.as_ref()).is_none() {
+    if h.seed_length == Some(Err(())) {
         return Err("session header seedLength must be a non-negative safe integer".into());
     }
     Ok(())

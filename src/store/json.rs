@@ -1,30 +1,22 @@
 //! JSON lines parsed the way JavaScript's `JSON.parse` reads them.
 
-use serde_json::Value;
+use super::jv::Jv;
 
-/// Parse one JSON line as JavaScript's `JSON.parse` would. `serde_json`
-/// rejects escaped lone surrogates (`"\ud800"`), which JavaScript keeps in
-/// its UTF-16 strings; such escapes become U+FFFD, which is also what Node
-/// prints for a lone surrogate.
-pub fn parse_json_line(text: &str) -> Result<Value, serde_json::Error> {
-    match serde_json::from_str(text) {
-        Err(e) if text.contains("\\u") => match replace_lone_surrogates(text) {
-            Some(fixed) => serde_json::from_str(&fixed),
-            None => Err(e),
-        },
-        other => other,
+/// Parse one line as JavaScript's `JSON.parse` reads what DSH decodes from
+/// it: invalid UTF-8 becomes U+FFFD, and an escaped lone surrogate
+/// (`"\ud800"`), which `serde_json` rejects and JavaScript keeps in its
+/// UTF-16 strings, becomes U+FFFD too, which is also what Node prints for
+/// one. The value borrows from `bytes`, or from `scratch` when the line
+/// needed either rewrite. The parser checks UTF-8 itself, so valid input —
+/// nearly all of it — is not scanned twice; only input it refuses is
+/// decoded lossily and parsed again, which gives the same answer.
+pub fn parse_borrowed<'a>(bytes: &'a [u8], scratch: &'a mut String) -> Option<Jv<'a>> {
+    if let Ok(v) = serde_json::from_slice(bytes) {
+        return Some(v);
     }
-}
-
-/// `parse_json_line` of bytes that DSH decodes as UTF-8 (invalid sequences
-/// become U+FFFD) before parsing. The parser checks UTF-8 itself, so valid
-/// input — nearly all of it — is not scanned twice; only input it refuses
-/// is decoded lossily and parsed again, which gives the same answer.
-pub fn parse_json_bytes(bytes: &[u8]) -> Result<Value, serde_json::Error> {
-    match serde_json::from_slice(bytes) {
-        Ok(v) => Ok(v),
-        Err(_) => parse_json_line(&String::from_utf8_lossy(bytes)),
-    }
+    let lossy = String::from_utf8_lossy(bytes);
+    *scratch = replace_lone_surrogates(&lossy).unwrap_or_else(|| lossy.into_owned());
+    serde_json::from_str(scratch).ok()
 }
 
 fn hex4(b: &[u8]) -> Option<u16> {
@@ -78,6 +70,21 @@ fn replace_lone_surrogates(text: &str) -> Option<String> {
 #[cfg(test)]
 mod surrogate_tests {
     use super::*;
+    use serde_json::Value;
+
+    fn parse_json_line(text: &str) -> Result<Value, ()> {
+        let mut scratch = String::new();
+        parse_borrowed(text.as_bytes(), &mut scratch)
+            .map(|j| j.to_value())
+            .ok_or(())
+    }
+
+    /// The rule spelled out: decode lossily, rewrite lone surrogates, parse.
+    fn reference(bytes: &[u8]) -> Result<Value, ()> {
+        let lossy = String::from_utf8_lossy(bytes);
+        let text = replace_lone_surrogates(&lossy).unwrap_or_else(|| lossy.into_owned());
+        serde_json::from_str(&text).map_err(|_| ())
+    }
 
     #[test]
     fn lone_surrogates_parse_as_javascript_does() {
@@ -113,10 +120,12 @@ mod surrogate_tests {
             b"{\"a\":\"\xc3\xa9\"}",
         ];
         for bytes in cases {
-            let lossy = parse_json_line(&String::from_utf8_lossy(bytes)).map_err(|_| ());
+            let mut scratch = String::new();
             assert_eq!(
-                parse_json_bytes(bytes).map_err(|_| ()),
-                lossy,
+                parse_borrowed(bytes, &mut scratch)
+                    .map(|j| j.to_value())
+                    .ok_or(()),
+                reference(bytes),
                 "{:?}",
                 String::from_utf8_lossy(bytes)
             );

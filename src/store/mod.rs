@@ -9,6 +9,7 @@ pub mod error;
 pub mod events;
 pub mod header;
 pub mod json;
+pub mod jv;
 pub mod limits;
 pub mod lines;
 pub mod locate;

@@ -4,13 +4,13 @@
 
 use super::events::{has_exact_keys, safe_int};
 use super::header::MAX_SAFE_INTEGER;
-use serde_json::{Map, Value};
+use super::jv::{Jv, Obj};
 
 /// Decode one parsed line into its events (`decodeStorageRecord`): packed
 /// chunk rows expand, every other value passes through unvalidated.
-pub fn decode_storage_record(value: Value) -> Result<Vec<Value>, String> {
+pub fn decode_storage_record(value: Jv<'_>) -> Result<Vec<Jv<'_>>, String> {
     let tag = match &value {
-        Value::Object(m) => m.get("type").and_then(Value::as_str).unwrap_or(""),
+        Jv::Obj(m) => m.get("type").and_then(Jv::as_str).unwrap_or(""),
         _ => "",
     };
     if !matches!(tag, "text-chunks" | "reasoning-chunks" | "tool-call-chunks") {
@@ -18,7 +18,7 @@ pub fn decode_storage_record(value: Value) -> Result<Vec<Value>, String> {
     }
     let tag = tag.to_string();
     let malformed = |why: &str| format!("malformed {tag} storage row: {why}");
-    let Value::Object(row) = value else {
+    let Jv::Obj(row) = value else {
         unreachable!("tag read from an object")
     };
     if !has_exact_keys(&row, &["type", "seq0", "time0", "data"]) {
@@ -31,7 +31,7 @@ pub fn decode_storage_record(value: Value) -> Result<Vec<Value>, String> {
         .ok_or_else(|| malformed("seq0 must be a non-negative safe integer"))?;
     let time0 =
         safe_int(row.get("time0")).ok_or_else(|| malformed("time0 must be a safe integer"))?;
-    let Some(Value::Object(data)) = row.get("data") else {
+    let Some(Jv::Obj(data)) = row.get("data") else {
         return Err(malformed("data must be an object"));
     };
     let payload_key = if tag == "tool-call-chunks" {
@@ -58,11 +58,11 @@ pub fn decode_storage_record(value: Value) -> Result<Vec<Value>, String> {
         return Err(malformed("turn/step/index must be numbers"));
     }
     let members = match data.get(payload_key) {
-        Some(Value::Array(a)) if !a.is_empty() && a.iter().all(Value::is_string) => a,
+        Some(Jv::Arr(a)) if !a.is_empty() && a.iter().all(Jv::is_string) => a,
         _ => return Err(malformed("payload must be a non-empty string array")),
     };
     let dt: Vec<i64> = match data.get("dt") {
-        Some(Value::Array(a)) => a
+        Some(Jv::Arr(a)) => a
             .iter()
             .map(|g| safe_int(Some(g)))
             .collect::<Option<_>>()
@@ -84,34 +84,43 @@ pub fn decode_storage_record(value: Value) -> Result<Vec<Value>, String> {
                 return Err(malformed("member times must stay safe integers"));
             }
         }
-        let mut chunk = Map::new();
-        match tag.as_str() {
+        let chunk = match tag.as_str() {
             "text-chunks" | "reasoning-chunks" => {
                 let kind = if tag == "text-chunks" {
                     "text-delta"
                 } else {
                     "reasoning-delta"
                 };
-                chunk.insert("type".into(), kind.into());
-                chunk.insert("index".into(), data["index"].clone());
-                chunk.insert("text".into(), member.clone());
+                Obj::of([
+                    ("type", Jv::str(kind)),
+                    ("index", data["index"].clone()),
+                    ("text", member.clone()),
+                ])
             }
             _ => {
-                chunk.insert("type".into(), "tool-call-delta".into());
-                chunk.insert("index".into(), data["index"].clone());
-                chunk.insert("id".into(), data["id"].clone());
+                let mut chunk = Obj::of([
+                    ("type", Jv::str("tool-call-delta")),
+                    ("index", data["index"].clone()),
+                    ("id", data["id"].clone()),
+                ]);
                 if let Some(name) = data.get("name") {
-                    chunk.insert("name".into(), name.clone());
+                    chunk.insert("name", name.clone());
                 }
-                chunk.insert("argumentsDelta".into(), member.clone());
+                chunk.insert("argumentsDelta", member.clone());
+                chunk
             }
-        }
-        out.push(serde_json::json!({
-            "type": "assistant/chunk",
-            "seq": seq0 + k as i64,
-            "time": time,
-            "data": {"turn": data["turn"], "step": data["step"], "chunk": chunk},
-        }));
+        };
+        let event_data = Obj::of([
+            ("turn", data["turn"].clone()),
+            ("step", data["step"].clone()),
+            ("chunk", Jv::Obj(chunk)),
+        ]);
+        out.push(Jv::Obj(Obj::of([
+            ("type", Jv::str("assistant/chunk")),
+            ("seq", Jv::from(seq0 + k as i64)),
+            ("time", Jv::from(time)),
+            ("data", Jv::Obj(event_data)),
+        ])));
     }
     Ok(out)
 }
@@ -119,16 +128,24 @@ pub fn decode_storage_record(value: Value) -> Result<Vec<Value>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+
+    fn json(text: &str) -> Jv<'_> {
+        serde_json::from_str(text).unwrap()
+    }
 
     #[test]
     fn packed_rows_expand() {
-        let row = json!({"type":"text-chunks","seq0":14,"time0":100,"data":{"turn":2,"step":1,"index":0,"dt":[0,3],"texts":["Hel","lo"," world"]}});
+        let row = json(
+            r#"{"type":"text-chunks","seq0":14,"time0":100,"data":{"turn":2,"step":1,"index":0,"dt":[0,3],"texts":["Hel","lo"," world"]}}"#,
+        );
         let events = decode_storage_record(row).unwrap();
         assert_eq!(events.len(), 3);
-        assert_eq!(events[2]["seq"], 16);
-        assert_eq!(events[2]["time"], 103);
-        let bad = json!({"type":"text-chunks","seq0":14,"time0":100,"data":{"turn":2,"step":1,"index":0,"dt":[0],"texts":["a","b","c"]}});
+        assert_eq!(events[2]["seq"].as_u64(), Some(16));
+        assert_eq!(events[2]["time"].as_u64(), Some(103));
+        assert_eq!(events[2]["data"]["chunk"]["text"].as_str(), Some(" world"));
+        let bad = json(
+            r#"{"type":"text-chunks","seq0":14,"time0":100,"data":{"turn":2,"step":1,"index":0,"dt":[0],"texts":["a","b","c"]}}"#,
+        );
         assert!(decode_storage_record(bad).is_err());
     }
 }

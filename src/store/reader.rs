@@ -8,6 +8,7 @@ use super::conversation::Ending;
 use super::descriptor::{Dialect, Identity, IdentityFold};
 use super::events::validate_event;
 use super::header::{Header, HeaderParse, parse_header_line, validate_for_restore};
+use super::jv::Jv;
 use super::limits::{MAX_HEADER, MAX_LINE};
 use super::lines::{Line, Lines};
 use super::native_inbox::NativeInbox;
@@ -16,7 +17,6 @@ use super::sidecar::{open_regular, tail_hash};
 use super::surface::Surface;
 use super::zstd_frames::{self, Frame, FrameError, FrameReader, ZSTD_MAGIC};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader};
 use std::path::Path;
@@ -504,8 +504,9 @@ impl Scanner {
     fn consume_line(&mut self, line: &[u8], len: u64) -> Result<(), String> {
         self.line_no += 1;
         self.bytes += len;
-        let parsed = super::json::parse_json_bytes(line)
-            .map_err(|_| ())
+        let mut scratch = String::new();
+        let parsed = super::json::parse_borrowed(line, &mut scratch)
+            .ok_or(())
             .and_then(|v| decode_storage_record(v).map_err(|_| ()));
         let Ok(decoded) = parsed else {
             if self.issue.is_none() {
@@ -517,7 +518,7 @@ impl Scanner {
             return Ok(());
         };
         // JavaScript throws reading `.type` of `null`; that aborts the read.
-        if decoded.iter().any(Value::is_null) {
+        if decoded.iter().any(Jv::is_null) {
             return Err(format!(
                 "corrupt session log: null record at line {}",
                 self.line_no
@@ -525,7 +526,7 @@ impl Scanner {
         }
         let ends_turn = decoded
             .iter()
-            .any(|e| e.get("type").and_then(Value::as_str) == Some("turn/end"));
+            .any(|e| e.get("type").and_then(Jv::as_str) == Some("turn/end"));
         if let Some(issue) = &self.issue {
             if ends_turn {
                 return Err(issue.clone());
@@ -534,7 +535,7 @@ impl Scanner {
         }
         for (k, event) in decoded.iter().enumerate() {
             let expected = self.count + k as u64;
-            if event.get("seq").and_then(Value::as_f64) != Some(expected as f64) {
+            if event.get("seq").and_then(Jv::as_f64) != Some(expected as f64) {
                 let issue = format!(
                     "corrupt session log: seq gap in committed region at line {} (expected {expected})",
                     self.line_no
@@ -553,33 +554,34 @@ impl Scanner {
         Ok(())
     }
 
-    fn accept(&mut self, event: &Value) -> Result<(), String> {
+    fn accept(&mut self, event: &Jv) -> Result<(), String> {
         validate_event(event, self.count as usize)
             .and_then(|()| self.surface.apply(event, self.count))
             .map_err(|e| format!("session \"{}\": {e}", self.header.id))?;
-        match event.get("type").and_then(Value::as_str) {
+        let data = &event["data"];
+        match event.get("type").and_then(Jv::as_str) {
             Some("subagent/descriptor") => {
-                let data = &event["data"];
-                self.rc8.apply(data, Dialect::Rc8);
-                self.seed001.apply(data, Dialect::Seed001);
+                let data = data.to_value();
+                self.rc8.apply(&data, Dialect::Rc8);
+                self.seed001.apply(&data, Dialect::Seed001);
                 if self.own_descriptor.is_none() && self.count >= self.header.seed_len() {
-                    self.own_descriptor = Some(super::descriptor::parse(data, Dialect::Rc8));
+                    self.own_descriptor = Some(super::descriptor::parse(&data, Dialect::Rc8));
                 }
             }
             Some(t @ ("turn/start" | "turn/end")) => {
                 self.open_turn = t == "turn/start";
-                let turn = event["data"]["turn"].as_u64().unwrap_or(0);
+                let turn = data["turn"].as_u64().unwrap_or(0);
                 self.last_turn = self.last_turn.max(turn);
                 self.turn_time = event["time"].as_i64().unwrap_or(0);
                 if t == "turn/end" {
-                    self.last_ending = Some(Ending::of(&event["data"]["reason"]));
+                    self.last_ending = Some(Ending::of(&data["reason"].to_value()));
                 }
             }
             Some("agent/inbox/spliced") if self.count >= self.header.seed_len() => {
-                self.native.apply(&event["data"], self.count);
+                self.native.apply(&data.to_value(), self.count);
             }
             Some("session/title") => {
-                if let Some(t) = event["data"]["title"].as_str() {
+                if let Some(t) = data["title"].as_str() {
                     self.title = Some(t.to_string());
                 }
             }
@@ -611,7 +613,7 @@ impl Scanner {
 /// Every committed event of the log at `path`, in order, decoded (packed
 /// rows expanded); the header is skipped. For logs that already inspect
 /// cleanly: a line that does not parse is passed over.
-pub fn for_each_event(path: &Path, mut f: impl FnMut(&Value)) -> Result<(), String> {
+pub fn for_each_event(path: &Path, mut f: impl FnMut(&serde_json::Value)) -> Result<(), String> {
     let file = open_regular(path).map_err(|e| e.to_string())?;
     let mut reader = BufReader::with_capacity(64 * 1024, file);
     let mut line_no = 0u64;
@@ -620,11 +622,11 @@ pub fn for_each_event(path: &Path, mut f: impl FnMut(&Value)) -> Result<(), Stri
         if line_no == 1 || line.is_empty() {
             return;
         }
-        let parsed = super::json::parse_json_bytes(line)
-            .ok()
+        let mut scratch = String::new();
+        let parsed = super::json::parse_borrowed(line, &mut scratch)
             .and_then(|v| decode_storage_record(v).ok());
         for event in parsed.into_iter().flatten() {
-            f(&event);
+            f(&event.to_value());
         }
     };
     match sniff(&mut reader).map_err(|e| e.to_string())? {

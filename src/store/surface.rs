@@ -2,7 +2,9 @@
 //! how replaces shadow them, and what a tool-result rewrite may change.
 
 use super::events::safe_int;
-use serde_json::Value;
+use super::jv::Jv;
+use std::collections::HashMap;
+use std::hash::{BuildHasher, RandomState};
 
 /// rc.8's surface fold on restore (`SurfaceManager.validateNext`): every
 /// message-producing event carries `surfaceOp` — `"append"`, or a replace of
@@ -14,42 +16,33 @@ pub struct Surface {
     /// replace then needs a full read (the caller falls back to one).
     partial: bool,
     nodes: Vec<u64>,
-    /// Each current tool result's data minus its result content, canonical.
-    tool_results: std::collections::HashMap<u64, String>,
+    /// Each current tool result's data minus its result content, as a hash
+    /// of its canonical text: a log of many results keeps 8 bytes for
+    /// each, not the text. The hash is keyed per process, so no log can be
+    /// written to collide.
+    tool_results: HashMap<u64, u64>,
+    keys: RandomState,
 }
 
-/// Key-sorted JSON text: equal exactly when the values are deep-equal.
-fn canonical(v: &Value) -> String {
-    match v {
-        Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
-            let body: Vec<String> = keys
-                .iter()
-                .map(|k| format!("{}:{}", Value::String((*k).clone()), canonical(&m[*k])))
-                .collect();
-            format!("{{{}}}", body.join(","))
-        }
-        Value::Array(a) => format!(
-            "[{}]",
-            a.iter().map(canonical).collect::<Vec<_>>().join(",")
-        ),
-        // Numbers compare as JavaScript numbers do.
-        Value::Number(n) => n.as_f64().map_or_else(|| n.to_string(), |f| f.to_string()),
-        other => other.to_string(),
-    }
-}
-
-/// A tool result's data with the result content blanked, for the rewrite rule.
-fn tool_result_rest(data: &Value) -> String {
+/// A tool result's data with the result content blanked, for the rewrite
+/// rule: equal exactly when the data is deep-equal outside that content.
+fn tool_result_rest(data: &Jv, keys: &RandomState) -> u64 {
     let mut rest = data.clone();
-    if let Some(block) = rest.pointer_mut("/message/content/0") {
-        block["content"] = Value::Null;
+    if let Some(Jv::Arr(content)) = rest
+        .as_object_mut()
+        .and_then(|d| d.get_mut("message"))
+        .and_then(|m| m.as_object_mut())
+        .and_then(|m| m.get_mut("content"))
+        && let Some(Jv::Obj(block)) = content.first_mut()
+    {
+        block.insert("content", Jv::Null);
     }
-    canonical(&rest)
+    let mut text = String::new();
+    rest.write_canonical(&mut text);
+    keys.hash_one(text)
 }
 
-fn event_seq(v: &Value) -> Option<u64> {
+fn event_seq(v: &Jv) -> Option<u64> {
     safe_int(Some(v))
         .filter(|s| *s >= 0)
         .map(|s| s as u64)
@@ -65,8 +58,8 @@ impl Surface {
         }
     }
 
-    pub fn apply(&mut self, ev: &Value, seq: u64) -> Result<(), String> {
-        let ty = ev.get("type").and_then(Value::as_str).unwrap_or("");
+    pub fn apply(&mut self, ev: &Jv, seq: u64) -> Result<(), String> {
+        let ty = ev.get("type").and_then(Jv::as_str).unwrap_or("");
         if !matches!(ty, "user/message" | "assistant/message" | "tool/result") {
             return Ok(());
         }
@@ -76,9 +69,9 @@ impl Surface {
                     "session event \"{ty}\" is surface-eligible and requires a surfaceOp marker"
                 ));
             }
-            Some(Value::String(s)) if s == "append" => None,
-            Some(Value::Object(m)) => {
-                let ok = m.len() == 3 && m.get("op").and_then(Value::as_str) == Some("replace");
+            Some(Jv::Str(s)) if s == "append" => None,
+            Some(Jv::Obj(m)) => {
+                let ok = m.len() == 3 && m.get("op").and_then(Jv::as_str) == Some("replace");
                 match (
                     ok,
                     m.get("start").and_then(event_seq),
@@ -121,7 +114,7 @@ impl Surface {
         // sourceEventSeqs: dense, unique, earlier, covering every shadowed node.
         let mut sources = std::collections::HashSet::new();
         if let Some(raw) = ev.get("sourceEventSeqs") {
-            let Value::Array(items) = raw else {
+            let Jv::Arr(items) = raw else {
                 return Err(format!(
                     "sourceEventSeqs on event at seq {seq} must be an array when present"
                 ));
@@ -154,7 +147,7 @@ impl Surface {
             );
         }
         if ty == "tool/result" {
-            let rest = tool_result_rest(&ev["data"]);
+            let rest = tool_result_rest(&ev["data"], &self.keys);
             if op.is_some() {
                 let [original] = shadowed.as_slice() else {
                     return Err(

@@ -124,7 +124,7 @@ pub fn send_v1(cx: &Context, subagent_id: &str, message: &str) -> Result<Outcome
         // Cold resume: inspect, authorize, then the resume authority.
         let inspection = cx
             .cache
-            .inspect(&rec.log, &rec.dir)
+            .inspect(&rec.log(), &rec.dir)
             .map_err(|_| unavailable())?;
         if rec.header.parent() != Some(caller_id) {
             return Err(foreign());

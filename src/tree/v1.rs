@@ -117,7 +117,7 @@ impl Corpus<'_> {
                 reason,
             })
         };
-        let inspected = reader::inspect(&rec.log);
+        let inspected = reader::inspect(&rec.log());
         if let Liveness::Live { state } = self.live(index) {
             // A live session is read from its in-memory projection in DSH; a
             // snapshot that throws is corrupt, a missing identity is omitted.

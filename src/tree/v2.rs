@@ -290,7 +290,7 @@ impl Corpus<'_> {
             let results = crate::support::parallel::par_map(&level, |i| {
                 let rec = self.record(*i);
                 let live = self.live(*i);
-                let inspected = reader::inspect(&rec.log);
+                let inspected = reader::inspect(&rec.log());
                 let seen = inspected.as_ref().ok().map(|i| Activity::of(i, live));
                 ((classify_inspected(rec, live, inspected), live), seen)
             });
@@ -319,7 +319,7 @@ impl Corpus<'_> {
             let rec = self.record(i);
             let live = self.live(i);
             (
-                classify_inspected(rec, live, cache.inspect(&rec.log, &rec.dir)),
+                classify_inspected(rec, live, cache.inspect(&rec.log(), &rec.dir)),
                 live,
             )
         };
@@ -442,7 +442,7 @@ impl Corpus<'_> {
         if !rec.header.origin_subagent {
             return Ok(());
         }
-        match classify_inspected(rec, self.live(index), cache.inspect(&rec.log, &rec.dir)) {
+        match classify_inspected(rec, self.live(index), cache.inspect(&rec.log(), &rec.dir)) {
             MemberKind::Root | MemberKind::Continuable { .. } | MemberKind::Creating => Ok(()),
             MemberKind::OneShot => Err(NotRunnable::OneShot),
             MemberKind::External => Err(NotRunnable::External),
