@@ -19,6 +19,9 @@ pub struct Lines<R> {
     inner: R,
     cap: usize,
     buf: Vec<u8>,
+    /// Bytes of the last line returned straight from the reader's buffer,
+    /// consumed on the next call: a line inside one buffer is not copied.
+    lent: usize,
 }
 
 impl<R: BufRead> Lines<R> {
@@ -27,16 +30,19 @@ impl<R: BufRead> Lines<R> {
             inner,
             cap,
             buf: Vec::new(),
+            lent: 0,
         }
     }
 
-    pub fn into_inner(self) -> R {
+    pub fn into_inner(mut self) -> R {
+        self.inner.consume(std::mem::take(&mut self.lent));
         self.inner
     }
 
     /// The next line. Bytes consumed: the line's length plus one for a
     /// complete line; `TooLong` and `End` say theirs.
     pub fn next_line(&mut self) -> io::Result<Line<'_>> {
+        self.inner.consume(std::mem::take(&mut self.lent));
         self.buf.clear();
         let mut skipped: u64 = 0;
         loop {
@@ -45,12 +51,18 @@ impl<R: BufRead> Lines<R> {
                 let torn = skipped + self.buf.len() as u64;
                 return Ok(Line::End { torn });
             }
-            match chunk.iter().position(|b| *b == b'\n') {
+            match memchr::memchr(b'\n', chunk) {
                 Some(p) => {
                     if skipped > 0 || self.buf.len() + p > self.cap {
                         let len = skipped + self.buf.len() as u64 + p as u64 + 1;
                         self.inner.consume(p + 1);
                         return Ok(Line::TooLong(len));
+                    }
+                    if self.buf.is_empty() {
+                        // The same buffered bytes again, now lent out.
+                        self.lent = p + 1;
+                        let chunk = self.inner.fill_buf()?;
+                        return Ok(Line::Complete(&chunk[..p]));
                     }
                     self.buf.extend_from_slice(&chunk[..p]);
                     self.inner.consume(p + 1);

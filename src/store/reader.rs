@@ -159,7 +159,7 @@ impl Inspection {
 
 /// DSH `inspect`: `Err` is any reason the log cannot be read ("unavailable").
 pub fn inspect(path: &Path) -> Result<Inspection, String> {
-    inspect_from(path, None).map(|(i, _)| i)
+    scan(path, None, false).map(|(i, _)| i)
 }
 
 /// The shape of `Resume` this build writes (2: turn endings; 3: DSH's inbox).
@@ -201,9 +201,21 @@ pub struct Resume {
     tail_hash: u64,
 }
 
+/// `inspect`, resuming from `resume` when it still describes the log, and
+/// with the point a later scan may resume from.
 pub(crate) fn inspect_from(
     path: &Path,
     resume: Option<Resume>,
+) -> Result<(Inspection, Option<Resume>), String> {
+    scan(path, resume, true)
+}
+
+/// Without `keep`, no resume point is made: sealing one costs a read of the
+/// log's tail, which a listing of every log would pay for nothing.
+fn scan(
+    path: &Path,
+    resume: Option<Resume>,
+    keep: bool,
 ) -> Result<(Inspection, Option<Resume>), String> {
     use std::io::{Seek, SeekFrom};
     use std::os::unix::fs::MetadataExt;
@@ -218,7 +230,11 @@ pub(crate) fn inspect_from(
             && r.offset <= meta.len()
             && tail_hash(&file, r.offset) == Some(r.tail_hash)
     });
-    let probe = file.try_clone().map_err(|e| e.to_string())?;
+    let probe = if keep {
+        Some(file.try_clone().map_err(|e| e.to_string())?)
+    } else {
+        None
+    };
     let mut reader = BufReader::with_capacity(64 * 1024, file);
     let encoding = sniff(&mut reader).map_err(|e| e.to_string())?;
     if let Some(r) = resume {
@@ -290,14 +306,15 @@ pub(crate) fn inspect_from(
     seal(scanned, &probe)
 }
 
-/// Stamp a fresh resume point with the hash of the bytes it covers.
+/// Stamp a fresh resume point with the hash of the bytes it covers (none
+/// is kept without a file to hash).
 fn seal(
     scanned: Result<(Inspection, Option<Resume>), String>,
-    file: &File,
+    file: &Option<File>,
 ) -> Result<(Inspection, Option<Resume>), String> {
     let (inspection, resume) = scanned?;
     let resume = resume.and_then(|mut r| {
-        r.tail_hash = tail_hash(file, r.offset)?;
+        r.tail_hash = tail_hash(file.as_ref()?, r.offset)?;
         Some(r)
     });
     Ok((inspection, resume))
@@ -461,7 +478,7 @@ impl Scanner {
     /// Feed decoded plaintext that may split records across calls.
     fn write(&mut self, fragment: &mut Vec<u8>, chunk: &[u8]) -> Result<(), String> {
         let mut rest = chunk;
-        while let Some(nl) = rest.iter().position(|b| *b == b'\n') {
+        while let Some(nl) = memchr::memchr(b'\n', rest) {
             let len;
             if self.skipping > 0 || fragment.len() + nl > MAX_LINE {
                 len = self.skipping + fragment.len() as u64 + nl as u64 + 1;
@@ -647,7 +664,7 @@ pub fn for_each_event(path: &Path, mut f: impl FnMut(&serde_json::Value)) -> Res
                 let plain = zstd_frames::decode_frame(&frame).map_err(|e| e.to_string())?;
                 fragment.extend_from_slice(&plain);
                 let mut start = 0;
-                while let Some(p) = fragment[start..].iter().position(|b| *b == b'\n') {
+                while let Some(p) = memchr::memchr(b'\n', &fragment[start..]) {
                     on_line(&fragment[start..start + p]);
                     start += p + 1;
                 }
