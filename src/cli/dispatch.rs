@@ -134,7 +134,7 @@ fn log_title(corpus: &Corpus, index: usize) -> log_view::Title {
     log_view::Title {
         name: member
             .as_ref()
-            .map_or(rec.header.id.clone(), |m| m.name.clone()),
+            .map_or(rec.header.id.to_string(), |m| m.name.clone()),
         mode: member.as_ref().map_or("", |m| m.kind.mode()).to_string(),
         label: match member.map(|m| m.kind) {
             Some(crate::tree::v2::MemberKind::Continuable { label }) => label,
@@ -232,7 +232,7 @@ fn message_target(store: &Store, id: &str, to: Option<&str>) -> Result<usize> {
     if let Some(to) = to {
         return resolve_agent(store, to).map_err(|e| Error::usage(format!("--to: {e}")));
     }
-    let dirs: Vec<PathBuf> = store.sessions.iter().map(|s| s.dir.clone()).collect();
+    let dirs: Vec<PathBuf> = store.sessions.iter().map(|s| s.dir.to_path_buf()).collect();
     match crate::inbox::locate::inboxes_mentioning(&dirs, id).as_slice() {
         [one] => Ok(*one),
         [] => Err(Error::usage(format!(
@@ -243,7 +243,7 @@ fn message_target(store: &Store, id: &str, to: Option<&str>) -> Result<usize> {
             "message id \"{id}\" appears in {} inboxes ({}); pass --to AGENT",
             many.len(),
             many.iter()
-                .map(|i| store.sessions[*i].header.id.as_str())
+                .map(|i| &*store.sessions[*i].header.id)
                 .collect::<Vec<_>>()
                 .join(", ")
         ))),

@@ -134,7 +134,7 @@ pub fn spawn(corpus: &Corpus, req: &SpawnRequest) -> Result<String, SpawnError> 
                 if taken {
                     return Err(SpawnError::NameTaken {
                         name: name.clone(),
-                        parent: parent.header.id.clone(),
+                        parent: parent.header.id.to_string(),
                     });
                 }
             }

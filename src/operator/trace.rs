@@ -132,10 +132,10 @@ pub fn trace(corpus: &Corpus, target: usize, id: &str) -> Result<Trace> {
     };
     let target_name = corpus
         .root_of(target)
-        .map_or_else(|_| rec.header.id.clone(), |r| corpus.v2_name(r, target));
+        .map_or_else(|_| rec.header.id.to_string(), |r| corpus.v2_name(r, target));
     Ok(Trace {
         id: id.to_string(),
-        target_id: rec.header.id.clone(),
+        target_id: rec.header.id.to_string(),
         target_name,
         history,
         carried,

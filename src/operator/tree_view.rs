@@ -130,7 +130,7 @@ pub fn blocks(corpus: &Corpus, only: Option<usize>, filter: Filter) -> Result<Ve
     });
     let mut out = Vec::new();
     for root in roots {
-        let members = corpus.v2_tree(root);
+        let members = corpus.v2_tree_with(root, true);
         let root_inspection = reader::inspect(&corpus.record(root).log()).ok();
         // The inbox counts are independent file reads: in parallel.
         let pending = crate::support::parallel::par_map(&members, |m| {
@@ -164,10 +164,10 @@ pub fn blocks(corpus: &Corpus, only: Option<usize>, filter: Filter) -> Result<Ve
                     .as_ref()
                     .map(|i| Activity::of(i, corpus.live(root)))
             } else {
-                m.activity.clone()
+                m.activity.as_deref().cloned()
             };
             rows.push(TreeRow {
-                id: rec.header.id.clone(),
+                id: rec.header.id.to_string(),
                 name: m.name.clone(),
                 parent: parent.map(|p| corpus.id(p).to_string()),
                 depth,

@@ -6,9 +6,9 @@
 
 use super::error::StoreError;
 use super::header::{Header, HeaderParse, Member};
+use super::id_index::IdIndex;
 use super::paths::{encode_segment, project_dir_name};
 use super::reader::{Encoding, FirstLine, HeaderError, read_first_line};
-use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -51,7 +51,7 @@ impl Suffix {
 pub struct SessionRecord {
     pub header: Header,
     /// The session directory (where sidecar files live).
-    pub dir: PathBuf,
+    pub dir: Box<Path>,
     /// The log file's name in `dir`.
     pub suffix: Suffix,
 }
@@ -78,7 +78,7 @@ pub struct Store {
     pub root: PathBuf,
     pub sessions: Vec<SessionRecord>,
     pub suffix: Option<Suffix>,
-    pub(super) by_id: HashMap<String, usize>,
+    pub(super) by_id: IdIndex,
     pub problems: Vec<Problem>,
     /// Project directories under the root.
     pub projects: usize,
@@ -136,7 +136,7 @@ impl Store {
             root,
             sessions: Vec::new(),
             suffix: None,
-            by_id: HashMap::new(),
+            by_id: IdIndex::default(),
             problems: Vec::new(),
             projects: 0,
             unpublished: Vec::new(),
@@ -218,12 +218,16 @@ impl Store {
             }
         }
         // The file reads are independent; the store-level rules apply in order.
-        let probes = crate::support::parallel::par_map(&dirs, |d| probe_session_dir(d));
         // Growing by doubling would hold the old and the new table at once.
         self.sessions.reserve(dirs.len());
         self.by_id.reserve(dirs.len());
-        for (dir, probe) in dirs.iter().zip(probes) {
-            self.apply_probe(dir, probe);
+        // Probed a batch at a time, so the probes of a large project are
+        // never all held beside the records made from them.
+        for batch in dirs.chunks(PROBE_BATCH) {
+            let probes = crate::support::parallel::par_map(batch, |d| probe_session_dir(d));
+            for (dir, probe) in batch.iter().zip(probes) {
+                self.apply_probe(dir, probe);
+            }
         }
     }
 
@@ -292,7 +296,7 @@ impl Store {
         if let Err(message) = self.check_identity(&log, &header, found) {
             return self.note(&log, message, true);
         }
-        if self.by_id.contains_key(&header.id) {
+        if self.index_of(&header.id).is_some() {
             return self.note(
                 &log,
                 format!(
@@ -302,10 +306,10 @@ impl Store {
                 true,
             );
         }
-        self.by_id.insert(header.id.clone(), self.sessions.len());
+        self.by_id.insert(&header.id, self.sessions.len());
         self.sessions.push(SessionRecord {
             header,
-            dir: dir.to_path_buf(),
+            dir: dir.into(),
             suffix: found,
         });
     }
@@ -347,11 +351,11 @@ impl Store {
     }
 
     pub fn get(&self, id: &str) -> Option<&SessionRecord> {
-        self.by_id.get(id).map(|i| &self.sessions[*i])
+        self.index_of(id).map(|i| &self.sessions[i])
     }
 
     pub fn index_of(&self, id: &str) -> Option<usize> {
-        self.by_id.get(id).copied()
+        self.by_id.get(id, |at| &self.sessions[at].header.id)
     }
 
     /// The encoding new logs get: the store's own, else `default`.
@@ -359,6 +363,9 @@ impl Store {
         self.suffix.unwrap_or(default)
     }
 }
+
+/// Session directories probed at once (in parallel) while enumerating.
+const PROBE_BATCH: usize = 4096;
 
 /// What one session directory holds, read without touching shared state.
 pub(super) enum DirProbe {

@@ -42,7 +42,7 @@ impl Member {
 pub struct Header {
     /// `version` as written; listing tolerates any number.
     pub version: Number,
-    pub id: String,
+    pub id: Box<str>,
     pub created_at: i64,
     /// `cwd`; a non-string is kept for the lifecycle comparison and
     /// rejected on restore.
@@ -53,9 +53,9 @@ pub struct Header {
     pub seed_length: Option<Result<u64, ()>>,
     pub origin_subagent: bool,
     pub delegation_depth: i64,
-    pub agent_preset: Option<String>,
+    pub agent_preset: Option<Box<str>>,
     /// Optional agent name (this project's extension; DSH ignores it).
-    pub name: Option<String>,
+    pub name: Option<Box<str>>,
 }
 
 impl Header {
@@ -160,7 +160,7 @@ fn parse_header_object(map: &Obj) -> HeaderParse {
     };
     let agent_preset = match map.get("agentPreset") {
         None => None,
-        Some(Jv::Str(s)) => Some(s.to_string()),
+        Some(Jv::Str(s)) => Some(s.as_ref().into()),
         Some(_) => return NOT,
     };
     if map.contains_key("sandboxMode") || map.contains_key("approvalPolicy") {
@@ -172,7 +172,7 @@ fn parse_header_object(map: &Obj) -> HeaderParse {
         .map(|v| safe_nonneg_int(Some(v)).map(|n| n as u64).ok_or(()));
     HeaderParse::Valid(Box::new(Header {
         version,
-        id: id.to_string(),
+        id: id.into(),
         created_at,
         cwd: map.get("cwd").map(Member::of),
         parent_session: map.get("parentSession").map(Member::of),
@@ -180,7 +180,7 @@ fn parse_header_object(map: &Obj) -> HeaderParse {
         origin_subagent,
         delegation_depth,
         agent_preset,
-        name: map.get("name").and_then(Jv::as_str).map(str::to_string),
+        name: map.get("name").and_then(Jv::as_str).map(Box::from),
     }))
 }
 

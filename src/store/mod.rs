@@ -8,6 +8,7 @@ pub mod enumerate;
 pub mod error;
 pub mod events;
 pub mod header;
+pub mod id_index;
 pub mod json;
 pub mod jv;
 pub mod limits;

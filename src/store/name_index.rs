@@ -246,7 +246,7 @@ fn write(dir: &Path, state: &State, store: &Store) -> std::io::Result<()> {
         .filter(|r| r.header.origin_subagent)
         .filter_map(|r| {
             let name = r.header.name.as_deref().filter(|n| is_valid_name(n))?;
-            Some((key(r.header.parent()?, name), r.header.id.as_str()))
+            Some((key(r.header.parent()?, name), &*r.header.id))
         })
         .collect();
     entries.sort();

@@ -61,31 +61,29 @@ pub fn list_v1(cx: &Context, scope: Scope) -> Vec<V1Entry> {
 }
 
 pub fn render_v1(entries: &[V1Entry]) -> String {
+    use std::fmt::Write;
     if entries.is_empty() {
         return "(no subagents)".to_string();
     }
-    entries
-        .iter()
-        .map(|e| {
-            let at =
-                e.at.as_ref()
-                    .map(|(p, d)| format!(" parent={p} depth={d}"))
-                    .unwrap_or_default();
-            match &e.row {
-                V1Row::Child {
-                    id, label, status, ..
-                } => format!(
-                    "{id} [{}]{at} — {}",
-                    status.as_str(),
-                    label.as_deref().unwrap_or("")
-                ),
-                V1Row::Diagnostic { id, reason } => {
-                    format!("{id} [diagnostic: {}]{at}", reason.as_str())
-                }
+    let mut out = String::new();
+    for (n, e) in entries.iter().enumerate() {
+        if n > 0 {
+            out.push('\n');
+        }
+        let _ = match &e.row {
+            V1Row::Child { id, status, .. } => write!(out, "{id} [{}]", status.as_str()),
+            V1Row::Diagnostic { id, reason } => {
+                write!(out, "{id} [diagnostic: {}]", reason.as_str())
             }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+        };
+        if let Some((p, d)) = &e.at {
+            let _ = write!(out, " parent={p} depth={d}");
+        }
+        if let V1Row::Child { label, .. } = &e.row {
+            let _ = write!(out, " — {}", label.as_deref().unwrap_or(""));
+        }
+    }
+    out
 }
 
 pub fn json_v1(entries: &[V1Entry]) -> Value {
@@ -119,36 +117,44 @@ pub struct V2Row {
     pub description: Option<String>,
 }
 
-/// The listed rows of a v2 tree.
-pub fn v2_rows(members: &[Member]) -> Vec<V2Row> {
+/// The listed rows of a v2 tree (the members' strings move into them).
+pub fn v2_rows(members: Vec<Member>) -> Vec<V2Row> {
     members
-        .iter()
+        .into_iter()
         .filter(|m| m.kind.is_listed())
-        .map(|m| V2Row {
-            name: m.name.clone(),
-            status: m.status(),
-            description: match &m.kind {
-                MemberKind::Root => Some("root agent".to_string()),
-                MemberKind::Continuable { label } if !label.is_empty() => Some(label.clone()),
-                _ => None,
-            },
+        .map(|m| {
+            let status = m.status();
+            V2Row {
+                name: m.name,
+                status,
+                description: match m.kind {
+                    MemberKind::Root => Some("root agent".to_string()),
+                    MemberKind::Continuable { label } if !label.is_empty() => Some(label),
+                    _ => None,
+                },
+            }
         })
         .collect()
 }
 
 /// Seed-001 `list_agents`: the whole tree holding the caller.
 pub fn list_v2(cx: &Context) -> Result<Vec<V2Row>> {
-    Ok(v2_rows(&cx.corpus.v2_tree(cx.root()?)))
+    Ok(v2_rows(cx.corpus.v2_tree(cx.root()?)))
 }
 
 pub fn render_v2(rows: &[V2Row]) -> String {
-    rows.iter()
-        .map(|r| match &r.description {
-            Some(d) => format!("{} [{}] — {d}", r.name, r.status.as_str()),
-            None => format!("{} [{}]", r.name, r.status.as_str()),
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    use std::fmt::Write;
+    let mut out = String::new();
+    for (n, r) in rows.iter().enumerate() {
+        if n > 0 {
+            out.push('\n');
+        }
+        let _ = write!(out, "{} [{}]", r.name, r.status.as_str());
+        if let Some(d) = &r.description {
+            let _ = write!(out, " — {d}");
+        }
+    }
+    out
 }
 
 pub fn json_v2(rows: &[V2Row]) -> Value {

@@ -26,7 +26,7 @@ pub fn resolve_session(store: &Store, text: &str) -> Result<usize, ResolveError>
                     text: text.to_string(),
                     candidates: many
                         .iter()
-                        .map(|i| store.sessions[*i].header.id.clone())
+                        .map(|i| store.sessions[*i].header.id.to_string())
                         .collect(),
                 });
             }
@@ -75,7 +75,7 @@ pub fn resolve_agent(store: &Store, text: &str) -> Result<usize, ResolveError> {
             text: text.to_string(),
             candidates: many
                 .iter()
-                .map(|i| store.sessions[*i].header.id.clone())
+                .map(|i| store.sessions[*i].header.id.to_string())
                 .collect(),
         }),
     }
@@ -91,7 +91,7 @@ fn suggestions(store: &Store, text: &str) -> Vec<String> {
     let corpus = Corpus::new(store);
     let path_of = |i: usize| {
         corpus.root_of(i).map_or_else(
-            |_| store.sessions[i].header.id.clone(),
+            |_| store.sessions[i].header.id.to_string(),
             |r| corpus.v2_name(r, i),
         )
     };
@@ -104,7 +104,7 @@ fn suggestions(store: &Store, text: &str) -> Vec<String> {
         if best <= limit {
             let shown = match h.valid_name() {
                 Some(_) => format!("{} ({})", path_of(i), h.id),
-                None => h.id.clone(),
+                None => h.id.to_string(),
             };
             scored.push((best, shown));
         }
@@ -147,7 +147,7 @@ pub fn resolve_caller(store: &Store, agent: Option<&str>) -> Result<usize, Resol
         many => Err(ResolveError::SeveralRoots {
             roots: many
                 .iter()
-                .map(|i| store.sessions[*i].header.id.clone())
+                .map(|i| store.sessions[*i].header.id.to_string())
                 .collect(),
         }),
     }
@@ -162,7 +162,7 @@ pub fn resolve_v1_caller(
     agent: Option<&str>,
 ) -> Result<(String, Option<usize>), ResolveError> {
     match resolve_caller(store, agent) {
-        Ok(i) => Ok((store.sessions[i].header.id.clone(), Some(i))),
+        Ok(i) => Ok((store.sessions[i].header.id.to_string(), Some(i))),
         Err(ResolveError::NotFound { text, .. }) if !text.is_empty() => Ok((text, None)),
         Err(e) => Err(e),
     }

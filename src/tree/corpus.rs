@@ -4,16 +4,45 @@
 
 use super::collate::sibling_order;
 use super::error::TreeError;
-use crate::inbox::liveness::{self, Liveness};
+use crate::inbox::liveness::{self, LiveState, Liveness};
 use crate::store::{SessionRecord, Store};
 use std::collections::{HashMap, HashSet};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 pub struct Corpus<'a> {
     pub store: &'a Store,
     /// Every record with a string `parentSession` (forks included).
     all_children: HashMap<&'a str, Vec<usize>>,
-    live: Mutex<HashMap<usize, Liveness>>,
+    /// Each session's liveness once probed (`LIVE_UNKNOWN` before): one
+    /// byte a session, shared by the threads that probe.
+    live: Vec<AtomicU8>,
+}
+
+const LIVE_UNKNOWN: u8 = 0;
+
+fn live_code(l: Liveness) -> u8 {
+    match l {
+        Liveness::NotLive => 1,
+        Liveness::Live {
+            state: LiveState::Idle,
+        } => 2,
+        Liveness::Live {
+            state: LiveState::Running,
+        } => 3,
+    }
+}
+
+fn live_of(code: u8) -> Option<Liveness> {
+    match code {
+        1 => Some(Liveness::NotLive),
+        2 => Some(Liveness::Live {
+            state: LiveState::Idle,
+        }),
+        3 => Some(Liveness::Live {
+            state: LiveState::Running,
+        }),
+        _ => None,
+    }
 }
 
 impl<'a> Corpus<'a> {
@@ -33,7 +62,9 @@ impl<'a> Corpus<'a> {
         Corpus {
             store,
             all_children,
-            live: Mutex::new(HashMap::new()),
+            live: (0..store.sessions.len())
+                .map(|_| AtomicU8::new(LIVE_UNKNOWN))
+                .collect(),
         }
     }
 
@@ -106,13 +137,11 @@ impl<'a> Corpus<'a> {
 
     /// The liveness of a session, probed once per command.
     pub fn live(&self, index: usize) -> Liveness {
-        if let Some(l) = self.live.lock().ok().and_then(|m| m.get(&index).copied()) {
+        if let Some(l) = live_of(self.live[index].load(Ordering::Relaxed)) {
             return l;
         }
         let l = liveness::probe(&self.store.sessions[index].dir);
-        if let Ok(mut m) = self.live.lock() {
-            m.insert(index, l);
-        }
+        self.live[index].store(live_code(l), Ordering::Relaxed);
         l
     }
 }

@@ -9,7 +9,6 @@ use crate::store::descriptor::{Identity, Mode};
 use crate::store::header::ROOT_NAME;
 use crate::store::reader::{self, Inspection};
 use crate::store::scan_cache::ScanCache;
-use std::collections::{HashMap, HashSet};
 
 /// What a v2 tree node is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,8 +88,9 @@ pub struct Member {
     pub name: String,
     pub kind: MemberKind,
     pub live: Liveness,
-    /// What its log says about turns, when the traversal read it.
-    pub activity: Option<Activity>,
+    /// What its log says about turns, when the traversal read it and was
+    /// asked to keep it (boxed: a listing of many members keeps none).
+    pub activity: Option<Box<Activity>>,
 }
 
 /// A log's turn state, as the inspection that classified it saw it.
@@ -232,9 +232,14 @@ impl Corpus<'_> {
     /// The v2 tree of `root` in stable pre-order: every node reached,
     /// including the unlisted ones (one-shots, externals, creating).
     pub fn v2_tree(&self, root: usize) -> Vec<Member> {
-        let mut out = vec![self.root_member(root)];
-        let (classified, activity) = self.classify_reachable(root);
-        let mut visited: HashSet<usize> = HashSet::from([root]);
+        self.v2_tree_with(root, false)
+    }
+
+    /// `v2_tree`, with each member's `activity` when `activity` is set.
+    pub fn v2_tree_with(&self, root: usize, activity: bool) -> Vec<Member> {
+        let (mut classified, reached) = self.classify_reachable(root, activity);
+        let mut out = Vec::with_capacity(reached + 1);
+        out.push(self.root_member(root));
         let mut stack: Vec<(usize, Option<String>)> = self
             .subagent_children_of(self.id(root))
             .collect::<Vec<_>>()
@@ -243,17 +248,15 @@ impl Corpus<'_> {
             .map(|c| (c, Some(String::new())))
             .collect();
         while let Some((index, parent_path)) = stack.pop() {
-            if !visited.insert(index) {
-                continue;
-            }
-            let Some((kind, live)) = classified.get(&index).cloned() else {
+            // Each member is visited once: its entry moves out, not copied,
+            // and a second path to it finds nothing.
+            let Some((kind, live, activity)) = classified[index].take() else {
                 continue;
             };
             let rec = self.record(index);
             let path = child_path(parent_path.as_deref(), rec.header.valid_name());
-            let name = path.clone().unwrap_or_else(|| rec.header.id.clone());
+            let name = path.clone().unwrap_or_else(|| rec.header.id.to_string());
             let traverse = kind.is_traversed();
-            let activity = activity.get(&index).cloned().flatten();
             out.push(Member {
                 index,
                 name,
@@ -273,38 +276,47 @@ impl Corpus<'_> {
 
     /// Classify every node the v2 traversal will reach, one tree level at a
     /// time so each level's log reads run in parallel.
+    /// The entries are by session position (one slot a session: a map of
+    /// this many entries would cost more), with how many were classified.
     #[allow(clippy::type_complexity)]
     fn classify_reachable(
         &self,
         root: usize,
+        keep_activity: bool,
     ) -> (
-        HashMap<usize, (MemberKind, Liveness)>,
-        HashMap<usize, Option<Activity>>,
+        Vec<Option<(MemberKind, Liveness, Option<Box<Activity>>)>>,
+        usize,
     ) {
-        let mut kinds = HashMap::new();
-        let mut activity = HashMap::new();
-        let mut seen: HashSet<usize> = HashSet::from([root]);
+        let sessions = self.store.sessions.len();
+        let mut kinds: Vec<Option<_>> = (0..sessions).map(|_| None).collect();
+        let mut reached = 0;
+        let mut seen = vec![false; sessions];
+        seen[root] = true;
         let mut level: Vec<usize> = self.subagent_children_of(self.id(root)).collect();
         while !level.is_empty() {
-            level.retain(|i| seen.insert(*i));
+            level.retain(|i| !std::mem::replace(&mut seen[*i], true));
             let results = crate::support::parallel::par_map(&level, |i| {
                 let rec = self.record(*i);
                 let live = self.live(*i);
                 let inspected = reader::inspect(&rec.log());
-                let seen = inspected.as_ref().ok().map(|i| Activity::of(i, live));
-                ((classify_inspected(rec, live, inspected), live), seen)
+                let seen = inspected
+                    .as_ref()
+                    .ok()
+                    .filter(|_| keep_activity)
+                    .map(|i| Box::new(Activity::of(i, live)));
+                (classify_inspected(rec, live, inspected), live, seen)
             });
             let mut next = Vec::new();
-            for (index, (result, seen)) in level.iter().zip(results) {
+            reached += level.len();
+            for (index, result) in level.iter().zip(results) {
                 if result.0.is_traversed() {
                     next.extend(self.subagent_children_of(self.id(*index)));
                 }
-                kinds.insert(*index, result);
-                activity.insert(*index, seen);
+                kinds[*index] = Some(result);
             }
             level = next;
         }
-        (kinds, activity)
+        (kinds, reached)
     }
 
     /// The member `index` would be in `root`'s v2 tree, found by checking
