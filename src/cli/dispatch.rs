@@ -232,7 +232,7 @@ fn message_target(store: &Store, id: &str, to: Option<&str>) -> Result<usize> {
     if let Some(to) = to {
         return resolve_agent(store, to).map_err(|e| Error::usage(format!("--to: {e}")));
     }
-    let dirs: Vec<PathBuf> = store.sessions.iter().map(|s| s.dir.to_path_buf()).collect();
+    let dirs: Vec<PathBuf> = store.sessions.iter().map(|s| s.dir()).collect();
     match crate::inbox::locate::inboxes_mentioning(&dirs, id).as_slice() {
         [one] => Ok(*one),
         [] => Err(Error::usage(format!(
@@ -528,11 +528,11 @@ pub fn run(cli: Cli) -> Result<Output> {
             let store = open_named(&root, Some(agent))?;
             let target = resolve_agent(&store, agent)?;
             let rec = &store.sessions[target];
-            let fold = Inbox::new(&rec.dir).read()?;
+            let fold = Inbox::new(&rec.dir()).read()?;
             // The log is read through the scan cache; DSH's own items are
             // read again with their bodies only when some are pending.
             let cache = ScanCache::default();
-            let native = cache.inspect(&rec.log(), &rec.dir).ok().and_then(|i| {
+            let native = cache.inspect(&rec.log(), &rec.dir()).ok().and_then(|i| {
                 let inbox = if i.native.pending() == 0 {
                     i.native.clone()
                 } else {
@@ -541,7 +541,7 @@ pub fn run(cli: Cli) -> Result<Output> {
                 Some(inbox_view::NativeView {
                     inbox,
                     parked: i.native_parked(
-                        crate::inbox::liveness::probe(&rec.dir)
+                        crate::inbox::liveness::probe(&rec.dir())
                             == crate::inbox::liveness::Liveness::Live {
                                 state: crate::inbox::liveness::LiveState::Idle,
                             },
@@ -559,7 +559,7 @@ pub fn run(cli: Cli) -> Result<Output> {
             let store = open_named(&root, caller.agent.as_deref())?;
             let agent = resolve_caller(&store, caller.agent.as_deref())
                 .map_err(|e| caller_flag(e.into()))?;
-            let inbox = Inbox::new(&store.sessions[agent].dir);
+            let inbox = Inbox::new(&store.sessions[agent].dir());
             let claimed = crate::inbox::claim::claim(&inbox, limits)?;
             Ok(Output::Text(to_json(&crate::inbox::record::messages_json(
                 &claimed.messages,
@@ -632,7 +632,7 @@ pub fn run(cli: Cli) -> Result<Output> {
             };
             let target = message_target(&store, message_id, to.as_deref())?;
             let rec = &store.sessions[target];
-            let m = Inbox::new(&rec.dir).cancel(message_id, limits)?;
+            let m = Inbox::new(&rec.dir()).cancel(message_id, limits)?;
             Ok(Output::Text(if json {
                 to_json(&serde_json::json!({"canceled": m.id, "session": rec.header.id}))
             } else {

@@ -181,15 +181,15 @@ fn session_findings(store: &Store, rec: &SessionRecord) -> Vec<Finding> {
             format!("header name \"{name}\" is not a valid agent name; it is ignored"),
         );
     }
-    match Inbox::new(&rec.dir).read() {
+    match Inbox::new(&rec.dir()).read() {
         Err(e) => push(
             Severity::Error,
-            &rec.dir.join(INBOX),
+            &rec.dir().join(INBOX),
             format!("unreadable inbox: {}", e),
         ),
         Ok(fold) if fold.bad_lines > 0 => push(
             Severity::Error,
-            &rec.dir.join(INBOX),
+            &rec.dir().join(INBOX),
             format!("{} complete line(s) are not inbox records", fold.bad_lines),
         ),
         Ok(_) => {}

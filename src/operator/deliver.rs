@@ -24,7 +24,7 @@ pub fn send_as_user(
         text: message,
         id,
     };
-    let receipt = Inbox::new(&rec.dir).deliver(new, limits)?;
+    let receipt = Inbox::new(&rec.dir()).deliver(new, limits)?;
     let text = match list {
         Target::NextTurn => format!(
             "message queued as the next turn for agent {}",

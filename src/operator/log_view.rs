@@ -333,8 +333,8 @@ fn print(
 /// Settled: no turn is open, nothing is waiting to be claimed, and no
 /// resident process is mid-turn.
 fn settled(rec: &SessionRecord, c: &Conversation) -> bool {
-    let idle = !crate::inbox::liveness::probe(&rec.dir).is_working();
-    let nothing_queued = Inbox::new(&rec.dir)
+    let idle = !crate::inbox::liveness::probe(&rec.dir()).is_working();
+    let nothing_queued = Inbox::new(&rec.dir())
         .read()
         .map(|f| f.claimable().is_empty())
         .unwrap_or(true);
@@ -365,7 +365,7 @@ pub fn log(
         return Ok(());
     }
     signals::install();
-    let watcher = watch::Watcher::new(&rec.dir, opts.poll);
+    let watcher = watch::Watcher::new(&rec.dir(), opts.poll);
     let mut seen = watch::stamp(&rec.log());
     let mut c = c;
     // Settled at the start, there is nothing to wait out yet: follow until

@@ -98,7 +98,7 @@ fn find_carrier(c: &Conversation, id: &str) -> Option<Carried> {
 /// Trace message `id` in the inbox and log of session `target`.
 pub fn trace(corpus: &Corpus, target: usize, id: &str) -> Result<Trace> {
     let rec: &SessionRecord = corpus.record(target);
-    let inbox = Inbox::new(&rec.dir);
+    let inbox = Inbox::new(&rec.dir());
     let history = inbox.history(id)?;
     let fold = inbox.read()?;
     let conversation = Conversation::read(&rec.log()).map_err(|reason| {

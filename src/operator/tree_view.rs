@@ -73,18 +73,19 @@ impl State {
     }
 }
 
-/// One agent of a tree.
+/// One agent of a tree. Ids are borrowed from the store; the strings the
+/// traversal made move in.
 #[derive(Debug, Clone)]
-pub struct TreeRow {
-    pub id: String,
+pub struct TreeRow<'a> {
+    pub id: &'a str,
     pub name: String,
-    pub parent: Option<String>,
+    pub parent: Option<&'a str>,
     pub depth: usize,
     /// No later sibling follows (for drawing).
     pub last_sibling: bool,
     pub state: State,
     pub mode: &'static str,
-    pub activity: Option<Activity>,
+    pub activity: Option<Box<Activity>>,
     /// Pending inbox messages; `None` when the inbox cannot be read.
     pub pending: Option<usize>,
     pub label: String,
@@ -92,10 +93,10 @@ pub struct TreeRow {
 
 /// One root and its agents, in pre-order.
 #[derive(Debug, Clone)]
-pub struct TreeBlock {
-    pub root_id: String,
+pub struct TreeBlock<'a> {
+    pub root_id: &'a str,
     pub title: Option<String>,
-    pub rows: Vec<TreeRow>,
+    pub rows: Vec<TreeRow<'a>>,
 }
 
 /// Which rows to keep.
@@ -118,7 +119,11 @@ impl Filter {
 }
 
 /// The trees of the store (roots in sibling order), or the one holding `only`.
-pub fn blocks(corpus: &Corpus, only: Option<usize>, filter: Filter) -> Result<Vec<TreeBlock>> {
+pub fn blocks<'a>(
+    corpus: &Corpus<'a>,
+    only: Option<usize>,
+    filter: Filter,
+) -> Result<Vec<TreeBlock<'a>>> {
     let store = corpus.store;
     let mut roots: Vec<usize> = match only {
         Some(i) => vec![corpus.root_of(i)?],
@@ -134,12 +139,12 @@ pub fn blocks(corpus: &Corpus, only: Option<usize>, filter: Filter) -> Result<Ve
         let root_inspection = reader::inspect(&corpus.record(root).log()).ok();
         // The inbox counts are independent file reads: in parallel.
         let pending = crate::support::parallel::par_map(&members, |m| {
-            Inbox::new(&corpus.record(m.index).dir).pending_now().ok()
+            Inbox::new(&corpus.record(m.index).dir()).pending_now().ok()
         });
         // Members come in pre-order, so a parent's depth is known first.
         let mut depths: HashMap<usize, usize> = HashMap::from([(root, 0)]);
         let mut rows: Vec<TreeRow> = Vec::with_capacity(members.len());
-        for (m, pending) in members.iter().zip(pending) {
+        for (m, pending) in members.into_iter().zip(pending) {
             let rec = corpus.record(m.index);
             let parent = (m.index != root)
                 .then(|| corpus.parent_of(m.index))
@@ -162,24 +167,24 @@ pub fn blocks(corpus: &Corpus, only: Option<usize>, filter: Filter) -> Result<Ve
             let activity = if m.index == root {
                 root_inspection
                     .as_ref()
-                    .map(|i| Activity::of(i, corpus.live(root)))
+                    .map(|i| Box::new(Activity::of(i, corpus.live(root))))
             } else {
-                m.activity.as_deref().cloned()
+                m.activity
             };
             rows.push(TreeRow {
-                id: rec.header.id.to_string(),
-                name: m.name.clone(),
-                parent: parent.map(|p| corpus.id(p).to_string()),
+                id: &rec.header.id,
+                parent: parent.map(|p| corpus.id(p)),
                 depth,
                 last_sibling: true,
                 state: State::of(&m.kind, m.live),
                 mode: m.kind.mode(),
                 activity,
                 pending,
-                label: match &m.kind {
-                    MemberKind::Continuable { label } => label.clone(),
+                label: match m.kind {
+                    MemberKind::Continuable { label } => label,
                     _ => String::new(),
                 },
+                name: m.name,
             });
         }
         if filter.any() {
@@ -190,7 +195,7 @@ pub fn blocks(corpus: &Corpus, only: Option<usize>, filter: Filter) -> Result<Ve
         }
         mark_last_siblings(&mut rows);
         out.push(TreeBlock {
-            root_id: corpus.id(root).to_string(),
+            root_id: corpus.id(root),
             title: root_inspection.and_then(|i| i.title),
             rows,
         });
@@ -232,27 +237,28 @@ fn mark_last_siblings(rows: &mut [TreeRow]) {
     }
 }
 
-/// The drawing before each row's name (`│  ├─ `), in one pass: in
-/// pre-order the nearest earlier row at a depth is the ancestor there.
-fn branches(rows: &[TreeRow]) -> Vec<String> {
-    // `continues[level]`: the ancestor at `level` has later siblings.
-    let mut continues: Vec<bool> = Vec::new();
-    rows.iter()
-        .map(|r| {
-            let d = r.depth;
-            continues.resize(d + 1, false);
-            continues[d] = !r.last_sibling;
-            if d == 0 {
-                return String::new();
-            }
-            let mut out = String::new();
-            for more in &continues[1..d] {
-                out.push_str(if *more { "│  " } else { "   " });
-            }
-            out.push_str(if r.last_sibling { "└─ " } else { "├─ " });
-            out
-        })
-        .collect()
+/// The drawing before each row's name (`│  ├─ `), one row at a time in
+/// order: in pre-order the nearest earlier row at a depth is the ancestor
+/// there.
+#[derive(Default)]
+struct Branches {
+    /// `continues[level]`: the ancestor at `level` has later siblings.
+    continues: Vec<bool>,
+}
+
+impl Branches {
+    fn next(&mut self, r: &TreeRow, out: &mut String) {
+        let d = r.depth;
+        self.continues.resize(d + 1, false);
+        self.continues[d] = !r.last_sibling;
+        if d == 0 {
+            return;
+        }
+        for more in &self.continues[1..d] {
+            out.push_str(if *more { "│  " } else { "   " });
+        }
+        out.push_str(if r.last_sibling { "└─ " } else { "├─ " });
+    }
 }
 
 fn last_text(a: Option<&Activity>, now: i64) -> String {
@@ -296,59 +302,60 @@ pub fn render(blocks: &[TreeBlock], all: bool, width: usize, now: i64) -> String
     if full.is_empty() && bare.is_empty() {
         return "(no sessions)".to_string();
     }
-    let mut out = Vec::new();
-    for b in &full {
+    let mut out = String::new();
+    for (n, b) in full.iter().enumerate() {
+        if n > 0 {
+            out.push_str("\n\n");
+        }
         let title = match &b.title {
             Some(t) => format!("tree {} · {}", b.root_id, t.replace('\n', " ")),
             None => format!("tree {}", b.root_id),
         };
-        out.push(cut_to(&title, width));
-        let branches = branches(&b.rows);
-        let cells: Vec<[String; 6]> = b
-            .rows
-            .iter()
-            .zip(branches)
-            .map(|(r, branch)| {
-                [
-                    // The drawing shows the path; a row names its last step.
-                    format!("{branch}{}", r.name.rsplit('/').next().unwrap_or(&r.name)),
-                    r.state.as_str().to_string(),
-                    r.mode.to_string(),
-                    last_text(r.activity.as_ref(), now),
-                    pending_text(r),
-                    r.label.replace('\n', " "),
-                ]
-            })
-            .collect();
-        out.extend(fit(&cells, width));
-        out.push(String::new());
+        out.push_str(&cut_to(&title, width));
+        fit(b, width, now, &mut out);
     }
     if !bare.is_empty() {
-        let ids: Vec<&str> = bare.iter().map(|b| b.root_id.as_str()).collect();
+        let ids: Vec<&str> = bare.iter().map(|b| b.root_id).collect();
         let line = format!(
             "{} session(s) without subagents (--all lists them): {}",
             ids.len(),
             ids.join(", ")
         );
-        out.push(cut_to(&line, width));
-    } else {
-        out.pop();
+        if !full.is_empty() {
+            out.push_str("\n\n");
+        }
+        out.push_str(&cut_to(&line, width));
     }
-    out.join("\n")
+    out
 }
 
-/// Columns padded to their widest cell, the name column capped so the
-/// rest fits, the label taking what is left; no row exceeds `width`.
-fn fit(cells: &[[String; 6]], width: usize) -> Vec<String> {
-    let widest = |k: usize| {
-        cells
-            .iter()
-            .map(|c| c[k].chars().count())
-            .chain([HEAD[k].len()])
-            .max()
-            .unwrap_or(0)
-    };
-    let mut w: Vec<usize> = (0..6).map(widest).collect();
+/// A row's six cells, made when needed and never all held at once.
+fn cells(r: &TreeRow, branches: &mut Branches, now: i64) -> [String; 6] {
+    // The drawing shows the path; a row names its last step.
+    let mut name = String::new();
+    branches.next(r, &mut name);
+    name.push_str(r.name.rsplit('/').next().unwrap_or(&r.name));
+    [
+        name,
+        r.state.as_str().to_string(),
+        r.mode.to_string(),
+        last_text(r.activity.as_deref(), now),
+        pending_text(r),
+        r.label.replace('\n', " "),
+    ]
+}
+
+/// A block's header and rows, each line after a newline: columns padded
+/// to their widest cell (found in a first pass), the name column capped
+/// so the rest fits, the label taking what is left; no row exceeds `width`.
+fn fit(block: &TreeBlock, width: usize, now: i64, out: &mut String) {
+    let mut w: Vec<usize> = HEAD.iter().map(|h| h.len()).collect();
+    let mut branches = Branches::default();
+    for r in &block.rows {
+        for (k, cell) in cells(r, &mut branches, now).iter().enumerate() {
+            w[k] = w[k].max(cell.chars().count());
+        }
+    }
     // The last-turn column has a fixed width: relative times change as the
     // clock moves, and the layout (a watched view, a golden file) must not.
     w[3] = LAST_WIDTH;
@@ -358,24 +365,39 @@ fn fit(cells: &[[String; 6]], width: usize) -> Vec<String> {
     // where it can; the label takes what is left, down to nothing.
     w[0] = w[0].min(room.saturating_sub(16).max(12));
     w[5] = width.saturating_sub(fixed + w[0]);
-    let line = |c: &[String; 6]| {
-        let mut s = String::new();
+    let line = |c: &[String; 6], buf: &mut String| {
+        buf.clear();
         for k in 0..6 {
             if k > 0 {
-                s.push_str("  ");
+                buf.push_str("  ");
             }
             if k == 5 {
-                s.push_str(&cut_to(&c[k], w[5]));
+                buf.push_str(&cut_to(&c[k], w[5]));
             } else {
-                s.push_str(&pad_to(&cut_to(&c[k], w[k]), w[k]));
+                buf.push_str(&pad_to(&cut_to(&c[k], w[k]), w[k]));
             }
         }
-        s.trim_end().to_string()
+        buf.truncate(buf.trim_end().len());
     };
-    let head: [String; 6] = HEAD.map(str::to_string);
-    std::iter::once(line(&head))
-        .chain(cells.iter().map(line))
-        .collect()
+    // The lines are made twice, to size the text first: a text grown by
+    // doubling holds its old and new buffers at once.
+    let mut buf = String::new();
+    let mut lines = |mut each: Box<dyn FnMut(&str) + '_>| {
+        line(&HEAD.map(str::to_string), &mut buf);
+        each(&buf);
+        let mut branches = Branches::default();
+        for r in &block.rows {
+            line(&cells(r, &mut branches, now), &mut buf);
+            each(&buf);
+        }
+    };
+    let mut total = 0;
+    lines(Box::new(|l| total += l.len() + 1));
+    out.reserve_exact(total);
+    lines(Box::new(|l| {
+        out.push('\n');
+        out.push_str(l);
+    }));
 }
 
 pub fn json(blocks: &[TreeBlock]) -> Value {

@@ -341,7 +341,7 @@ impl Bridge {
                 self.children
                     .entry(parent.to_string())
                     .or_default()
-                    .push((rec.header.id.to_string(), rec.dir.to_path_buf()));
+                    .push((rec.header.id.to_string(), rec.dir()));
             }
         }
     }

@@ -81,17 +81,17 @@ pub fn serve(store_root: &Path, rec: &SessionRecord, opts: ServeOptions) -> Resu
         return Err(Error::usage("serve needs a command after --"));
     }
     check_handler(&opts.command[0])?;
-    let live = LiveLock::take(&rec.dir, &id)?;
+    let live = LiveLock::take(&rec.dir(), &id)?;
     signals::install();
-    let fold = Inbox::new(&rec.dir).read()?;
+    let fold = Inbox::new(&rec.dir()).read()?;
     let mut transcript = Transcript::open(rec, |id| !fold.consumed.is_pending(id))?;
     live.publish(LiveState::Idle, transcript.last_turn)?;
     let rt = Runtime {
         failed: std::cell::Cell::new(0),
         store_root: store_root.to_path_buf(),
         id,
-        inbox: Inbox::new(&rec.dir),
-        watcher: Watcher::new(&rec.dir, opts.poll),
+        inbox: Inbox::new(&rec.dir()),
+        watcher: Watcher::new(&rec.dir(), opts.poll),
         opts,
     };
     let turns = rt.run(&live, &mut transcript)?;

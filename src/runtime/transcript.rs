@@ -83,7 +83,7 @@ impl Transcript {
             path: rec.log(),
             reason,
         };
-        let dir = Dir::session(&rec.dir)?;
+        let dir = Dir::session(&rec.dir())?;
         let name = rec.suffix.file_name().to_string();
         // Refuse a log that is a link, a special file or hard-linked
         // elsewhere before reading it: we are about to write it.

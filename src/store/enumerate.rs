@@ -9,8 +9,10 @@ use super::header::{Header, HeaderParse, Member};
 use super::id_index::IdIndex;
 use super::paths::{encode_segment, project_dir_name};
 use super::reader::{Encoding, FirstLine, HeaderError, read_first_line};
+use std::ffi::OsStr;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// A log file name, which fixes the store's encoding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,16 +52,30 @@ impl Suffix {
 #[derive(Debug, Clone)]
 pub struct SessionRecord {
     pub header: Header,
-    /// The session directory (where sidecar files live).
-    pub dir: Box<Path>,
-    /// The log file's name in `dir`.
+    /// The project directory the session was found in (one allocation
+    /// shared by the project's sessions).
+    project: Arc<Path>,
+    /// The session directory's name when it is not `encodeSegment(id)`
+    /// (a path that only resolves to the derived one); nearly always `None`.
+    dir_name: Option<Box<OsStr>>,
+    /// The log file's name in the session directory.
     pub suffix: Suffix,
 }
 
 impl SessionRecord {
+    /// The session directory (where sidecar files live).
+    pub fn dir(&self) -> PathBuf {
+        match &self.dir_name {
+            Some(name) => self.project.join(&**name),
+            None => self
+                .project
+                .join(encode_segment(&self.header.id).unwrap_or_default()),
+        }
+    }
+
     /// The log file.
     pub fn log(&self) -> PathBuf {
-        self.dir.join(self.suffix.file_name())
+        self.dir().join(self.suffix.file_name())
     }
 }
 
@@ -85,6 +101,8 @@ pub struct Store {
     /// Session directories whose log is not published yet (no log, or no
     /// complete header line): a name index must look at them again.
     pub unpublished: Vec<PathBuf>,
+    /// The project of the last record made, shared with the next one.
+    last_project: Option<Arc<Path>>,
 }
 
 impl Store {
@@ -140,6 +158,7 @@ impl Store {
             problems: Vec::new(),
             projects: 0,
             unpublished: Vec::new(),
+            last_project: None,
         })
     }
 
@@ -307,9 +326,21 @@ impl Store {
             );
         }
         self.by_id.insert(&header.id, self.sessions.len());
+        let parent = dir.parent().unwrap_or(dir);
+        let project = match &self.last_project {
+            Some(p) if **p == *parent => p.clone(),
+            _ => {
+                let p: Arc<Path> = parent.into();
+                self.last_project = Some(p.clone());
+                p
+            }
+        };
+        let name = dir.file_name().unwrap_or_default();
+        let derived = encode_segment(&header.id).is_some_and(|e| *name == *e);
         self.sessions.push(SessionRecord {
             header,
-            dir: dir.into(),
+            project,
+            dir_name: (!derived).then(|| name.into()),
             suffix: found,
         });
     }

@@ -135,7 +135,7 @@ pub struct NameIndex {
 pub enum Opened {
     Index(NameIndex),
     /// The index did not fit: the store was scanned (and the index rebuilt).
-    Scanned(Store),
+    Scanned(Box<Store>),
 }
 
 impl NameIndex {
@@ -164,7 +164,7 @@ impl NameIndex {
                 let _ = write(&dir, &state, &store);
             }
         }
-        Ok(Opened::Scanned(store))
+        Ok(Opened::Scanned(Box::new(store)))
     }
 
     fn believed(dir: &Path, root: &Path) -> Option<NameIndex> {

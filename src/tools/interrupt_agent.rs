@@ -16,7 +16,7 @@ use crate::tree::v2::Resolution;
 fn is_external(corpus: &Corpus, cache: &ScanCache, index: usize) -> bool {
     let rec = corpus.record(index);
     cache
-        .inspect(&rec.log(), &rec.dir)
+        .inspect(&rec.log(), &rec.dir())
         .ok()
         .and_then(|i| i.seed001)
         .is_some_and(|id| id.mode == Mode::External)
@@ -32,7 +32,7 @@ pub fn request(
 ) -> Result<()> {
     let external = is_external(corpus, cache, target);
     if external || corpus.live(target).is_live() {
-        Inbox::new(&corpus.record(target).dir).interrupt(&cause, external, limits)?;
+        Inbox::new(&corpus.record(target).dir()).interrupt(&cause, external, limits)?;
     }
     Ok(())
 }

@@ -144,7 +144,17 @@ pub fn list_v2(cx: &Context) -> Result<Vec<V2Row>> {
 
 pub fn render_v2(rows: &[V2Row]) -> String {
     use std::fmt::Write;
-    let mut out = String::new();
+    // Sized first: a text grown by doubling holds two buffers at once.
+    let size: usize = rows
+        .iter()
+        .map(|r| {
+            r.name.len()
+                + r.status.as_str().len()
+                + r.description.as_ref().map_or(0, |d| d.len() + " — ".len())
+                + 4
+        })
+        .sum();
+    let mut out = String::with_capacity(size);
     for (n, r) in rows.iter().enumerate() {
         if n > 0 {
             out.push('\n');

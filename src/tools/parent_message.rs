@@ -43,7 +43,7 @@ pub fn send_to_parent(cx: &Context, message: &str, steer: bool) -> Result<Outcom
         text: message,
         id: cx.message_id.clone(),
     };
-    let receipt = Inbox::new(&parent.dir).deliver(new, cx.limits)?;
+    let receipt = Inbox::new(&parent.dir()).deliver(new, cx.limits)?;
     Ok(Outcome::Sent {
         text: format!("message delivered to parent agent {parent_id}"),
         receipt,

@@ -92,7 +92,7 @@ pub fn send_v2(cx: &Context, agent: &str, message: &str) -> Result<Outcome> {
         text: message,
         id: cx.message_id.clone(),
     };
-    let receipt = Inbox::new(&corpus.record(member.index).dir)
+    let receipt = Inbox::new(&corpus.record(member.index).dir())
         .deliver(new, cx.limits)
         .map_err(|e| match e {
             DeliveryError::InboxFull { pending, limit } => v2_error(format!(
@@ -124,7 +124,7 @@ pub fn send_v1(cx: &Context, subagent_id: &str, message: &str) -> Result<Outcome
         // Cold resume: inspect, authorize, then the resume authority.
         let inspection = cx
             .cache
-            .inspect(&rec.log(), &rec.dir)
+            .inspect(&rec.log(), &rec.dir())
             .map_err(|_| unavailable())?;
         if rec.header.parent() != Some(caller_id) {
             return Err(foreign());
@@ -149,7 +149,7 @@ pub fn send_v1(cx: &Context, subagent_id: &str, message: &str) -> Result<Outcome
         text: message,
         id: cx.message_id.clone(),
     };
-    let receipt = Inbox::new(&rec.dir)
+    let receipt = Inbox::new(&rec.dir())
         .deliver(new, cx.limits)
         .map_err(|e| match e {
             DeliveryError::InboxFull { pending, limit } => Error::tool(format!(

@@ -49,7 +49,7 @@ pub fn wait_agent(
     call: Option<&str>,
     poll: bool,
 ) -> Result<Outcome> {
-    let dir = &cx.corpus.record(cx.caller_index()?).dir;
+    let dir = &cx.corpus.record(cx.caller_index()?).dir();
     signals::install();
     let timed_out = wait(dir, timeout_ms, call, poll, cx.limits)?;
     Ok(Outcome::Waited { timed_out })

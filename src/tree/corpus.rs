@@ -140,7 +140,7 @@ impl<'a> Corpus<'a> {
         if let Some(l) = live_of(self.live[index].load(Ordering::Relaxed)) {
             return l;
         }
-        let l = liveness::probe(&self.store.sessions[index].dir);
+        let l = liveness::probe(&self.store.sessions[index].dir());
         self.live[index].store(live_code(l), Ordering::Relaxed);
         l
     }

@@ -38,7 +38,7 @@ pub fn open_for_name(
     };
     let index = match NameIndex::open(cache, &located.root)? {
         Opened::Index(index) => index,
-        Opened::Scanned(store) => return Ok(store),
+        Opened::Scanned(store) => return Ok(*store),
     };
     // Every session each step of the name path could be, level by level.
     let mut candidates: Vec<String> = vec![agent.to_string()];

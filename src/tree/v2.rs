@@ -331,7 +331,7 @@ impl Corpus<'_> {
             let rec = self.record(i);
             let live = self.live(i);
             (
-                classify_inspected(rec, live, cache.inspect(&rec.log(), &rec.dir)),
+                classify_inspected(rec, live, cache.inspect(&rec.log(), &rec.dir())),
                 live,
             )
         };
@@ -454,7 +454,7 @@ impl Corpus<'_> {
         if !rec.header.origin_subagent {
             return Ok(());
         }
-        match classify_inspected(rec, self.live(index), cache.inspect(&rec.log(), &rec.dir)) {
+        match classify_inspected(rec, self.live(index), cache.inspect(&rec.log(), &rec.dir())) {
             MemberKind::Root | MemberKind::Continuable { .. } | MemberKind::Creating => Ok(()),
             MemberKind::OneShot => Err(NotRunnable::OneShot),
             MemberKind::External => Err(NotRunnable::External),
