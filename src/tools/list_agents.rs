@@ -31,7 +31,7 @@ impl Scope {
 #[derive(Debug, Clone)]
 pub struct V1Entry {
     pub row: V1Row,
-    pub at: Option<(String, u64)>,
+    pub at: Option<(std::sync::Arc<str>, u64)>,
 }
 
 /// rc.8 `list_agents` for the context's caller.
@@ -42,22 +42,19 @@ pub fn list_v1(cx: &Context, scope: Scope) -> Vec<V1Entry> {
         Scope::Children => corpus.v1_children(caller),
         Scope::Descendants => corpus.v1_descendants(caller),
     };
-    let rows = crate::support::parallel::par_map(&positions, |p| corpus.resolve_v1(p.index));
-    positions
-        .into_iter()
-        .zip(rows)
-        .filter_map(|(p, row)| {
-            let row = row?;
-            // One-shot children cannot be continued; the tool drops them.
-            if let V1Row::Child { mode, .. } = &row
-                && *mode != Mode::Continuable
-            {
-                return None;
-            }
-            let at = (scope == Scope::Descendants).then_some((p.parent, p.depth));
-            Some(V1Entry { row, at })
-        })
-        .collect()
+    let entries = crate::support::parallel::par_map(&positions, |p| {
+        let row = corpus.resolve_v1(p.index)?;
+        // One-shot children cannot be continued; the tool drops them.
+        if let V1Row::Child { mode, .. } = &row
+            && *mode != Mode::Continuable
+        {
+            return None;
+        }
+        let at = (scope == Scope::Descendants).then(|| (p.parent.clone(), p.depth));
+        Some(V1Entry { row, at })
+    });
+    // Collected in place: the kept entries reuse the buffer.
+    entries.into_iter().flatten().collect()
 }
 
 pub fn render_v1(entries: &[V1Entry]) -> String {
@@ -65,7 +62,23 @@ pub fn render_v1(entries: &[V1Entry]) -> String {
     if entries.is_empty() {
         return "(no subagents)".to_string();
     }
-    let mut out = String::new();
+    // Sized first: a text grown by doubling holds two buffers at once.
+    let size: usize = entries
+        .iter()
+        .map(|e| {
+            let label = match &e.row {
+                V1Row::Child { id, label, .. } => {
+                    id.len() + label.as_deref().map_or(0, str::len) + " [] — ".len() + 11
+                }
+                V1Row::Diagnostic { id, .. } => id.len() + " [diagnostic: ]".len() + 11,
+            };
+            label
+                + e.at
+                    .as_ref()
+                    .map_or(0, |(p, _)| p.len() + " parent= depth=".len() + 20)
+        })
+        .sum();
+    let mut out = String::with_capacity(size);
     for (n, e) in entries.iter().enumerate() {
         if n > 0 {
             out.push('\n');
@@ -100,7 +113,7 @@ pub fn json_v1(entries: &[V1Entry]) -> Value {
                     }
                 };
                 if let Some((p, d)) = &e.at {
-                    v["parent"] = json!(p);
+                    v["parent"] = json!(&**p);
                     v["depth"] = json!(d);
                 }
                 v

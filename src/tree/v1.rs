@@ -5,13 +5,14 @@ use super::corpus::Corpus;
 use crate::inbox::liveness::{LiveState, Liveness};
 use crate::store::descriptor::Mode;
 use crate::store::reader;
-use std::collections::HashSet;
+use std::sync::Arc;
 
-/// A v1 candidate with its durable direct parent and depth.
+/// A v1 candidate with its durable direct parent and depth. Siblings
+/// share one copy of their parent's id.
 #[derive(Debug, Clone)]
 pub struct Position {
     pub index: usize,
-    pub parent: String,
+    pub parent: Arc<str>,
     pub depth: u64,
 }
 
@@ -67,10 +68,11 @@ pub enum V1Row {
 impl Corpus<'_> {
     /// rc.8 `listChildren` candidates.
     pub fn v1_children(&self, parent: &str) -> Vec<Position> {
+        let shared: Arc<str> = parent.into();
         self.subagent_children_of(parent)
             .map(|index| Position {
                 index,
-                parent: parent.to_string(),
+                parent: shared.clone(),
                 depth: 1,
             })
             .collect()
@@ -81,27 +83,36 @@ impl Corpus<'_> {
     /// records become candidates.
     pub fn v1_descendants(&self, root: &str) -> Vec<Position> {
         let mut out = Vec::new();
-        let mut visited: HashSet<&str> = HashSet::from([root]);
-        let mut stack: Vec<(usize, &str, u64)> = self
+        // Ids are unique in the store: a session is visited once by position.
+        let mut visited = vec![false; self.store.sessions.len()];
+        if let Some(r) = self.store.index_of(root) {
+            visited[r] = true;
+        }
+        let root_id: Arc<str> = root.into();
+        let mut stack: Vec<(usize, Arc<str>, u64)> = self
             .children_of(root)
             .iter()
             .rev()
-            .map(|i| (*i, root, 1))
+            .map(|i| (*i, root_id.clone(), 1))
             .collect();
         while let Some((index, parent, depth)) = stack.pop() {
-            let id = self.id(index);
-            if !visited.insert(id) {
+            if std::mem::replace(&mut visited[index], true) {
                 continue;
             }
             if self.record(index).header.origin_subagent {
                 out.push(Position {
                     index,
-                    parent: parent.to_string(),
+                    parent,
                     depth,
                 });
             }
-            for child in self.children_of(id).iter().rev() {
-                stack.push((*child, id, depth + 1));
+            let id = self.id(index);
+            let children = self.children_of(id);
+            if !children.is_empty() {
+                let shared: Arc<str> = id.into();
+                for child in children.iter().rev() {
+                    stack.push((*child, shared.clone(), depth + 1));
+                }
             }
         }
         out
