@@ -10,7 +10,7 @@
 
 use super::compact;
 use super::error::DeliveryError;
-use super::fold::{Fold, FoldPoint, count_pending};
+use super::fold::{Fold, FoldPoint, IdList, count_pending};
 use super::framing::{Framing, InterruptCause};
 use super::history::{History, Standing};
 use super::lock::{self, INBOX, WriteGuard};
@@ -23,17 +23,20 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fs::File;
 use std::io::{BufReader, Seek, SeekFrom};
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub const INBOX_STATE: &str = "inbox.state";
 /// Where a fold of a large inbox may resume (a cache: it only skips work).
 pub const INBOX_FOLD: &str = "inbox.fold";
-const FOLD_FORMAT: u32 = 2;
+/// The consumed-id list an `inbox.fold` point stands on: appended as the
+/// fold moves on, so a point stays small and is read without parsing.
+pub const INBOX_CONSUMED: &str = "inbox.consumed";
+const FOLD_FORMAT: u32 = 3;
 /// Inboxes smaller than this are folded from the start every time.
 const FOLD_MIN_BYTES: u64 = 256 * 1024;
-/// The largest fold point read (it holds every consumed id).
+/// The largest fold point or consumed-id list read.
 const FOLD_MAX_BYTES: u64 = 64 << 20;
 /// A fold point is rewritten once the fold moved on this much.
 const FOLD_STEP_BYTES: u64 = 64 * 1024;
@@ -45,6 +48,8 @@ struct SavedFold {
     ino: u64,
     /// `tail_hash` of the bytes before the point.
     tail: u64,
+    /// `tail_hash` of the point's consumed-id list in `inbox.consumed`.
+    consumed_tail: u64,
     point: FoldPoint,
 }
 /// Present once an external execution was interrupted: it takes no more messages.
@@ -154,14 +159,8 @@ impl Inbox {
         };
         let io = |e| StoreError::io(self.path(), e);
         let meta = file.metadata().map_err(io)?;
-        let saved = read_capped(&self.dir.join(INBOX_FOLD), FOLD_MAX_BYTES)
-            .and_then(|b| serde_json::from_slice::<SavedFold>(&b).ok())
-            .filter(|s| {
-                s.format == FOLD_FORMAT
-                    && s.ino == meta.ino()
-                    && s.point.offset <= meta.len()
-                    && tail_hash(&file, s.point.offset) == Some(s.tail)
-            });
+        let saved = self.saved_fold(&file, &meta);
+        let base = saved.as_ref().map(|s| s.point.consumed_len());
         let from = saved.as_ref().map_or(0, |s| s.point.offset);
         let resumed = saved.and_then(|s| Fold::resume(BufReader::new(&file), s.point).ok());
         let (fold, next) = match resumed {
@@ -175,17 +174,76 @@ impl Inbox {
             && next.offset >= from + FOLD_STEP_BYTES
             && let Some(tail) = tail_hash(&file, next.offset)
         {
+            self.save_fold(&meta, tail, base.unwrap_or(0), next);
+        }
+        Ok(fold)
+    }
+
+    /// The saved fold point, with its consumed-id list, when both still
+    /// describe this inbox. Read under a shared lock on the list, which a
+    /// writer holds exclusively while it appends and replaces the point, so
+    /// the two are always of one save.
+    fn saved_fold(&self, file: &File, meta: &std::fs::Metadata) -> Option<SavedFold> {
+        let dir = Dir::session(&self.dir).ok()?;
+        let list_file = dir.open_read(INBOX_CONSUMED).ok()?;
+        // A writer holds it for a moment; one that holds it longer (not one
+        // of ours) only costs this read its shortcut, never a wait.
+        if let Some(f) = &list_file {
+            f.try_lock_shared().ok()?;
+        }
+        let saved = read_capped(&self.dir.join(INBOX_FOLD), FOLD_MAX_BYTES)
+            .and_then(|b| serde_json::from_slice::<SavedFold>(&b).ok())
+            .filter(|s| {
+                s.format == FOLD_FORMAT
+                    && s.ino == meta.ino()
+                    && s.point.offset <= meta.len()
+                    && tail_hash(file, s.point.offset) == Some(s.tail)
+            })?;
+        let len = saved.point.consumed_len();
+        let list = if len == 0 {
+            IdList::default()
+        } else {
+            let f = list_file.as_ref()?;
+            if len > FOLD_MAX_BYTES
+                || f.metadata().ok()?.len() < len
+                || tail_hash(f, len) != Some(saved.consumed_tail)
+            {
+                return None;
+            }
+            let mut bytes = vec![0; usize::try_from(len).ok()?];
+            f.read_exact_at(&mut bytes, 0).ok()?;
+            IdList::from_bytes(bytes)?
+        };
+        let point = saved.point.with_consumed(list)?;
+        Some(SavedFold { point, ..saved })
+    }
+
+    /// Save `next`, whose consumed-id list is the first `base` bytes of
+    /// `inbox.consumed` plus what it appends. Best effort (a cache): a
+    /// writer that finds the list busy, or no longer the one it read,
+    /// leaves the point as it is.
+    fn save_fold(&self, meta: &std::fs::Metadata, tail: u64, base: u64, next: FoldPoint) {
+        let save = || -> Option<()> {
+            let dir = Dir::session(&self.dir).ok()?;
+            let list = dir.open_rw(INBOX_CONSUMED).ok()?;
+            list.try_lock().ok()?;
+            let len = list.metadata().ok()?.len();
+            if len < base {
+                return None;
+            }
+            list.set_len(base).ok()?;
+            list.write_all_at(next.appended(), base).ok()?;
             let saved = SavedFold {
                 format: FOLD_FORMAT,
                 ino: meta.ino(),
                 tail,
+                consumed_tail: tail_hash(&list, next.consumed_len())?,
                 point: next,
             };
-            if let (Ok(bytes), Ok(dir)) = (serde_json::to_vec(&saved), Dir::session(&self.dir)) {
-                let _ = dir.replace(INBOX_FOLD, &bytes, false);
-            }
-        }
-        Ok(fold)
+            dir.replace(INBOX_FOLD, &serde_json::to_vec(&saved).ok()?, false)
+                .ok()
+        };
+        let _ = save();
     }
 
     /// What the inbox records about one message id (unlocked read).

@@ -15,44 +15,73 @@ use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, Seek, SeekFrom};
 
-/// Ids that left the pending lists: those consumed before a fold point
-/// as one `\n`-delimited list each (searched only when asked, so resuming
-/// does not rebuild a set the size of the inbox's history), those after it
-/// as sets.
+/// Ids that left the pending lists: those consumed before a fold point as
+/// one list of bytes (searched only when asked, so resuming neither parses
+/// nor rebuilds a set the size of the inbox's history), those after it as
+/// sets.
 #[derive(Debug, Default, Clone)]
 pub struct Consumed {
     claimed: HashSet<String>,
     canceled: HashSet<String>,
-    claimed_before: IdList,
-    canceled_before: IdList,
+    before: IdList,
 }
 
-/// Ids, each followed by `\n`, after a leading `\n`; ids never hold a
-/// newline here (an inbox with one gets no fold point).
-#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(transparent)]
-struct IdList(String);
+/// The consumed-id list of a fold point, as `inbox.consumed` holds it: an
+/// entry per id, `CLAIMED` or `CANCELED` then the id then `\n`, after a
+/// leading `\n`. Ids never hold a newline here (an inbox with one gets no
+/// fold point).
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct IdList(Vec<u8>);
+
+const CLAIMED: u8 = b'c';
+const CANCELED: u8 = b'x';
 
 impl IdList {
-    fn contains(&self, id: &str) -> bool {
-        !self.0.is_empty() && self.0.contains(&format!("\n{id}\n"))
+    /// The list from its bytes; `None` when they are not one.
+    pub fn from_bytes(bytes: Vec<u8>) -> Option<IdList> {
+        (bytes.is_empty() || (bytes[0] == b'\n' && bytes.ends_with(b"\n"))).then_some(IdList(bytes))
     }
 
-    /// This list and `more`; `None` when an id holds a newline.
-    fn with<'a>(&self, more: impl Iterator<Item = &'a String>) -> Option<IdList> {
-        let mut out = if self.0.is_empty() {
-            "\n".to_string()
-        } else {
-            self.0.clone()
-        };
-        for id in more {
-            if id.contains('\n') {
-                return None;
-            }
-            out.push_str(id);
-            out.push('\n');
+    pub fn len(&self) -> u64 {
+        self.0.len() as u64
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    fn contains(&self, kind: u8, id: &str) -> bool {
+        if self.0.is_empty() {
+            return false;
         }
-        Some(IdList(out))
+        let mut needle = Vec::with_capacity(id.len() + 3);
+        needle.extend_from_slice(&[b'\n', kind]);
+        needle.extend_from_slice(id.as_bytes());
+        needle.push(b'\n');
+        memchr::memmem::find(&self.0, &needle).is_some()
+    }
+
+    /// The entries `claimed` and `canceled` add after a list of `len`
+    /// bytes (sorted, so a fold writes the same bytes every time); `None`
+    /// when an id holds a newline.
+    fn entries(len: u64, claimed: &HashSet<String>, canceled: &HashSet<String>) -> Option<Vec<u8>> {
+        let mut out = Vec::new();
+        if len == 0 && !(claimed.is_empty() && canceled.is_empty()) {
+            out.push(b'\n');
+        }
+        for (kind, ids) in [(CLAIMED, claimed), (CANCELED, canceled)] {
+            let mut ids: Vec<&String> = ids.iter().collect();
+            ids.sort();
+            for id in ids {
+                if id.contains('\n') {
+                    return None;
+                }
+                out.push(kind);
+                out.extend_from_slice(id.as_bytes());
+                out.push(b'\n');
+            }
+        }
+        Some(out)
     }
 }
 
@@ -63,11 +92,11 @@ impl Consumed {
     }
 
     pub fn is_claimed(&self, id: &str) -> bool {
-        self.claimed.contains(id) || self.claimed_before.contains(id)
+        self.claimed.contains(id) || self.before.contains(CLAIMED, id)
     }
 
     pub fn is_canceled(&self, id: &str) -> bool {
-        self.canceled.contains(id) || self.canceled_before.contains(id)
+        self.canceled.contains(id) || self.before.contains(CANCELED, id)
     }
 
     fn claim(&mut self, ids: Vec<String>) {
@@ -112,13 +141,42 @@ pub struct FoldPoint {
     last_interrupt_id: Option<String>,
     stopped: bool,
     bad_lines: usize,
-    claimed: IdList,
-    canceled: IdList,
+    /// Bytes of the consumed-id list this point stands on (`inbox.consumed`,
+    /// kept beside the point: it grows by appending, never rewritten).
+    consumed_len: u64,
+    /// That list, loaded by the caller before resuming (`with_consumed`).
+    #[serde(skip)]
+    consumed: IdList,
+    /// What the next point's list adds to this one's.
+    #[serde(skip)]
+    appended: Vec<u8>,
     /// Each call's reported ids that are still pending (no other can matter:
     /// a consumed id never becomes pending again).
     waits: Vec<(String, Vec<String>)>,
     /// Pending messages: id, line offset, record position.
     pending: Vec<(String, u64, usize)>,
+}
+
+impl FoldPoint {
+    /// The consumed-id list's length this point needs.
+    pub fn consumed_len(&self) -> u64 {
+        self.consumed_len
+    }
+
+    /// This point with its consumed-id list; `None` when the list is not
+    /// the one the point was made with (its length differs).
+    pub fn with_consumed(mut self, list: IdList) -> Option<FoldPoint> {
+        (list.len() == self.consumed_len).then(|| {
+            self.consumed = list;
+            self
+        })
+    }
+
+    /// A fresh point's additions to its base list: written at byte
+    /// `consumed_len() - appended().len()` of `inbox.consumed`.
+    pub fn appended(&self) -> &[u8] {
+        &self.appended
+    }
 }
 
 impl Fold {
@@ -137,11 +195,16 @@ impl Fold {
         mut reader: R,
         point: FoldPoint,
     ) -> std::io::Result<(Fold, Option<FoldPoint>)> {
+        if point.consumed.len() != point.consumed_len {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "inbox fold point: its consumed-id list was not loaded",
+            ));
+        }
         let mut fold = Fold {
             messages: Vec::new(),
             consumed: Consumed {
-                claimed_before: point.claimed,
-                canceled_before: point.canceled,
+                before: point.consumed,
                 ..Consumed::default()
             },
             last_interrupt: point.last_interrupt,
@@ -200,12 +263,9 @@ impl Fold {
         }
         let pending: HashSet<&str> = candidates.iter().map(|c| c.0.as_str()).collect();
         let consumed = &fold.consumed;
-        let lists = consumed
-            .claimed_before
-            .with(consumed.claimed.iter())
-            .zip(consumed.canceled_before.with(consumed.canceled.iter()));
+        let base = consumed.before.len();
         // An id with a newline cannot be listed: no point to resume from.
-        let Some((claimed, canceled)) = lists else {
+        let Some(appended) = IdList::entries(base, &consumed.claimed, &consumed.canceled) else {
             return Ok((fold, None));
         };
         let next = FoldPoint {
@@ -216,8 +276,9 @@ impl Fold {
             last_interrupt_id: fold.last_interrupt_id.clone(),
             stopped: fold.stopped,
             bad_lines: fold.bad_lines,
-            claimed,
-            canceled,
+            consumed_len: base + appended.len() as u64,
+            consumed: IdList::default(),
+            appended,
             waits: fold
                 .waits
                 .iter()
@@ -392,6 +453,10 @@ mod tests {
         }
     }
 
+    fn point_list(point: &FoldPoint) -> Vec<u8> {
+        point.consumed.0.clone()
+    }
+
     /// Resuming at any line boundary folds as a read from the start does
     /// (waits compared on pending ids, the only ones a wait looks at).
     #[test]
@@ -464,17 +529,34 @@ mod tests {
                 Fold::resume(std::io::Cursor::new(&bytes[..cut]), FoldPoint::default()).unwrap();
             let point = point.unwrap();
             assert_eq!(point.offset, cut as u64);
-            let (resumed, next) = Fold::resume(std::io::Cursor::new(bytes), point).unwrap();
+            // Without its consumed-id list a point is refused.
+            if point.consumed_len() > 0 {
+                assert!(Fold::resume(std::io::Cursor::new(bytes), point.clone()).is_err());
+            }
+            let list = IdList::from_bytes(point.appended().to_vec()).unwrap();
+            let point = point.with_consumed(list).unwrap();
+            let (resumed, next) = Fold::resume(std::io::Cursor::new(bytes), point.clone()).unwrap();
             assert_eq!(key(&resumed), key(&full), "resumed at byte {cut}");
+            let next = next.unwrap();
+            assert_eq!(next.offset as usize, at, "the torn tail is left for later");
+            // The next point's list is this one's plus what it appends.
+            let mut grown = point_list(&point);
+            grown.extend_from_slice(next.appended());
+            let next = next
+                .with_consumed(IdList::from_bytes(grown).unwrap())
+                .unwrap();
+            let (again, _) = Fold::resume(std::io::Cursor::new(bytes), next).unwrap();
             assert_eq!(
-                next.unwrap().offset as usize,
-                at,
-                "the torn tail is left for later"
+                key(&again),
+                key(&full),
+                "resumed at byte {cut}, then at the end"
             );
         }
         // A point that does not describe the bytes is refused.
         let (_, point) = Fold::resume(std::io::Cursor::new(bytes), FoldPoint::default()).unwrap();
         let point = point.unwrap();
+        let list = IdList::from_bytes(point.appended().to_vec()).unwrap();
+        let point = point.with_consumed(list).unwrap();
         // (a pending message no longer at its offset)
         let other = text.replace("\"u\"", "\"v\"");
         assert!(Fold::resume(std::io::Cursor::new(other.as_bytes()), point).is_err());

@@ -272,7 +272,7 @@ pub fn snapshot_without_caches(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
         .into_iter()
         .filter(|(p, _)| {
             p.file_name()
-                .is_none_or(|n| n != "scan.cache" && n != "inbox.fold")
+                .is_none_or(|n| n != "scan.cache" && n != "inbox.fold" && n != "inbox.consumed")
         })
         .collect()
 }
