@@ -20,6 +20,7 @@ use crate::inbox::record::{Message, Record};
 use crate::inbox::{Inbox, Limits};
 use crate::store::paths::encode_segment;
 use crate::store::reader::for_each_event;
+use crate::store::stamps::Stamps;
 use crate::store::{Store, StoreError};
 use crate::support::clock::now_ms;
 use serde::Deserialize;
@@ -102,6 +103,8 @@ pub struct Bridge {
     /// `parent id -> (child id, session dir)`, from the last store scan.
     children: HashMap<String, Vec<(String, PathBuf)>>,
     scanned: Option<Instant>,
+    /// What the last scan saw, to tell whether the next one can be skipped.
+    stamps: Option<Stamps>,
     out: Box<dyn Write>,
 }
 
@@ -144,6 +147,7 @@ impl Bridge {
             retry_after: HashMap::new(),
             children: HashMap::new(),
             scanned: None,
+            stamps: None,
             out,
         }
     }
@@ -332,9 +336,16 @@ impl Bridge {
             return;
         }
         self.scanned = Some(Instant::now());
+        // A store of many sessions costs a header read of each: scan only
+        // when a session may have appeared or vanished.
+        if self.stamps.as_ref().is_some_and(Stamps::unchanged) {
+            return;
+        }
+        let before = Stamps::before_scan(&self.root);
         let Ok(store) = Store::scan(&self.root) else {
             return;
         };
+        self.stamps = before.and_then(|b| b.after_scan(&store));
         self.children.clear();
         for rec in &store.sessions {
             if let Some(parent) = rec.header.parent() {

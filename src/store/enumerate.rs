@@ -204,7 +204,7 @@ impl Store {
         });
     }
 
-    fn scan_project(&mut self, project: &Path) {
+    pub(super) fn scan_project(&mut self, project: &Path) {
         let entries = match sorted_entries(project) {
             Ok(e) => e,
             Err(e) => {

@@ -21,6 +21,7 @@ pub mod paths;
 pub mod reader;
 pub mod scan_cache;
 pub mod sidecar;
+pub mod stamps;
 pub mod surface;
 pub mod writer;
 pub mod zstd_frames;

@@ -5,21 +5,18 @@
 //! else `$XDG_CACHE_HOME/dsh-agents`, else `~/.cache/dsh-agents`.
 //!
 //! It can never give an answer a scan would not. Headers never change once
-//! published; a session appearing or vanishing changes its project
-//! directory's mtime (and a project appearing, the root's); a session
-//! directory whose log was not published yet is looked at again every
-//! time. The index is believed only while all of that is as it was when it
-//! was built (and only when those mtimes were already a second old then,
-//! so a change in the same clock tick cannot hide). Its answers are only
+//! published, so the index is believed while the store's `Stamps` say no
+//! session appeared or vanished since it was built. Its answers are only
 //! candidates: every one is read from the store before it is used, and an
 //! index that does not fit is rebuilt from a scan.
 
-use super::enumerate::{Store, Suffix};
+use super::enumerate::Store;
 use super::header::is_valid_name;
+use super::stamps::Stamps;
 use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::Read;
-use std::os::unix::fs::{FileExt, MetadataExt};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 /// The environment variable naming the cache directory.
@@ -27,11 +24,8 @@ pub const CACHE_DIR_ENV: &str = "DSH_AGENTS_CACHE_DIR";
 
 const STATE: &str = "state.json";
 const NAMES: &str = "names.idx";
-const MAGIC: &[u8; 8] = b"DSHNIDX1";
-const FORMAT: u32 = 1;
-/// A directory changed less than this long before the build may change
-/// again within the same mtime tick: such an index is not believed.
-const SETTLE_NS: i128 = 1_000_000_000;
+const MAGIC: &[u8; 8] = b"DSHNIDX2";
+const FORMAT: u32 = 2;
 
 /// The cache directory, when one can be named.
 pub fn cache_dir() -> Option<PathBuf> {
@@ -63,72 +57,27 @@ fn key(parent: &str, name: &str) -> u64 {
     fnv(&[parent.as_bytes(), name.as_bytes()])
 }
 
-fn mtime_ns(path: &Path) -> Option<i128> {
-    let m = std::fs::symlink_metadata(path).ok()?;
-    Some(i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()))
-}
-
-/// What a session directory without a published log held.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-struct Unpublished {
-    dir: PathBuf,
-    /// The log's length, when there is one.
-    log: Option<u64>,
-}
-
-fn unpublished_now(dir: &Path) -> Unpublished {
-    let log = [Suffix::Jsonl, Suffix::JsonlZstd]
-        .iter()
-        .find_map(|s| std::fs::symlink_metadata(dir.join(s.file_name())).ok())
-        .map(|m| m.len());
-    Unpublished {
-        dir: dir.to_path_buf(),
-        log,
-    }
-}
-
 /// What the index was built against.
 #[derive(Debug, Serialize, Deserialize)]
 struct State {
     format: u32,
-    root: PathBuf,
-    root_mtime: i128,
-    /// Every project directory and its mtime, in name order.
-    projects: Vec<(PathBuf, i128)>,
-    unpublished: Vec<Unpublished>,
+    stamps: Stamps,
 }
 
-impl State {
-    fn of(root: &Path, projects: &[PathBuf], unpublished: Vec<Unpublished>) -> Option<State> {
-        Some(State {
-            format: FORMAT,
-            root: root.to_path_buf(),
-            root_mtime: mtime_ns(root)?,
-            projects: projects
-                .iter()
-                .map(|p| Some((p.clone(), mtime_ns(p)?)))
-                .collect::<Option<_>>()?,
-            unpublished,
-        })
-    }
-
-    fn settled(&self, now: i128) -> bool {
-        std::iter::once(self.root_mtime)
-            .chain(self.projects.iter().map(|p| p.1))
-            .all(|m| now - m >= SETTLE_NS)
-    }
+/// An index believed for this store: its file, searched in place, or the
+/// entries a refresh just made.
+pub enum NameIndex {
+    File { file: File, count: u64 },
+    Memory(Vec<Entry>),
 }
 
-fn now_ns() -> i128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as i128)
-}
-
-/// An index believed for this store.
-pub struct NameIndex {
-    file: File,
-    count: u64,
+/// One named subagent: its (parent, name) key, its id, and the position of
+/// its project in the index's stamps.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Entry {
+    key: u64,
+    id: String,
+    project: u32,
 }
 
 /// How a name lookup was answered.
@@ -138,9 +87,12 @@ pub enum Opened {
     Scanned(Box<Store>),
 }
 
+const ENTRY_BYTES: u64 = 24;
+
 impl NameIndex {
-    /// The index of the store at `root` (absolute), or the scan that
-    /// rebuilt it. The scan fails as `Store::open` does.
+    /// The index of the store at `root` (absolute), refreshed for the
+    /// projects whose sessions changed, or the scan that rebuilt it. The
+    /// scan fails as `Store::open` does.
     pub fn open(cache: &Path, root: &Path) -> Result<Opened, super::StoreError> {
         let dir = cache.join("stores").join(format!(
             "{:016x}",
@@ -149,43 +101,68 @@ impl NameIndex {
         if let Some(index) = NameIndex::believed(&dir, root) {
             return Ok(Opened::Index(index));
         }
-        // mtimes are read before the scan: a change during it shows later.
-        let mut probe = Store::at(root)?;
-        let projects = probe.project_dirs()?;
-        let before = State::of(&probe.root, &projects, Vec::new());
+        let before = Stamps::before_scan(root);
         let store = Store::open(root)?;
-        if let Some(mut state) = before {
-            state.unpublished = store
-                .unpublished
-                .iter()
-                .map(|d| unpublished_now(d))
-                .collect();
-            if state.settled(now_ns()) {
-                let _ = write(&dir, &state, &store);
-            }
+        if let Some(stamps) = before.and_then(|b| b.after_scan(&store)) {
+            let entries = entries_of(&store, &stamps);
+            let _ = write(
+                &dir,
+                &State {
+                    format: FORMAT,
+                    stamps,
+                },
+                &entries,
+            );
         }
         Ok(Opened::Scanned(Box::new(store)))
     }
 
+    /// The saved index when the stamps still fit, or when only some
+    /// projects changed: those are scanned again and their entries
+    /// replaced (a spawn then costs one project's scan, not the store's).
     fn believed(dir: &Path, root: &Path) -> Option<NameIndex> {
         let state: State =
             serde_json::from_slice(&super::sidecar::read_small(&dir.join(STATE))?).ok()?;
-        if state.format != FORMAT || state.root != root {
+        if state.format != FORMAT || state.stamps.root() != root {
             return None;
         }
-        let mut probe = Store::at(root).ok()?;
-        let projects = probe.project_dirs().ok()?;
-        let now = State::of(&probe.root, &projects, Vec::new())?;
-        if now.root_mtime != state.root_mtime || now.projects != state.projects {
+        let (now, changed) = state.stamps.changed()?;
+        let index = NameIndex::read(dir)?;
+        if changed.is_empty() {
+            return Some(index);
+        }
+        let mut partial = Store::at(root).ok()?;
+        let projects: Vec<&Path> = state.stamps.projects().collect();
+        for k in &changed {
+            partial.scan_project(projects.get(*k)?);
+        }
+        // A fault a scan would fail on: let the scan say so.
+        if partial.problems.iter().any(|p| p.fatal) {
             return None;
         }
-        if state
-            .unpublished
-            .iter()
-            .any(|u| unpublished_now(&u.dir) != *u)
-        {
-            return None;
+        let mut entries: Vec<Entry> = index
+            .all()?
+            .into_iter()
+            .filter(|e| !changed.contains(&(e.project as usize)))
+            .collect();
+        let stamps = state.stamps.after_rescan(now, &changed, &partial);
+        // The rescanned sessions, by the positions of the (same) projects.
+        entries.extend(entries_of(&partial, &state.stamps));
+        entries.sort();
+        if let Some(stamps) = stamps {
+            let _ = write(
+                dir,
+                &State {
+                    format: FORMAT,
+                    stamps,
+                },
+                &entries,
+            );
         }
+        Some(NameIndex::Memory(entries))
+    }
+
+    fn read(dir: &Path) -> Option<NameIndex> {
         let mut file = File::open(dir.join(NAMES)).ok()?;
         let mut head = [0u8; 16];
         file.read_exact(&mut head).ok()?;
@@ -193,17 +170,68 @@ impl NameIndex {
             return None;
         }
         let count = u64::from_le_bytes(head[8..16].try_into().ok()?);
-        Some(NameIndex { file, count })
+        Some(NameIndex::File { file, count })
     }
 
-    fn entry(&self, i: u64) -> Option<(u64, u64, u32)> {
-        let mut b = [0u8; 20];
-        self.file.read_exact_at(&mut b, 16 + i * 20).ok()?;
-        Some((
-            u64::from_le_bytes(b[..8].try_into().ok()?),
-            u64::from_le_bytes(b[8..16].try_into().ok()?),
-            u32::from_le_bytes(b[16..20].try_into().ok()?),
-        ))
+    fn len(&self) -> u64 {
+        match self {
+            NameIndex::File { count, .. } => *count,
+            NameIndex::Memory(entries) => entries.len() as u64,
+        }
+    }
+
+    fn key_at(&self, i: u64) -> Option<u64> {
+        match self {
+            NameIndex::File { file, .. } => {
+                let mut b = [0u8; 8];
+                file.read_exact_at(&mut b, 16 + i * ENTRY_BYTES).ok()?;
+                Some(u64::from_le_bytes(b))
+            }
+            NameIndex::Memory(entries) => entries.get(usize::try_from(i).ok()?).map(|e| e.key),
+        }
+    }
+
+    fn entry(&self, i: u64) -> Option<Entry> {
+        match self {
+            NameIndex::File { file, .. } => {
+                let mut b = [0u8; ENTRY_BYTES as usize];
+                file.read_exact_at(&mut b, 16 + i * ENTRY_BYTES).ok()?;
+                let at = u64::from_le_bytes(b[8..16].try_into().ok()?);
+                let len = u32::from_le_bytes(b[16..20].try_into().ok()?);
+                let mut id = vec![0u8; len as usize];
+                file.read_exact_at(&mut id, at).ok()?;
+                Some(Entry {
+                    key: u64::from_le_bytes(b[..8].try_into().ok()?),
+                    id: String::from_utf8(id).ok()?,
+                    project: u32::from_le_bytes(b[20..24].try_into().ok()?),
+                })
+            }
+            NameIndex::Memory(entries) => entries.get(usize::try_from(i).ok()?).cloned(),
+        }
+    }
+
+    /// Every entry (a refresh rewrites the index from them), from one read
+    /// of the file.
+    fn all(&self) -> Option<Vec<Entry>> {
+        let file = match self {
+            NameIndex::File { file, .. } => file,
+            NameIndex::Memory(entries) => return Some(entries.clone()),
+        };
+        let mut bytes = vec![0; usize::try_from(file.metadata().ok()?.len()).ok()?];
+        file.read_exact_at(&mut bytes, 0).ok()?;
+        let field = |at: u64, n: usize| bytes.get(usize::try_from(at).ok()?..)?.get(..n);
+        (0..self.len())
+            .map(|i| {
+                let e = field(16 + i * ENTRY_BYTES, ENTRY_BYTES as usize)?;
+                let at = u64::from_le_bytes(e[8..16].try_into().ok()?);
+                let len = u32::from_le_bytes(e[16..20].try_into().ok()?) as usize;
+                Some(Entry {
+                    key: u64::from_le_bytes(e[..8].try_into().ok()?),
+                    id: String::from_utf8(field(at, len)?.to_vec()).ok()?,
+                    project: u32::from_le_bytes(e[20..24].try_into().ok()?),
+                })
+            })
+            .collect()
     }
 
     /// Session ids that may be subagent children of `parent` named `name`
@@ -211,58 +239,65 @@ impl NameIndex {
     pub fn children_named(&self, parent: &str, name: &str) -> Vec<String> {
         let want = key(parent, name);
         // The first entry whose key is not below `want`.
-        let (mut lo, mut hi) = (0u64, self.count);
+        let (mut lo, mut hi) = (0u64, self.len());
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            match self.entry(mid) {
-                Some((k, _, _)) if k < want => lo = mid + 1,
+            match self.key_at(mid) {
+                Some(k) if k < want => lo = mid + 1,
                 Some(_) => hi = mid,
                 None => return Vec::new(),
             }
         }
         let mut out = Vec::new();
-        while let Some((k, at, len)) = (lo < self.count).then(|| self.entry(lo)).flatten() {
-            if k != want {
+        while let Some(e) = (lo < self.len()).then(|| self.entry(lo)).flatten() {
+            if e.key != want {
                 break;
             }
-            let mut id = vec![0u8; len as usize];
-            if self.file.read_exact_at(&mut id, at).is_err() {
-                break;
-            }
-            out.extend(String::from_utf8(id).ok());
+            out.push(e.id);
             lo += 1;
         }
         out
     }
 }
 
-/// Write the index and then its state (a state names only a complete
-/// index), each replacing the old one atomically.
-fn write(dir: &Path, state: &State, store: &Store) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    let mut entries: Vec<(u64, &str)> = store
+/// The entries of the named subagents in `store`, by their projects'
+/// positions in `stamps`.
+fn entries_of(store: &Store, stamps: &Stamps) -> Vec<Entry> {
+    store
         .sessions
         .iter()
         .filter(|r| r.header.origin_subagent)
         .filter_map(|r| {
             let name = r.header.name.as_deref().filter(|n| is_valid_name(n))?;
-            Some((key(r.header.parent()?, name), &*r.header.id))
+            Some(Entry {
+                key: key(r.header.parent()?, name),
+                id: r.header.id.to_string(),
+                project: u32::try_from(stamps.project_of(&r.dir())?).ok()?,
+            })
         })
-        .collect();
+        .collect()
+}
+
+/// Write the index and then its state (a state names only a complete
+/// index), each replacing the old one atomically.
+fn write(dir: &Path, state: &State, entries: &[Entry]) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let mut entries: Vec<&Entry> = entries.iter().collect();
     entries.sort();
-    let table = 16 + entries.len() as u64 * 20;
+    let table = 16 + entries.len() as u64 * ENTRY_BYTES;
     let mut bytes = Vec::with_capacity(table as usize);
     bytes.extend_from_slice(MAGIC);
     bytes.extend_from_slice(&(entries.len() as u64).to_le_bytes());
     let mut at = table;
-    for (k, id) in &entries {
-        bytes.extend_from_slice(&k.to_le_bytes());
+    for e in &entries {
+        bytes.extend_from_slice(&e.key.to_le_bytes());
         bytes.extend_from_slice(&at.to_le_bytes());
-        bytes.extend_from_slice(&(id.len() as u32).to_le_bytes());
-        at += id.len() as u64;
+        bytes.extend_from_slice(&(e.id.len() as u32).to_le_bytes());
+        bytes.extend_from_slice(&e.project.to_le_bytes());
+        at += e.id.len() as u64;
     }
-    for (_, id) in &entries {
-        bytes.extend_from_slice(id.as_bytes());
+    for e in &entries {
+        bytes.extend_from_slice(e.id.as_bytes());
     }
     let _ = std::fs::remove_file(dir.join(STATE));
     replace(&dir.join(NAMES), &bytes)?;

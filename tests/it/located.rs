@@ -439,6 +439,50 @@ fn the_name_index_answers_only_what_a_scan_would() {
     assert!(text.contains("no agent named \"kid\""), "{text}");
 }
 
+/// A new session costs the index a scan of its own project only: a fault
+/// in another project, which a scan of the whole store fails on, stays
+/// unseen, while the new name resolves; the store's own answer is the scan's.
+#[test]
+fn a_new_session_rescans_only_its_project() {
+    use crate::common::{StoreBuilder, write_log};
+    let tmp = StoreBuilder::new("name-index-project").root("lead").build();
+    let store = tmp.path();
+    let cache = TempDir::new("name-index-project-cache");
+    write_log(
+        store,
+        "_no-cwd",
+        "kid-1",
+        &named_child("kid-1", "lead", "kid"),
+    );
+    // Not a header yet: a scan skips it.
+    let other = write_log(store, "zz-elsewhere", "other-1", &["{}"]);
+    age(store);
+    assert_eq!(send(store, cache.path(), "kid", &[]).0, Some(0));
+    // Now a header whose id and cwd name another path: fatal to a scan,
+    // and no directory's mtime moves.
+    std::fs::write(
+        &other,
+        format!("{}\n", crate::common::fixture::root("other-1", 1)),
+    )
+    .unwrap();
+    write_log(
+        store,
+        "_no-cwd",
+        "new-1",
+        &named_child("new-1", "lead", "fresh"),
+    );
+    for _ in 0..2 {
+        let (code, text) = send(store, cache.path(), "fresh", &[]);
+        assert_eq!(code, Some(0), "only _no-cwd was scanned again: {text}");
+    }
+    let (code, text) = send(store, cache.path(), "fresh", &["--no-cache"]);
+    assert_eq!(code, Some(3), "a scan sees the fault: {text}");
+    // The other project changing makes it scanned, and its fault seen.
+    std::fs::create_dir_all(store.join("zz-elsewhere").join("late-2")).unwrap();
+    let (code, text) = send(store, cache.path(), "kid", &[]);
+    assert_eq!(code, Some(3), "{text}");
+}
+
 /// A cache directory inside the store is never written: DSH would take it
 /// for a project.
 #[test]
