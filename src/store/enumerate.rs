@@ -8,7 +8,8 @@ use super::error::StoreError;
 use super::header::{Header, HeaderParse, Member};
 use super::id_index::IdIndex;
 use super::paths::{encode_segment, project_dir_name};
-use super::reader::{Encoding, FirstLine, HeaderError, read_first_line};
+use super::reader::{Encoding, FirstLine, HeaderError, read_first_line, read_first_line_of};
+use super::sidecar::open_regular;
 use std::ffi::OsStr;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -406,15 +407,24 @@ pub(super) enum DirProbe {
 }
 
 pub(super) fn probe_session_dir(dir: &Path) -> DirProbe {
-    let has_raw = exists(&dir.join(Suffix::Jsonl.file_name()));
-    let has_zst = exists(&dir.join(Suffix::JsonlZstd.file_name()));
-    let found = match (has_raw, has_zst) {
-        (false, false) => return DirProbe::Empty,
-        (true, true) => return DirProbe::Both,
-        (true, false) => Suffix::Jsonl,
-        (false, true) => Suffix::JsonlZstd,
+    // The raw log is opened straight away (it is what most stores hold):
+    // only its absence needs a second look, for a link to nothing, which
+    // is there to DSH (and fails to read) though opening it finds nothing.
+    let raw = dir.join(Suffix::Jsonl.file_name());
+    let opened = open_regular(&raw);
+    let has_raw = match &opened {
+        Err(StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+            exists(&raw)
+        }
+        _ => true,
     };
-    DirProbe::One(found, read_first_line(&dir.join(found.file_name())))
+    let zst = dir.join(Suffix::JsonlZstd.file_name());
+    match (has_raw, exists(&zst)) {
+        (false, false) => DirProbe::Empty,
+        (true, true) => DirProbe::Both,
+        (true, false) => DirProbe::One(Suffix::Jsonl, read_first_line_of(opened)),
+        (false, true) => DirProbe::One(Suffix::JsonlZstd, read_first_line(&zst)),
+    }
 }
 
 /// `<root>/<project>/<encodeSegment(id)>/session.jsonl[.zstd]` for a header;

@@ -329,7 +329,9 @@ impl<'de> Visitor<'de> for JvVisitor {
         Ok(Jv::Arr(items))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Jv<'de>, A::Error> {
-        let mut entries: Vec<(Cow<'de, str>, Jv<'de>)> = Vec::new();
+        // Most objects of an event line hold up to 8 members: one
+        // allocation, not the 4-then-8 growth.
+        let mut entries: Vec<(Cow<'de, str>, Jv<'de>)> = Vec::with_capacity(8);
         let mut index: Option<HashMap<Cow<'de, str>, usize>> = None;
         while let Some(CowStr(key)) = map.next_key()? {
             let value: Jv<'de> = map.next_value()?;

@@ -13,12 +13,12 @@ use super::limits::{MAX_HEADER, MAX_LINE};
 use super::lines::{Line, Lines};
 use super::native_inbox::NativeInbox;
 use super::packed::decode_storage_record;
-use super::sidecar::{open_regular, tail_hash};
+use super::sidecar::{open_regular, open_regular_meta, tail_hash};
 use super::surface::Surface;
 use super::zstd_frames::{self, Frame, FrameError, FrameReader, ZSTD_MAGIC};
 use serde::{Deserialize, Serialize};
 use std::fs::File;
-use std::io::{self, BufRead, BufReader};
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 
 /// How a log's bytes are encoded, by content rather than by file name. On
@@ -47,7 +47,7 @@ pub enum HeaderError {
     Corrupt(String),
 }
 
-fn sniff(file: &mut BufReader<File>) -> io::Result<Encoding> {
+fn sniff(file: &mut impl BufRead) -> io::Result<Encoding> {
     let head = file.fill_buf()?;
     Ok(if head.len() >= 4 && head[..4] == ZSTD_MAGIC {
         Encoding::Zstd
@@ -56,9 +56,26 @@ fn sniff(file: &mut BufReader<File>) -> io::Result<Encoding> {
     })
 }
 
+/// The encoding of an opened log, from its first bytes (read in place).
+fn sniff_file(file: &File) -> Encoding {
+    use std::os::unix::fs::FileExt;
+    let mut head = [0u8; 4];
+    match file.read_exact_at(&mut head, 0) {
+        Ok(()) if head == ZSTD_MAGIC => Encoding::Zstd,
+        _ => Encoding::Raw,
+    }
+}
+
 /// Read just the header record (DSH `readFirstLine` / `readFirstZstdLine`).
 pub fn read_first_line(path: &Path) -> Result<(Encoding, FirstLine), HeaderError> {
-    let file = open_regular(path).map_err(HeaderError::Open)?;
+    read_first_line_of(open_regular(path))
+}
+
+/// `read_first_line` of a log already opened (or not) by `open_regular`.
+pub fn read_first_line_of(
+    opened: Result<File, super::error::StoreError>,
+) -> Result<(Encoding, FirstLine), HeaderError> {
+    let file = opened.map_err(HeaderError::Open)?;
     let mut reader = BufReader::with_capacity(8192, file);
     let encoding = sniff(&mut reader).map_err(HeaderError::Io)?;
     let line = match encoding {
@@ -219,8 +236,7 @@ fn scan(
 ) -> Result<(Inspection, Option<Resume>), String> {
     use std::io::{Seek, SeekFrom};
     use std::os::unix::fs::MetadataExt;
-    let file = open_regular(path).map_err(|e| e.to_string())?;
-    let meta = file.metadata().map_err(|e| e.to_string())?;
+    let (file, meta) = open_regular_meta(path).map_err(|e| e.to_string())?;
     let (dev, ino) = (meta.dev(), meta.ino());
     // A cache may only skip work: it must still describe these very bytes.
     let resume = resume.filter(|r| {
@@ -235,8 +251,24 @@ fn scan(
     } else {
         None
     };
-    let mut reader = BufReader::with_capacity(64 * 1024, file);
-    let encoding = sniff(&mut reader).map_err(|e| e.to_string())?;
+    // Reading stops at the length the log had when it was opened: the read
+    // that would only find its end is never made (a listing of many small
+    // logs saves one call a log), and appends after the open wait for the
+    // next read, as appends during any read do.
+    let len = meta.len();
+    let mut file = file;
+    if let Some(r) = &resume {
+        file.seek(SeekFrom::Start(r.offset))
+            .map_err(|e| e.to_string())?;
+    }
+    let from = resume.as_ref().map_or(0, |r| r.offset);
+    // A resumed read starts past the magic: it is read in place there.
+    let encoding = (from > 0).then(|| sniff_file(&file));
+    let mut reader = BufReader::with_capacity(64 * 1024, file.take(len - from));
+    let encoding = match encoding {
+        Some(e) => e,
+        None => sniff(&mut reader).map_err(|e| e.to_string())?,
+    };
     if let Some(r) = resume {
         if r.encoding_zstd != (encoding == Encoding::Zstd) {
             return Err("scan cache does not match the log".into());
@@ -257,9 +289,6 @@ fn scan(
         // resumed scan checks appends and rereads the log for a replace.
         scanner.surface = Surface::resumed();
         scanner.own_descriptor = r.own_descriptor;
-        reader
-            .seek(SeekFrom::Start(r.offset))
-            .map_err(|e| e.to_string())?;
         let header_line = r.header;
         let scanned = match encoding {
             Encoding::Raw => scan_raw(reader, scanner, header_line, (dev, ino)),
@@ -361,8 +390,8 @@ fn resume_point(s: &Scanner, header: String, offset: u64, id: (u64, u64)) -> Opt
     })
 }
 
-fn scan_raw(
-    reader: BufReader<File>,
+fn scan_raw<R: BufRead>(
+    reader: R,
     mut scanner: Scanner,
     header: String,
     id: (u64, u64),
@@ -383,8 +412,8 @@ fn scan_raw(
     Ok((scanner.finish(), resume))
 }
 
-fn scan_zstd(
-    mut frames: FrameReader<BufReader<File>>,
+fn scan_zstd<R: BufRead>(
+    mut frames: FrameReader<R>,
     mut scanner: Scanner,
     header: String,
     mut offset: u64,

@@ -56,6 +56,11 @@ fn openat(
 
 /// A regular file, or an error naming `path`.
 fn regular(file: File, path: &Path) -> Result<File> {
+    regular_meta(file, path).map(|(f, _)| f)
+}
+
+/// `regular`, with the metadata it checked.
+fn regular_meta(file: File, path: &Path) -> Result<(File, std::fs::Metadata)> {
     let meta = file.metadata().map_err(|e| StoreError::io(path, e))?;
     if meta.is_dir() {
         return Err(StoreError::IsDirectory { path: path.into() });
@@ -63,16 +68,21 @@ fn regular(file: File, path: &Path) -> Result<File> {
     if !meta.is_file() {
         return Err(StoreError::NotRegular { path: path.into() });
     }
-    Ok(file)
+    Ok((file, meta))
 }
 
 /// Open `path` for reading, following a symbolic link as DSH does, but only
 /// if it is a regular file: a FIFO or device neither blocks nor is read.
 pub fn open_regular(path: &Path) -> Result<File> {
+    open_regular_meta(path).map(|(f, _)| f)
+}
+
+/// `open_regular`, with the file's metadata (one `fstat`, not two).
+pub fn open_regular_meta(path: &Path) -> Result<(File, std::fs::Metadata)> {
     let name = cstr(path.as_os_str(), path)?;
     let fd = openat(libc::AT_FDCWD, &name, libc::O_RDONLY | libc::O_NONBLOCK, 0)
         .map_err(|e| classify(path, e))?;
-    regular(File::from(fd), path)
+    regular_meta(File::from(fd), path)
 }
 
 /// A small cache or state file, or `None` when absent, not a regular file
