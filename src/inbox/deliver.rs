@@ -160,7 +160,7 @@ impl Inbox {
         let io = |e| StoreError::io(self.path(), e);
         let meta = file.metadata().map_err(io)?;
         let saved = self.saved_fold(&file, &meta);
-        let base = saved.as_ref().map(|s| s.point.consumed_len());
+        let base_tail = saved.as_ref().map(|s| s.consumed_tail);
         let from = saved.as_ref().map_or(0, |s| s.point.offset);
         let resumed = saved.and_then(|s| Fold::resume(BufReader::new(&file), s.point).ok());
         let (fold, next) = match resumed {
@@ -174,7 +174,7 @@ impl Inbox {
             && next.offset >= from + FOLD_STEP_BYTES
             && let Some(tail) = tail_hash(&file, next.offset)
         {
-            self.save_fold(&meta, tail, base.unwrap_or(0), next);
+            self.save_fold(&meta, tail, base_tail, next);
         }
         Ok(fold)
     }
@@ -218,17 +218,24 @@ impl Inbox {
         Some(SavedFold { point, ..saved })
     }
 
-    /// Save `next`, whose consumed-id list is the first `base` bytes of
-    /// `inbox.consumed` plus what it appends. Best effort (a cache): a
-    /// writer that finds the list busy, or no longer the one it read,
-    /// leaves the point as it is.
-    fn save_fold(&self, meta: &std::fs::Metadata, tail: u64, base: u64, next: FoldPoint) {
+    /// Save `next`, whose consumed-id list is the list the fold resumed
+    /// from (the first `base` bytes of `inbox.consumed`, whose tail hash
+    /// was `base_tail`; none after a fold from the start) plus what it
+    /// appends. Best effort (a cache): a writer that finds the list busy,
+    /// or no longer the one it read, leaves the point as it is.
+    fn save_fold(
+        &self,
+        meta: &std::fs::Metadata,
+        tail: u64,
+        base_tail: Option<u64>,
+        next: FoldPoint,
+    ) {
         let save = || -> Option<()> {
+            let base = next.consumed_len() - next.appended().len() as u64;
             let dir = Dir::session(&self.dir).ok()?;
             let list = dir.open_rw(INBOX_CONSUMED).ok()?;
             list.try_lock().ok()?;
-            let len = list.metadata().ok()?.len();
-            if len < base {
+            if base > 0 && (base_tail.is_none() || tail_hash(&list, base) != base_tail) {
                 return None;
             }
             list.set_len(base).ok()?;
