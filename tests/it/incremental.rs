@@ -97,3 +97,69 @@ fn a_resumed_inbox_fold_answers_as_a_full_one() {
         "only {resumed} reads resumed from a fold point"
     );
 }
+
+/// A fold point that no longer fits (the inbox was rewritten in place, so
+/// the message it expects is not at its offset) gives way to a fold from
+/// the start, whose point is saved in its place; a message arriving after
+/// that is judged against the ids consumed now, by the resumed fold as by
+/// a full one.
+#[test]
+fn a_point_that_failed_to_resume_is_not_extended() {
+    let tmp = StoreBuilder::new("fold-rewritten")
+        .root("lead")
+        .child("kid", 2, "lead", "Kid")
+        .build();
+    let store = tmp.path();
+    let dir = store.join("_no-cwd").join("kid");
+    let message = |id: &str, keyed: bool| {
+        format!(
+            "{{\"type\":\"message\",\"id\":\"{id}\",\"time\":1,\"target\":\"next-turn\",\"source\":{{\"kind\":\"user\"}},\"content\":[{{\"type\":\"text\",\"text\":\"{}\"}}]{}}}\n",
+            "history ".repeat(16),
+            if keyed { ",\"keyed\":true" } else { "" }
+        )
+    };
+    let claim = |id: &str| format!("{{\"type\":\"claim\",\"time\":1,\"ids\":[\"{id}\"]}}\n");
+    let mut inbox = message("p-1", false) + &claim("zz-a");
+    for i in 0..3000 {
+        inbox.push_str(&message(&format!("old-{i}"), true));
+        inbox.push_str(&claim(&format!("old-{i}")));
+    }
+    let path = dir.join("inbox.jsonl");
+    std::fs::write(&path, &inbox).unwrap();
+    run(store, &["inbox", "kid"]);
+    assert!(dir.join("inbox.fold").exists(), "a point was saved");
+    // Rewritten in place, far from the point: same file, same length, same
+    // bytes before the point; the pending message moved, a claim changed.
+    let rewritten = inbox
+        .replacen("\"p-1\"", "\"p-9\"", 1)
+        .replacen("\"zz-a\"", "\"zz-b\"", 1);
+    {
+        use std::io::{Seek, Write};
+        let mut f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        f.seek(std::io::SeekFrom::Start(0)).unwrap();
+        f.write_all(&rewritten.as_bytes()[..1000]).unwrap();
+    }
+    // Enough new records that the next read saves a point again.
+    let more: String = (0..2000).map(|i| claim(&format!("more-{i}"))).collect();
+    let append = |text: &str| {
+        use std::io::Write;
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap()
+    };
+    append(&more);
+    run(store, &["inbox", "kid"]);
+    // `zz-b` was claimed before it arrived: it is not pending (its claim
+    // sorts last in the consumed-id list, where a list extended from the
+    // stale point would have lost it).
+    append(&message("zz-b", false));
+    let cached = run(store, &["--json", "inbox", "kid"]);
+    let _ = std::fs::remove_file(dir.join("inbox.fold"));
+    let full = run(store, &["--json", "inbox", "kid"]);
+    assert_eq!(cached, full);
+    assert!(!full.contains("zz-b"), "{full}");
+    assert!(full.contains("p-9"), "{full}");
+}
