@@ -62,16 +62,14 @@ impl IdList {
     }
 
     /// The entries `claimed` and `canceled` add after a list of `len`
-    /// bytes (sorted, so a fold writes the same bytes every time); `None`
-    /// when an id holds a newline.
+    /// bytes; `None` when an id holds a newline.
     fn entries(len: u64, claimed: &HashSet<String>, canceled: &HashSet<String>) -> Option<Vec<u8>> {
-        let mut out = Vec::new();
-        if len == 0 && !(claimed.is_empty() && canceled.is_empty()) {
+        let size: usize = claimed.iter().chain(canceled).map(|id| id.len() + 2).sum();
+        let mut out = Vec::with_capacity(size + 1);
+        if len == 0 && size > 0 {
             out.push(b'\n');
         }
         for (kind, ids) in [(CLAIMED, claimed), (CANCELED, canceled)] {
-            let mut ids: Vec<&String> = ids.iter().collect();
-            ids.sort();
             for id in ids {
                 if id.contains('\n') {
                     return None;
