@@ -80,14 +80,14 @@ pub struct TreeRow<'a> {
     pub id: &'a str,
     pub name: String,
     pub parent: Option<&'a str>,
-    pub depth: usize,
+    pub depth: u32,
     /// No later sibling follows (for drawing).
     pub last_sibling: bool,
     pub state: State,
     pub mode: &'static str,
     pub activity: Option<Box<Activity>>,
     /// Pending inbox messages; `None` when the inbox cannot be read.
-    pub pending: Option<usize>,
+    pub pending: Option<u32>,
     pub label: String,
 }
 
@@ -139,10 +139,14 @@ pub fn blocks<'a>(
         let root_inspection = reader::inspect(&corpus.record(root).log()).ok();
         // The inbox counts are independent file reads: in parallel.
         let pending = crate::support::parallel::par_map(&members, |m| {
-            Inbox::new(&corpus.record(m.index).dir()).pending_now().ok()
+            Inbox::new(&corpus.record(m.index).dir())
+                .pending_now()
+                .ok()
+                .map(|n| u32::try_from(n).unwrap_or(u32::MAX))
         });
         // Members come in pre-order, so a parent's depth is known first.
-        let mut depths: HashMap<usize, usize> = HashMap::from([(root, 0)]);
+        let mut depths: HashMap<usize, u32> = HashMap::with_capacity(members.len());
+        depths.insert(root, 0);
         let mut rows: Vec<TreeRow> = Vec::with_capacity(members.len());
         for (m, pending) in members.into_iter().zip(pending) {
             let rec = corpus.record(m.index);
@@ -153,13 +157,13 @@ pub fn blocks<'a>(
                 0
             } else {
                 match parent.and_then(|p| depths.get(&p)) {
-                    Some(d) => d + 1,
+                    Some(d) => d.saturating_add(1),
                     None => {
-                        corpus
+                        let up = corpus
                             .ancestors(m.index)
                             .take_while(|a| a.as_ref().is_ok_and(|a| *a != root))
-                            .count()
-                            + 1
+                            .count();
+                        u32::try_from(up).map_or(u32::MAX, |up| up.saturating_add(1))
                     }
                 }
             };
@@ -230,7 +234,7 @@ fn keep_with_ancestors(rows: Vec<TreeRow>, filter: Filter) -> Vec<TreeRow> {
 fn mark_last_siblings(rows: &mut [TreeRow]) {
     let mut seen: Vec<bool> = Vec::new();
     for r in rows.iter_mut().rev() {
-        let d = r.depth;
+        let d = r.depth as usize;
         seen.resize(d + 1, false);
         r.last_sibling = !seen[d];
         seen[d] = true;
@@ -248,7 +252,7 @@ struct Branches {
 
 impl Branches {
     fn next(&mut self, r: &TreeRow, out: &mut String) {
-        let d = r.depth;
+        let d = r.depth as usize;
         self.continues.resize(d + 1, false);
         self.continues[d] = !r.last_sibling;
         if d == 0 {
