@@ -53,8 +53,10 @@ pub fn list_v1(cx: &Context, scope: Scope) -> Vec<V1Entry> {
         let at = (scope == Scope::Descendants).then(|| (p.parent.clone(), p.depth));
         Some(V1Entry { row, at })
     });
-    // Collected in place: the kept entries reuse the buffer.
-    entries.into_iter().flatten().collect()
+    // Collected in place, so the kept entries reuse the buffer: std does
+    // that through `filter_map`, not through `flatten`.
+    #[allow(clippy::filter_map_identity)]
+    entries.into_iter().filter_map(|e| e).collect()
 }
 
 pub fn render_v1(entries: &[V1Entry]) -> String {
