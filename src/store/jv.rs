@@ -65,9 +65,6 @@ impl<'a> Obj<'a> {
     pub fn keys(&self) -> impl Iterator<Item = &str> {
         self.entries.iter().map(|(k, _)| k.as_ref())
     }
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &Jv<'a>)> {
-        self.entries.iter().map(|(k, v)| (k.as_ref(), v))
-    }
     /// Set `key`, keeping its place when it is already there.
     pub fn insert(&mut self, key: impl Into<Cow<'a, str>>, value: Jv<'a>) {
         let key = key.into();
@@ -237,12 +234,6 @@ impl<'a> std::ops::Index<&str> for Obj<'a> {
     type Output = Jv<'a>;
     fn index(&self, key: &str) -> &Jv<'a> {
         self.get(key).unwrap_or(&NULL)
-    }
-}
-
-impl<'a> From<&'a str> for Jv<'a> {
-    fn from(s: &'a str) -> Jv<'a> {
-        Jv::str(s)
     }
 }
 

@@ -9,6 +9,17 @@ fn run(store: &Path, args: &[&str]) -> String {
     run_in(store, args).blob(args)
 }
 
+/// Append `text` to the file at `path`, as a writer of the inbox would.
+fn append_to(path: &Path, text: &str) {
+    use std::io::Write;
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(path)
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+}
+
 #[test]
 fn a_resumed_inbox_fold_answers_as_a_full_one() {
     let tmp = StoreBuilder::new("fold-resume")
@@ -51,15 +62,7 @@ fn a_resumed_inbox_fold_answers_as_a_full_one() {
     ];
     let mut resumed = 0;
     for (n, step) in steps.iter().enumerate() {
-        let append = |text: &str| {
-            use std::io::Write;
-            std::fs::OpenOptions::new()
-                .append(true)
-                .open(dir.join("inbox.jsonl"))
-                .unwrap()
-                .write_all(text.as_bytes())
-                .unwrap();
-        };
+        let append = |text: &str| append_to(&dir.join("inbox.jsonl"), text);
         match step {
             [] => {}
             ["+interrupt"] => append(&format!(
@@ -141,15 +144,7 @@ fn a_point_that_failed_to_resume_is_not_extended() {
     }
     // Enough new records that the next read saves a point again.
     let more: String = (0..2000).map(|i| claim(&format!("more-{i}"))).collect();
-    let append = |text: &str| {
-        use std::io::Write;
-        std::fs::OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .unwrap()
-            .write_all(text.as_bytes())
-            .unwrap()
-    };
+    let append = |text: &str| append_to(&path, text);
     append(&more);
     run(store, &["inbox", "kid"]);
     // `zz-b` was claimed before it arrived: it is not pending (its claim
