@@ -135,7 +135,10 @@ fn log_title(corpus: &Corpus, index: usize) -> log_view::Title {
         name: member
             .as_ref()
             .map_or(rec.header.id.to_string(), |m| m.name.clone()),
-        mode: member.as_ref().map_or("", |m| m.kind.mode()).to_string(),
+        mode: member
+            .as_ref()
+            .map_or("", |m| m.kind.mode().as_str())
+            .to_string(),
         label: match member.map(|m| m.kind) {
             Some(crate::tree::v2::MemberKind::Continuable { label }) => label,
             _ => String::new(),
@@ -168,6 +171,13 @@ struct TreeView {
 
 impl TreeView {
     fn frame(&self, root: &std::path::Path) -> Result<String> {
+        let mut text = String::new();
+        self.frame_to(root, &mut |t| text.push_str(t))?;
+        Ok(text)
+    }
+
+    /// The frame handed to `out` in pieces, as it is rendered.
+    fn frame_to(&self, root: &std::path::Path, out: &mut dyn FnMut(&str)) -> Result<()> {
         let store = Store::open(root)?;
         let corpus = Corpus::new(&store);
         let only = self
@@ -180,11 +190,35 @@ impl TreeView {
             .width
             .or_else(crate::operator::table::terminal_width)
             .unwrap_or(tree_view::PIPE_WIDTH);
-        Ok(if self.json {
-            to_json(&tree_view::json(&blocks))
+        if self.json {
+            out(&to_json(&tree_view::json(&blocks)));
         } else {
-            tree_view::render(&blocks, self.all, width, display_now()?)
-        })
+            tree_view::render_to(&blocks, self.all, width, display_now()?, out);
+        }
+        Ok(())
+    }
+
+    /// The frame written to stdout as it is rendered, never held whole; a
+    /// closed pipe ends the writing quietly (DESIGN §8).
+    fn print(&self, root: &std::path::Path) -> Result<()> {
+        use std::io::Write;
+        let mut stdout = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock());
+        let mut failed = None;
+        self.frame_to(root, &mut |t| {
+            if failed.is_none() {
+                failed = stdout.write_all(t.as_bytes()).err();
+            }
+        })?;
+        let written = match failed {
+            Some(e) => Err(e),
+            None => stdout.write_all(b"\n").and_then(|()| stdout.flush()),
+        };
+        match written {
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                Err(crate::store::StoreError::io("stdout", e).into())
+            }
+            _ => Ok(()),
+        }
     }
 }
 
@@ -468,7 +502,8 @@ pub fn run(cli: Cli) -> Result<Output> {
                 watch_tree(&root, &view)?;
                 return Ok(Output::Raw(String::new()));
             }
-            Ok(Output::Text(view.frame(&root)?))
+            view.print(&root)?;
+            Ok(Output::Raw(String::new()))
         }
         Command::Check => {
             let (sessions, findings) = check::check(&root)?;

@@ -8,13 +8,13 @@ use super::table::{cut_to, pad_to};
 use crate::error::Result;
 use crate::inbox::Inbox;
 use crate::inbox::liveness::{LiveState, Liveness};
+use crate::store::Store;
 use crate::store::reader;
 use crate::support::clock::{human_duration, rfc3339};
 use crate::tree::Corpus;
 use crate::tree::collate::sibling_order;
-use crate::tree::v2::{Activity, MemberKind};
+use crate::tree::v2::{Activity, MemberKind, RowMode};
 use serde_json::{Value, json};
-use std::collections::HashMap;
 
 /// The width rows are fitted to when the output is not a terminal.
 pub const PIPE_WIDTH: usize = 100;
@@ -73,22 +73,44 @@ impl State {
     }
 }
 
-/// One agent of a tree. Ids are borrowed from the store; the strings the
-/// traversal made move in.
+/// One agent of a tree: its session by position in the store, its name
+/// and label in its block's text (a row is 56 bytes, no allocation).
 #[derive(Debug, Clone)]
-pub struct TreeRow<'a> {
-    pub id: &'a str,
-    pub name: String,
-    pub parent: Option<&'a str>,
+pub struct TreeRow {
+    /// The session's position in the store.
+    pub index: u32,
+    pub name: Span,
+    /// The parent session's position.
+    pub parent: Option<u32>,
     pub depth: u32,
     /// No later sibling follows (for drawing).
     pub last_sibling: bool,
     pub state: State,
-    pub mode: &'static str,
+    pub mode: RowMode,
     pub activity: Option<Box<Activity>>,
     /// Pending inbox messages; `None` when the inbox cannot be read.
     pub pending: Option<u32>,
-    pub label: String,
+    pub label: Span,
+}
+
+/// Where a string is in a block's text.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Span {
+    start: u32,
+    len: u32,
+}
+
+impl Span {
+    /// Append `s` to `text`; a text past 4 GiB keeps empty spans.
+    fn push(text: &mut String, s: &str) -> Span {
+        match (u32::try_from(text.len()), u32::try_from(s.len())) {
+            (Ok(start), Ok(len)) if start.checked_add(len).is_some() => {
+                text.push_str(s);
+                Span { start, len }
+            }
+            _ => Span::default(),
+        }
+    }
 }
 
 /// One root and its agents, in pre-order.
@@ -96,7 +118,27 @@ pub struct TreeRow<'a> {
 pub struct TreeBlock<'a> {
     pub root_id: &'a str,
     pub title: Option<String>,
-    pub rows: Vec<TreeRow<'a>>,
+    pub rows: Vec<TreeRow>,
+    /// The rows' names and labels.
+    text: String,
+    store: &'a Store,
+}
+
+impl TreeBlock<'_> {
+    pub fn text(&self, s: Span) -> &str {
+        let start = s.start as usize;
+        self.text
+            .get(start..start + s.len as usize)
+            .unwrap_or_default()
+    }
+
+    /// The session id at a row's position (its own or its parent's).
+    pub fn id(&self, index: u32) -> &str {
+        self.store
+            .sessions
+            .get(index as usize)
+            .map_or("", |r| &r.header.id)
+    }
 }
 
 /// Which rows to keep.
@@ -135,39 +177,35 @@ pub fn blocks<'a>(
     });
     let mut out = Vec::new();
     for root in roots {
-        let members = corpus.v2_tree_with(root, true);
         let root_inspection = reader::inspect(&corpus.record(root).log()).ok();
-        // The inbox counts are independent file reads: in parallel.
-        let pending = crate::support::parallel::par_map(&members, |m| {
-            Inbox::new(&corpus.record(m.index).dir())
-                .pending_now()
-                .ok()
-                .map(|n| u32::try_from(n).unwrap_or(u32::MAX))
-        });
-        // Members come in pre-order, so a parent's depth is known first.
-        let mut depths: HashMap<usize, u32> = HashMap::with_capacity(members.len());
-        depths.insert(root, 0);
-        let mut rows: Vec<TreeRow> = Vec::with_capacity(members.len());
-        for (m, pending) in members.into_iter().zip(pending) {
-            let rec = corpus.record(m.index);
+        let walk = corpus.v2_walk(root, true);
+        let mut rows: Vec<TreeRow> = Vec::with_capacity(walk.size_hint().1.unwrap_or(0));
+        // Names and labels go to one text per block, not one allocation a
+        // row: at 100,000 rows that is most of the view's memory.
+        let mut text = String::new();
+        // Members come in pre-order: a member's parent is on the path from
+        // the root to the member before it.
+        let mut path: Vec<(usize, u32)> = Vec::new();
+        // Each member becomes its row as the walk hands it over: the
+        // members are never all held beside the rows.
+        for m in walk {
             let parent = (m.index != root)
                 .then(|| corpus.parent_of(m.index))
                 .flatten();
+            let on_path = parent.and_then(|p| path.iter().rposition(|(i, _)| *i == p));
             let depth = if m.index == root {
                 0
+            } else if let Some(at) = on_path {
+                path.truncate(at + 1);
+                path[at].1.saturating_add(1)
             } else {
-                match parent.and_then(|p| depths.get(&p)) {
-                    Some(d) => d.saturating_add(1),
-                    None => {
-                        let up = corpus
-                            .ancestors(m.index)
-                            .take_while(|a| a.as_ref().is_ok_and(|a| *a != root))
-                            .count();
-                        u32::try_from(up).map_or(u32::MAX, |up| up.saturating_add(1))
-                    }
-                }
+                let up = corpus
+                    .ancestors(m.index)
+                    .take_while(|a| a.as_ref().is_ok_and(|a| *a != root))
+                    .count();
+                u32::try_from(up).map_or(u32::MAX, |up| up.saturating_add(1))
             };
-            depths.insert(m.index, depth);
+            path.push((m.index, depth));
             let activity = if m.index == root {
                 root_inspection
                     .as_ref()
@@ -175,21 +213,34 @@ pub fn blocks<'a>(
             } else {
                 m.activity
             };
+            let name = Span::push(&mut text, &m.name);
+            let label = match &m.kind {
+                MemberKind::Continuable { label } => Span::push(&mut text, label),
+                _ => Span::default(),
+            };
             rows.push(TreeRow {
-                id: &rec.header.id,
-                parent: parent.map(|p| corpus.id(p)),
+                index: position(m.index),
+                parent: parent.map(position),
                 depth,
                 last_sibling: true,
                 state: State::of(&m.kind, m.live),
                 mode: m.kind.mode(),
                 activity,
-                pending,
-                label: match m.kind {
-                    MemberKind::Continuable { label } => label,
-                    _ => String::new(),
-                },
-                name: m.name,
+                pending: None,
+                label,
+                name,
             });
+        }
+        drop(path);
+        // The inbox counts are independent file reads: in parallel.
+        let pending = crate::support::parallel::par_map(&rows, |r| {
+            Inbox::new(&corpus.record(r.index as usize).dir())
+                .pending_now()
+                .ok()
+                .map(|n| u32::try_from(n).unwrap_or(u32::MAX))
+        });
+        for (r, p) in rows.iter_mut().zip(pending) {
+            r.pending = p;
         }
         if filter.any() {
             rows = keep_with_ancestors(rows, filter);
@@ -202,9 +253,17 @@ pub fn blocks<'a>(
             root_id: corpus.id(root),
             title: root_inspection.and_then(|i| i.title),
             rows,
+            text,
+            store,
         });
     }
     Ok(out)
+}
+
+/// A session's position as a row holds it (a store of 4 billion sessions
+/// does not fit in memory anyway).
+fn position(index: usize) -> u32 {
+    u32::try_from(index).unwrap_or(u32::MAX)
 }
 
 /// Keep the rows the filter wants and the ancestors that lead to them.
@@ -299,24 +358,31 @@ fn pending_text(r: &TreeRow) -> String {
 
 const HEAD: [&str; 6] = ["NAME", "STATE", "MODE", "LAST TURN", "PENDING", "LABEL"];
 
-/// The view for people, fitted to `width` columns.
-pub fn render(blocks: &[TreeBlock], all: bool, width: usize, now: i64) -> String {
+/// The view for people, fitted to `width` columns, handed to `out` piece
+/// by piece: a store's whole view is never held as one text (at 100,000
+/// sessions it is 10 MB).
+pub fn render_to(
+    blocks: &[TreeBlock],
+    all: bool,
+    width: usize,
+    now: i64,
+    out: &mut dyn FnMut(&str),
+) {
     let (full, bare): (Vec<&TreeBlock>, Vec<&TreeBlock>) =
         blocks.iter().partition(|b| all || b.rows.len() > 1);
     if full.is_empty() && bare.is_empty() {
-        return "(no sessions)".to_string();
+        return out("(no sessions)");
     }
-    let mut out = String::new();
     for (n, b) in full.iter().enumerate() {
         if n > 0 {
-            out.push_str("\n\n");
+            out("\n\n");
         }
         let title = match &b.title {
             Some(t) => format!("tree {} · {}", b.root_id, t.replace('\n', " ")),
             None => format!("tree {}", b.root_id),
         };
-        out.push_str(&cut_to(&title, width));
-        fit(b, width, now, &mut out);
+        out(&cut_to(&title, width));
+        fit(b, width, now, out);
     }
     if !bare.is_empty() {
         let ids: Vec<&str> = bare.iter().map(|b| b.root_id).collect();
@@ -326,37 +392,37 @@ pub fn render(blocks: &[TreeBlock], all: bool, width: usize, now: i64) -> String
             ids.join(", ")
         );
         if !full.is_empty() {
-            out.push_str("\n\n");
+            out("\n\n");
         }
-        out.push_str(&cut_to(&line, width));
+        out(&cut_to(&line, width));
     }
-    out
 }
 
 /// A row's six cells, made when needed and never all held at once.
-fn cells(r: &TreeRow, branches: &mut Branches, now: i64) -> [String; 6] {
+fn cells(b: &TreeBlock, r: &TreeRow, branches: &mut Branches, now: i64) -> [String; 6] {
     // The drawing shows the path; a row names its last step.
     let mut name = String::new();
     branches.next(r, &mut name);
-    name.push_str(r.name.rsplit('/').next().unwrap_or(&r.name));
+    let full = b.text(r.name);
+    name.push_str(full.rsplit('/').next().unwrap_or(full));
     [
         name,
         r.state.as_str().to_string(),
-        r.mode.to_string(),
+        r.mode.as_str().to_string(),
         last_text(r.activity.as_deref(), now),
         pending_text(r),
-        r.label.replace('\n', " "),
+        b.text(r.label).replace('\n', " "),
     ]
 }
 
 /// A block's header and rows, each line after a newline: columns padded
 /// to their widest cell (found in a first pass), the name column capped
 /// so the rest fits, the label taking what is left; no row exceeds `width`.
-fn fit(block: &TreeBlock, width: usize, now: i64, out: &mut String) {
+fn fit(block: &TreeBlock, width: usize, now: i64, out: &mut dyn FnMut(&str)) {
     let mut w: Vec<usize> = HEAD.iter().map(|h| h.len()).collect();
     let mut branches = Branches::default();
     for r in &block.rows {
-        for (k, cell) in cells(r, &mut branches, now).iter().enumerate() {
+        for (k, cell) in cells(block, r, &mut branches, now).iter().enumerate() {
             w[k] = w[k].max(cell.chars().count());
         }
     }
@@ -369,8 +435,9 @@ fn fit(block: &TreeBlock, width: usize, now: i64, out: &mut String) {
     // where it can; the label takes what is left, down to nothing.
     w[0] = w[0].min(room.saturating_sub(16).max(12));
     w[5] = width.saturating_sub(fixed + w[0]);
+    // Each line is written after its newline.
     let line = |c: &[String; 6], buf: &mut String| {
-        buf.clear();
+        buf.truncate(1);
         for k in 0..6 {
             if k > 0 {
                 buf.push_str("  ");
@@ -381,27 +448,17 @@ fn fit(block: &TreeBlock, width: usize, now: i64, out: &mut String) {
                 buf.push_str(&pad_to(&cut_to(&c[k], w[k]), w[k]));
             }
         }
-        buf.truncate(buf.trim_end().len());
+        let kept = 1 + buf[1..].trim_end().len();
+        buf.truncate(kept);
     };
-    // The lines are made twice, to size the text first: a text grown by
-    // doubling holds its old and new buffers at once.
-    let mut buf = String::new();
-    let mut lines = |mut each: Box<dyn FnMut(&str) + '_>| {
-        line(&HEAD.map(str::to_string), &mut buf);
-        each(&buf);
-        let mut branches = Branches::default();
-        for r in &block.rows {
-            line(&cells(r, &mut branches, now), &mut buf);
-            each(&buf);
-        }
-    };
-    let mut total = 0;
-    lines(Box::new(|l| total += l.len() + 1));
-    out.reserve_exact(total);
-    lines(Box::new(|l| {
-        out.push('\n');
-        out.push_str(l);
-    }));
+    let mut buf = String::from("\n");
+    line(&HEAD.map(str::to_string), &mut buf);
+    out(&buf);
+    let mut branches = Branches::default();
+    for r in &block.rows {
+        line(&cells(block, r, &mut branches, now), &mut buf);
+        out(&buf);
+    }
 }
 
 pub fn json(blocks: &[TreeBlock]) -> Value {
@@ -413,12 +470,12 @@ pub fn json(blocks: &[TreeBlock]) -> Value {
                     "root": b.root_id,
                     "title": b.title,
                     "members": b.rows.iter().map(|r| json!({
-                        "id": r.id,
-                        "name": r.name,
-                        "parent": r.parent,
+                        "id": b.id(r.index),
+                        "name": b.text(r.name),
+                        "parent": r.parent.map(|p| b.id(p)),
                         "depth": r.depth,
                         "state": r.state.as_str(),
-                        "mode": r.mode,
+                        "mode": r.mode.as_str(),
                         "lastTurn": r.activity.as_ref().map(|a| json!({
                             "turn": a.last_turn,
                             "open": a.open_turn,
@@ -429,7 +486,7 @@ pub fn json(blocks: &[TreeBlock]) -> Value {
                         "pending": r.pending,
                         "pendingDsh": r.activity.as_ref().map(|a| a.native_pending),
                         "parkedDsh": r.activity.as_ref().map(|a| a.native_parked),
-                        "label": r.label,
+                        "label": b.text(r.label),
                     })).collect::<Vec<_>>(),
                 })
             })

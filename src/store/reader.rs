@@ -71,12 +71,17 @@ pub fn read_first_line(path: &Path) -> Result<(Encoding, FirstLine), HeaderError
     read_first_line_of(open_regular(path))
 }
 
+/// The first read of a header probe; a longer header takes more reads.
+const HEADER_READ: usize = 1024;
+
 /// `read_first_line` of a log already opened (or not) by `open_regular`.
 pub fn read_first_line_of(
     opened: Result<File, super::error::StoreError>,
 ) -> Result<(Encoding, FirstLine), HeaderError> {
     let file = opened.map_err(HeaderError::Open)?;
-    let mut reader = BufReader::with_capacity(8192, file);
+    // Headers are a few hundred bytes; a larger first read would copy most
+    // of a small log that the listing reads again anyway.
+    let mut reader = BufReader::with_capacity(HEADER_READ, file);
     let encoding = sniff(&mut reader).map_err(HeaderError::Io)?;
     let line = match encoding {
         Encoding::Raw => {

@@ -47,14 +47,41 @@ impl MemberKind {
     }
 
     /// The mode column of the operator's tree view.
-    pub fn mode(&self) -> &'static str {
+    pub fn mode(&self) -> RowMode {
         match self {
-            MemberKind::Root => "root",
-            MemberKind::Continuable { .. } => "continuable",
-            MemberKind::OneShot => "one-shot",
-            MemberKind::External => "external",
-            MemberKind::Creating => "creating",
-            MemberKind::Corrupt | MemberKind::Unsupported | MemberKind::Unavailable => "-",
+            MemberKind::Root => RowMode::Root,
+            MemberKind::Continuable { .. } => RowMode::Continuable,
+            MemberKind::OneShot => RowMode::OneShot,
+            MemberKind::External => RowMode::External,
+            MemberKind::Creating => RowMode::Creating,
+            MemberKind::Corrupt | MemberKind::Unsupported | MemberKind::Unavailable => {
+                RowMode::Unknown
+            }
+        }
+    }
+}
+
+/// How a member runs, as the operator views show it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowMode {
+    Root,
+    Continuable,
+    OneShot,
+    External,
+    Creating,
+    /// A diagnostic row: its log does not say.
+    Unknown,
+}
+
+impl RowMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RowMode::Root => "root",
+            RowMode::Continuable => "continuable",
+            RowMode::OneShot => "one-shot",
+            RowMode::External => "external",
+            RowMode::Creating => "creating",
+            RowMode::Unknown => "-",
         }
     }
 }
@@ -198,7 +225,10 @@ fn classify_inspected(
     }
 }
 
-impl Corpus<'_> {
+/// A session's v2 classification, by position, until the walk takes it.
+type Classified = Option<(MemberKind, Liveness, Option<Box<Activity>>)>;
+
+impl<'a> Corpus<'a> {
     fn root_member(&self, root: usize) -> Member {
         Member {
             index: root,
@@ -237,56 +267,38 @@ impl Corpus<'_> {
 
     /// `v2_tree`, with each member's `activity` when `activity` is set.
     pub fn v2_tree_with(&self, root: usize, activity: bool) -> Vec<Member> {
-        let (mut classified, reached) = self.classify_reachable(root, activity);
-        let mut out = Vec::with_capacity(reached + 1);
-        out.push(self.root_member(root));
-        let mut stack: Vec<(usize, Option<String>)> = self
+        let walk = self.v2_walk(root, activity);
+        let mut out = Vec::with_capacity(walk.size_hint().1.unwrap_or(0));
+        out.extend(walk);
+        out
+    }
+
+    /// The members of `v2_tree_with` one at a time, in pre-order: the walk
+    /// itself never holds them all. Its upper size bound is exact for a
+    /// tree with no node reached twice.
+    pub fn v2_walk(&self, root: usize, activity: bool) -> V2Walk<'_, 'a> {
+        let (classified, reached) = self.classify_reachable(root, activity);
+        let stack = self
             .subagent_children_of(self.id(root))
             .collect::<Vec<_>>()
             .into_iter()
             .rev()
             .map(|c| (c, Some(String::new())))
             .collect();
-        while let Some((index, parent_path)) = stack.pop() {
-            // Each member is visited once: its entry moves out, not copied,
-            // and a second path to it finds nothing.
-            let Some((kind, live, activity)) = classified[index].take() else {
-                continue;
-            };
-            let rec = self.record(index);
-            let path = child_path(parent_path.as_deref(), rec.header.valid_name());
-            let name = path.clone().unwrap_or_else(|| rec.header.id.to_string());
-            let traverse = kind.is_traversed();
-            out.push(Member {
-                index,
-                name,
-                kind,
-                live,
-                activity,
-            });
-            if traverse {
-                let children: Vec<usize> = self.subagent_children_of(&rec.header.id).collect();
-                for child in children.into_iter().rev() {
-                    stack.push((child, path.clone()));
-                }
-            }
+        V2Walk {
+            corpus: self,
+            root: Some(root),
+            classified,
+            left: reached,
+            stack,
         }
-        out
     }
 
     /// Classify every node the v2 traversal will reach, one tree level at a
     /// time so each level's log reads run in parallel.
     /// The entries are by session position (one slot a session: a map of
     /// this many entries would cost more), with how many were classified.
-    #[allow(clippy::type_complexity)]
-    fn classify_reachable(
-        &self,
-        root: usize,
-        keep_activity: bool,
-    ) -> (
-        Vec<Option<(MemberKind, Liveness, Option<Box<Activity>>)>>,
-        usize,
-    ) {
+    fn classify_reachable(&self, root: usize, keep_activity: bool) -> (Vec<Classified>, usize) {
         let sessions = self.store.sessions.len();
         let mut kinds: Vec<Option<_>> = (0..sessions).map(|_| None).collect();
         let mut reached = 0;
@@ -462,5 +474,56 @@ impl Corpus<'_> {
             MemberKind::Corrupt => Err(NotRunnable::Corrupt),
             MemberKind::Unavailable => Err(NotRunnable::Unavailable),
         }
+    }
+}
+
+/// The v2 pre-order walk of one tree (`Corpus::v2_walk`).
+pub struct V2Walk<'c, 'a> {
+    corpus: &'c Corpus<'a>,
+    /// The root, until it is handed out first.
+    root: Option<usize>,
+    classified: Vec<Classified>,
+    /// Classified entries not yet taken.
+    left: usize,
+    stack: Vec<(usize, Option<String>)>,
+}
+
+impl Iterator for V2Walk<'_, '_> {
+    type Item = Member;
+
+    fn next(&mut self) -> Option<Member> {
+        if let Some(root) = self.root.take() {
+            return Some(self.corpus.root_member(root));
+        }
+        while let Some((index, parent_path)) = self.stack.pop() {
+            // Each member is visited once: its entry moves out, not copied,
+            // and a second path to it finds nothing.
+            let Some((kind, live, activity)) = self.classified[index].take() else {
+                continue;
+            };
+            self.left = self.left.saturating_sub(1);
+            let rec = self.corpus.record(index);
+            let path = child_path(parent_path.as_deref(), rec.header.valid_name());
+            let name = path.clone().unwrap_or_else(|| rec.header.id.to_string());
+            if kind.is_traversed() {
+                let children: Vec<usize> =
+                    self.corpus.subagent_children_of(&rec.header.id).collect();
+                for child in children.into_iter().rev() {
+                    self.stack.push((child, path.clone()));
+                }
+            }
+            return Some(Member {
+                index,
+                name,
+                kind,
+                live,
+                activity,
+            });
+        }
+        None
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.left + usize::from(self.root.is_some())))
     }
 }
