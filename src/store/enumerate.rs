@@ -244,7 +244,8 @@ impl Store {
         // Probed a batch at a time, so the probes of a large project are
         // never all held beside the records made from them.
         for batch in dirs.chunks(PROBE_BATCH) {
-            let probes = crate::support::parallel::par_map(batch, |d| probe_session_dir(d));
+            let probes =
+                crate::support::parallel::par_map(batch, |d| probe_session_dir(&self.root, d));
             for (dir, probe) in batch.iter().zip(probes) {
                 self.apply_probe(dir, probe);
             }
@@ -259,8 +260,9 @@ impl Store {
                 let odd = dir.join(configured.opposite().file_name());
                 return self.mismatch(&odd, configured);
             }
-            DirProbe::One(found, read) => (found, read),
+            DirProbe::One(found, read, identity) => (found, (read, identity)),
         };
+        let (read, identity) = read;
         let configured = *self.suffix.get_or_insert(found);
         if found != configured {
             return self.mismatch(&dir.join(found.file_name()), configured);
@@ -313,9 +315,11 @@ impl Store {
             }
             FirstLine::Parsed(HeaderParse::Valid(h)) => *h,
         };
-        if let Err(message) = self.check_identity(&log, &header, found) {
-            return self.note(&log, message, true);
-        }
+        let identity = identity.unwrap_or_else(|| check_identity(&self.root, &log, &header, found));
+        let derived = match identity {
+            Ok(derived) => derived,
+            Err(message) => return self.note(&log, message, true),
+        };
         if self.index_of(&header.id).is_some() {
             return self.note(
                 &log,
@@ -337,7 +341,6 @@ impl Store {
             }
         };
         let name = dir.file_name().unwrap_or_default();
-        let derived = encode_segment(&header.id).is_some_and(|e| *name == *e);
         self.sessions.push(SessionRecord {
             header,
             project,
@@ -354,32 +357,6 @@ impl Store {
             configured.compression()
         );
         self.note(odd, message, true);
-    }
-
-    /// The header's id and cwd must re-derive the path the log was found at.
-    fn check_identity(&self, log: &Path, header: &Header, suffix: Suffix) -> Result<(), String> {
-        let expected = expected_log_path(&self.root, header, suffix).ok_or_else(|| {
-            format!(
-                "corrupt session log \"{}\": header id cannot name a storage path",
-                log.display()
-            )
-        })?;
-        if expected == log {
-            return Ok(());
-        }
-        let same = match (fs::canonicalize(log), fs::canonicalize(&expected)) {
-            (Ok(a), Ok(b)) => a == b,
-            _ => false,
-        };
-        if same {
-            return Ok(());
-        }
-        Err(format!(
-            "corrupt session log \"{}\": header id \"{}\" and cwd identify \"{}\"",
-            log.display(),
-            header.id,
-            expected.display()
-        ))
     }
 
     pub fn get(&self, id: &str) -> Option<&SessionRecord> {
@@ -403,10 +380,70 @@ const PROBE_BATCH: usize = 4096;
 pub(super) enum DirProbe {
     Empty,
     Both,
-    One(Suffix, Result<(Encoding, FirstLine), HeaderError>),
+    /// The log found, its first line, and for a valid header the identity
+    /// check (`Ok(derived)`: whether the directory is named
+    /// `encodeSegment(id)`).
+    One(
+        Suffix,
+        Result<(Encoding, FirstLine), HeaderError>,
+        Option<Result<bool, String>>,
+    ),
 }
 
-pub(super) fn probe_session_dir(dir: &Path) -> DirProbe {
+/// The header's id and cwd must re-derive the path the log was found at;
+/// `Ok` says whether the directory is named `encodeSegment(id)` itself.
+fn check_identity(
+    root: &Path,
+    log: &Path,
+    header: &Header,
+    suffix: Suffix,
+) -> Result<bool, String> {
+    let derived = || {
+        let name = log.parent().and_then(Path::file_name);
+        encode_segment(&header.id).is_some_and(|e| name == Some(e.as_ref()))
+    };
+    let expected = expected_log_path(root, header, suffix).ok_or_else(|| {
+        format!(
+            "corrupt session log \"{}\": header id cannot name a storage path",
+            log.display()
+        )
+    })?;
+    if expected == log {
+        return Ok(true);
+    }
+    let same = match (fs::canonicalize(log), fs::canonicalize(&expected)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if same {
+        return Ok(derived());
+    }
+    Err(format!(
+        "corrupt session log \"{}\": header id \"{}\" and cwd identify \"{}\"",
+        log.display(),
+        header.id,
+        expected.display()
+    ))
+}
+
+/// The probe of `dir` in the store at `root`. The identity check is made
+/// here, in parallel, not where the records are kept in order.
+pub(super) fn probe_session_dir(root: &Path, dir: &Path) -> DirProbe {
+    let probe = probe_files(dir);
+    match probe {
+        DirProbe::One(suffix, Ok((encoding, FirstLine::Parsed(HeaderParse::Valid(header)))), _) => {
+            let identity = check_identity(root, &dir.join(suffix.file_name()), &header, suffix);
+            DirProbe::One(
+                suffix,
+                Ok((encoding, FirstLine::Parsed(HeaderParse::Valid(header)))),
+                Some(identity),
+            )
+        }
+        other => other,
+    }
+}
+
+fn probe_files(dir: &Path) -> DirProbe {
     // The raw log is opened straight away (it is what most stores hold):
     // only its absence needs a second look, for a link to nothing, which
     // is there to DSH (and fails to read) though opening it finds nothing.
@@ -422,8 +459,8 @@ pub(super) fn probe_session_dir(dir: &Path) -> DirProbe {
     match (has_raw, exists(&zst)) {
         (false, false) => DirProbe::Empty,
         (true, true) => DirProbe::Both,
-        (true, false) => DirProbe::One(Suffix::Jsonl, read_first_line_of(opened)),
-        (false, true) => DirProbe::One(Suffix::JsonlZstd, read_first_line(&zst)),
+        (true, false) => DirProbe::One(Suffix::Jsonl, read_first_line_of(opened), None),
+        (false, true) => DirProbe::One(Suffix::JsonlZstd, read_first_line(&zst), None),
     }
 }
 
