@@ -55,6 +55,11 @@ struct Args {
     /// With --scale: the store sizes, in sessions
     #[arg(long, value_delimiter = ',', default_value = "1000,10000,100000")]
     sizes: Vec<usize>,
+    /// With --scale: also time DSH rc.8's own `list_agents` (descendants) at
+    /// up to 10,000 sessions, from an oracle installed by
+    /// `../shared/tools/dsh-rc8/setup.sh DIR`, and check its text is ours
+    #[arg(long)]
+    rc8: Option<PathBuf>,
     /// Time reads of a large, mostly claimed inbox and a large log instead,
     /// beside the same on a 1 KB one (needs `cargo build --release`)
     #[arg(long)]
@@ -841,6 +846,39 @@ fn bench_scale(args: &Args) {
             // One warm-up call builds the caches a repeated command uses.
             repeat(1, ours(argv.clone()));
             row(what, repeat(runs, ours(argv)));
+        }
+        if let Some(oracle) = args.rc8.as_ref().filter(|_| n <= 10_000) {
+            let rc8 = || {
+                let mut c = Command::new(oracle.join("node22/package/bin/node"));
+                c.arg(oracle.join("list.mjs"))
+                    .arg("--root")
+                    .arg(&dir)
+                    .args(["--caller", "root", "--scope", "descendants"]);
+                if zstd {
+                    c.args(["--compression", "zstd"]);
+                }
+                c
+            };
+            let theirs = rc8().output().expect("run the rc.8 oracle");
+            let v1 = ours(v(&[
+                "--contract",
+                "v1",
+                "list-agents",
+                "--as",
+                "root",
+                "--scope",
+                "descendants",
+            ]))()
+            .output()
+            .expect("run dsh-agents");
+            let same = theirs.status.success() && theirs.stdout == v1.stdout;
+            row(
+                &format!(
+                    "DSH rc.8 `list_agents` descendants (node; text {})",
+                    if same { "identical to ours" } else { "DIFFERS" }
+                ),
+                repeat(runs, rc8),
+            );
         }
         let _ = std::fs::remove_dir_all(&dir);
         let _ = std::fs::remove_dir_all(dir.with_extension("cache"));

@@ -500,3 +500,39 @@ fn honest_errors() {
     let v: Value = serde_json::from_str(&ok(s, &["--json", "spawn", "--id", "new-root"])).unwrap();
     assert_eq!(v["id"], "new-root");
 }
+
+/// `tree` writes as it renders; a reader that goes away (`| head`) ends it
+/// quietly with success, as DESIGN §8 asks of every command.
+#[test]
+fn tree_into_a_closed_pipe_ends_quietly() {
+    let tmp = TempDir::new("closed-pipe");
+    write_log(
+        tmp.path(),
+        "_no-cwd",
+        "root",
+        &[fixture::root("root", 1).to_string()],
+    );
+    // About 2,000 rows: far more than a pipe and the writer's buffer hold.
+    for c in 0..2000 {
+        let id = format!("child-{c:04}");
+        write_log(
+            tmp.path(),
+            "_no-cwd",
+            &id,
+            &[
+                fixture::child(&id, 10 + c, "root").to_string(),
+                fixture::descriptor(0, &format!("label {c} {}", "y".repeat(40))).to_string(),
+            ],
+        );
+    }
+    let mut tree = Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
+        .args(["--store", tmp.path().to_str().unwrap(), "tree"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(tree.stdout.take());
+    let out = tree.wait_with_output().unwrap();
+    assert!(out.status.success(), "{:?}", out.status);
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
