@@ -22,6 +22,35 @@ pub fn shared_conformance_dir() -> Option<PathBuf> {
     dir.join("v1").join("cases.tsv").is_file().then_some(dir)
 }
 
+/// A directory of this test run's own under the temp dir, `<prefix><pid>`.
+/// Those of earlier runs whose process is gone are removed on first use,
+/// so runs do not pile copies up in the temp dir.
+pub fn run_dir(prefix: &str) -> PathBuf {
+    static SWEPT: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let tmp = std::env::temp_dir();
+    let mut swept = SWEPT.lock().unwrap_or_else(|e| e.into_inner());
+    if !swept.iter().any(|p| p == prefix) {
+        swept.push(prefix.to_string());
+        for entry in std::fs::read_dir(&tmp).into_iter().flatten().flatten() {
+            let name = entry.file_name();
+            let Some(pid) = name
+                .to_str()
+                .and_then(|n| n.strip_prefix(prefix))
+                .and_then(|p| p.parse::<libc::pid_t>().ok())
+            else {
+                continue;
+            };
+            // SAFETY: signal 0 only asks whether the process exists.
+            let gone = unsafe { libc::kill(pid, 0) } != 0
+                && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+            if gone {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+    tmp.join(format!("{prefix}{}", std::process::id()))
+}
+
 /// The binary with a clean environment: no inherited store, caller or contract.
 pub fn cmd() -> assert_cmd::Command {
     let mut c = assert_cmd::cargo::cargo_bin_cmd!("dsh-agents");
@@ -37,10 +66,7 @@ pub fn cmd() -> assert_cmd::Command {
         c.env_remove(var);
     }
     // The name index goes to a cache of the test run's own, never $HOME's.
-    c.env(
-        "DSH_AGENTS_CACHE_DIR",
-        std::env::temp_dir().join(format!("dsh-agents-test-cache-{}", std::process::id())),
-    );
+    c.env("DSH_AGENTS_CACHE_DIR", run_dir("dsh-agents-test-cache-"));
     c.env_remove("DSH_AGENTS_FULL_SCAN");
     // Relative times in `tree` are shown against a fixed clock.
     c.env("DSH_AGENTS_NOW_MS", "1800000000000");

@@ -273,7 +273,7 @@ fn run_unprivileged(args: &[&str]) -> crate::common::Run {
     use std::os::unix::process::CommandExt;
     static BIN: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
     let bin = BIN.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("dsh-agents-test-bin-{}", std::process::id()));
+        let dir = crate::common::run_dir("dsh-agents-test-bin-");
         std::fs::create_dir_all(&dir).unwrap();
         let bin = dir.join("dsh-agents");
         std::fs::copy(assert_cmd::cargo::cargo_bin!("dsh-agents"), &bin).unwrap();
