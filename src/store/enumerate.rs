@@ -242,13 +242,26 @@ impl Store {
         self.sessions.reserve(dirs.len());
         self.by_id.reserve(dirs.len());
         // Probed a batch at a time, so the probes of a large project are
-        // never all held beside the records made from them.
-        for batch in dirs.chunks(PROBE_BATCH) {
-            let probes =
-                crate::support::parallel::par_map(batch, |d| probe_session_dir(&self.root, d));
-            for (dir, probe) in batch.iter().zip(probes) {
-                self.apply_probe(dir, probe);
-            }
+        // never all held beside the records made from them; the records of
+        // one batch are kept (in order, on this thread) while the next one
+        // is probed.
+        let root = self.root.clone();
+        let probe = |batch: &[PathBuf]| {
+            crate::support::parallel::par_map(batch, |d| probe_session_dir(&root, d))
+        };
+        let mut batches = dirs.chunks(PROBE_BATCH);
+        let mut ready = batches.next().map(|b| (b, probe(b)));
+        while let Some((done, probes)) = ready.take() {
+            std::thread::scope(|s| {
+                let next = batches.next().map(|b| (b, s.spawn(move || probe(b))));
+                for (dir, p) in done.iter().zip(probes) {
+                    self.apply_probe(dir, p);
+                }
+                ready = next.map(|(b, h)| {
+                    let probes = h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+                    (b, probes)
+                });
+            });
         }
     }
 
