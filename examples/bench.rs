@@ -69,6 +69,17 @@ struct Args {
     measure: Option<Vec<String>>,
 }
 
+/// The root's v1 descendants listing (DSH rc.8's own form).
+const V1_DESCENDANTS: &[&str] = &[
+    "--contract",
+    "v1",
+    "list-agents",
+    "--as",
+    "root",
+    "--scope",
+    "descendants",
+];
+
 const FORMS: &[(&str, &[&str])] = &[
     (
         "v2 list_agents (whole tree)",
@@ -82,18 +93,7 @@ const FORMS: &[(&str, &[&str])] = &[
         "v1 list_agents children",
         &["--contract", "v1", "list-agents", "--as", "root"],
     ),
-    (
-        "v1 list_agents descendants",
-        &[
-            "--contract",
-            "v1",
-            "list-agents",
-            "--as",
-            "root",
-            "--scope",
-            "descendants",
-        ],
-    ),
+    ("v1 list_agents descendants", V1_DESCENDANTS),
     ("tree (all trees)", &["tree"]),
 ];
 
@@ -788,18 +788,7 @@ fn bench_scale(args: &Args) {
                 "v2 list-agents (whole tree)",
                 v(&["list-agents", "--as", "root"]),
             ),
-            (
-                "v1 list-agents --scope descendants",
-                v(&[
-                    "--contract",
-                    "v1",
-                    "list-agents",
-                    "--as",
-                    "root",
-                    "--scope",
-                    "descendants",
-                ]),
-            ),
+            ("v1 list-agents --scope descendants", v(V1_DESCENDANTS)),
             ("tree", v(&["tree"])),
             ("check", v(&["check"])),
             (
@@ -860,17 +849,7 @@ fn bench_scale(args: &Args) {
                 c
             };
             let theirs = rc8().output().expect("run the rc.8 oracle");
-            let v1 = ours(v(&[
-                "--contract",
-                "v1",
-                "list-agents",
-                "--as",
-                "root",
-                "--scope",
-                "descendants",
-            ]))()
-            .output()
-            .expect("run dsh-agents");
+            let v1 = ours(v(V1_DESCENDANTS))().output().expect("run dsh-agents");
             let same = theirs.status.success() && theirs.stdout == v1.stdout;
             row(
                 &format!(
@@ -891,15 +870,7 @@ fn bench_scale(args: &Args) {
         ("10,000-deep chain: check", vec!["check"]),
         (
             "10,000-deep chain: v1 list-agents --scope descendants",
-            vec![
-                "--contract",
-                "v1",
-                "list-agents",
-                "--as",
-                "root",
-                "--scope",
-                "descendants",
-            ],
+            V1_DESCENDANTS.to_vec(),
         ),
     ] {
         let r = repeat(runs, || {
