@@ -187,12 +187,19 @@ fn measure(store: &str, form: usize, runs: usize) {
     for _ in 0..runs {
         let mut argv = vec!["dsh-agents", "--store", store];
         argv.extend_from_slice(args);
+        // What a command writes as it renders (`tree`) is kept here.
+        let mut streamed = Vec::new();
         let start = Instant::now();
-        let out = dsh_agents::run(Cli::parse_from(&argv)).expect("listing succeeds");
+        let out =
+            dsh_agents::run_to(Cli::parse_from(&argv), &mut streamed).expect("listing succeeds");
         times.push(start.elapsed().as_secs_f64() * 1000.0);
-        if let Output::Text(t) = out {
-            rows = t.lines().count();
-        }
+        rows = match out {
+            Output::Text(t) => t.lines().count(),
+            _ => streamed
+                .split(|b| *b == b'\n')
+                .filter(|l| !l.is_empty())
+                .count(),
+        };
     }
     times.sort_by(f64::total_cmp);
     println!(

@@ -27,7 +27,7 @@ pub(crate) mod support;
 pub(crate) mod tools;
 pub(crate) mod tree;
 
-pub use cli::{Cli, Output, completions, parse, report, run};
+pub use cli::{Cli, Output, completions, parse, report, run, run_to};
 pub use error::{Error, ErrorKind, Result};
 
 /// The store's formats as parsers, for fuzzing and benchmarks.

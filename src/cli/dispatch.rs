@@ -198,11 +198,11 @@ impl TreeView {
         Ok(())
     }
 
-    /// The frame written to stdout as it is rendered, never held whole; a
+    /// The frame written to `out` as it is rendered, never held whole; a
     /// closed pipe ends the writing quietly (DESIGN §8).
-    fn print(&self, root: &std::path::Path) -> Result<()> {
+    fn print(&self, root: &std::path::Path, out: &mut dyn std::io::Write) -> Result<()> {
         use std::io::Write;
-        let mut stdout = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock());
+        let mut stdout = std::io::BufWriter::with_capacity(64 * 1024, out);
         let mut failed = None;
         self.frame_to(root, &mut |t| {
             if failed.is_none() {
@@ -449,7 +449,15 @@ fn name_cache(cli: &Cli) -> Option<PathBuf> {
     std::path::absolute(crate::store::name_index::cache_dir()?).ok()
 }
 
+/// Run a command. What it prints as it goes (`tree`, the long-running
+/// commands) goes to stdout; the rest comes back as the `Output`.
 pub fn run(cli: Cli) -> Result<Output> {
+    run_to(cli, &mut std::io::stdout())
+}
+
+/// `run`, with `tree`'s view written to `out` as it is rendered (it then
+/// returns an empty `Output::Raw`).
+pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
     let root = store_root(&cli)?;
     let json = cli.global.json;
     let contract = cli.global.contract;
@@ -502,7 +510,7 @@ pub fn run(cli: Cli) -> Result<Output> {
                 watch_tree(&root, &view)?;
                 return Ok(Output::Raw(String::new()));
             }
-            view.print(&root)?;
+            view.print(&root, out)?;
             Ok(Output::Raw(String::new()))
         }
         Command::Check => {

@@ -7,5 +7,5 @@ pub mod dispatch;
 pub mod report;
 
 pub use args::Cli;
-pub use dispatch::{Output, completions, run};
+pub use dispatch::{Output, completions, run, run_to};
 pub use report::{parse, report};
