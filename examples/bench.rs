@@ -693,6 +693,7 @@ fn bench_large(args: &Args) {
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
+    let _ = std::fs::remove_dir_all(&base);
 }
 
 fn kid_index(id: &str) -> usize {

@@ -2,12 +2,8 @@
 //! (contract, scope, delivery list, spawn mode, encoding) are used as they
 //! are; nothing here carries rules.
 
-use crate::inbox::Target;
+use super::values::{CompressionArg, ContractArg, ScopeArg, SpawnModeArg, TargetArg};
 use crate::inbox::deliver::DEFAULT_MAX_PENDING;
-use crate::operator::spawn::SpawnMode;
-use crate::store::reader::Encoding;
-use crate::tools::Contract;
-use crate::tools::list_agents::Scope;
 use crate::tools::wait_agent::{DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS};
 use clap::{Args, Parser, Subcommand, ValueHint};
 use std::path::PathBuf;
@@ -41,7 +37,7 @@ pub struct GlobalArgs {
         default_value = "v2",
         help_heading = "Global options"
     )]
-    pub contract: Contract,
+    pub contract: ContractArg,
     /// Print JSON instead of text (errors too, on stderr)
     #[arg(long, global = true, help_heading = "Global options")]
     pub json: bool,
@@ -89,7 +85,7 @@ pub enum Command {
         caller: CallerArgs,
         /// v1 only: children (default) or descendants
         #[arg(long, value_enum)]
-        scope: Option<Scope>,
+        scope: Option<ScopeArg>,
     },
     #[command(
         after_help = "Examples:\n  dsh-agents send-message --as lead-1 reviewer/checker 'Run the tests again'\n  echo 'long text' | dsh-agents send-message --as lead-1 reviewer - --id retry-safe-1\n  dsh-agents --contract v1 send-message --as lead-1 rev-0001 'Also check src/pay.rs'"
@@ -130,7 +126,7 @@ pub enum Command {
         message: String,
         /// followup: the parent's next turn; steer: its next step
         #[arg(long, value_enum, default_value = "followup")]
-        mode: Target,
+        mode: TargetArg,
         #[command(flatten)]
         id: IdArg,
     },
@@ -355,7 +351,7 @@ pub struct SpawnArgs {
     pub label: Option<String>,
     /// Child mode
     #[arg(long, value_enum, default_value = "continuable")]
-    pub mode: SpawnMode,
+    pub mode: SpawnModeArg,
     /// The initial prompt, recorded as the first turn
     #[arg(long)]
     pub prompt: Option<String>,
@@ -370,7 +366,7 @@ pub struct SpawnArgs {
     pub cwd: Option<String>,
     /// Encoding for a new store (an existing store keeps its own)
     #[arg(long, value_enum, default_value = "none")]
-    pub compression: Encoding,
+    pub compression: CompressionArg,
     /// Subagent provider recorded in the descriptor
     #[arg(long, default_value = "spawn")]
     pub provider: String,

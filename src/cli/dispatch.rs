@@ -300,7 +300,7 @@ fn tool_call(command: &Command, contract: Contract) -> Result<Option<Invocation<
                     "--scope is a contract v1 argument; v2 list_agents takes no arguments",
                 ));
             }
-            let scope = scope.unwrap_or(Scope::Children);
+            let scope = scope.map_or(Scope::Children, Scope::from);
             (ToolCall::ListAgents { scope }, caller, None)
         }
         Command::SendMessage {
@@ -338,7 +338,7 @@ fn tool_call(command: &Command, contract: Contract) -> Result<Option<Invocation<
             // The tool has its own empty-message rule (seed 002); keep its text.
             ToolCall::SubagentParentMessage {
                 message: message_text(message)?,
-                steer: *mode == Target::NextStep,
+                steer: Target::from(*mode) == Target::NextStep,
             },
             caller,
             message_id(id)?,
@@ -408,12 +408,12 @@ fn spawn_request(args: &SpawnArgs) -> SpawnRequest {
         parent: args.parent.clone(),
         name: args.name.clone(),
         label: args.label.clone(),
-        mode: args.mode,
+        mode: args.mode.into(),
         prompt: args.prompt.clone(),
         id: args.id.clone(),
         created_at: args.created_at,
         cwd: args.cwd.clone(),
-        encoding: args.compression,
+        encoding: args.compression.into(),
         provider: args.provider.clone(),
     }
 }
@@ -460,7 +460,7 @@ pub fn run(cli: Cli) -> Result<Output> {
 pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
     let root = store_root(&cli)?;
     let json = cli.global.json;
-    let contract = cli.global.contract;
+    let contract = Contract::from(cli.global.contract);
     let limits = limits(&cli)?;
     if let Some((call, caller, id)) = tool_call(&cli.command, contract)? {
         let store = match call.v2_target(contract) {

@@ -6,6 +6,7 @@ pub mod args;
 pub mod dispatch;
 pub mod report;
 
+mod values;
 pub use args::Cli;
 pub use dispatch::{Output, completions, run, run_to};
 pub use report::{parse, report};

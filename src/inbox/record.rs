@@ -5,17 +5,14 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-/// Which pending list a message joins. On the command line the lists are
-/// named by DSH's delivery calls: `followup` and `steer`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+/// Which pending list a message joins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Target {
     /// Queue as the next turn
     #[serde(rename = "next-turn")]
-    #[value(name = "followup")]
     NextTurn,
     /// Inject at the next step
     #[serde(rename = "next-step")]
-    #[value(name = "steer")]
     NextStep,
 }
 

@@ -15,7 +15,7 @@ use serde_json::{Map, Value, json};
 use std::fmt;
 
 /// A child's mode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SpawnMode {
     Continuable,
     OneShot,

@@ -21,11 +21,9 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 
-/// How a log's bytes are encoded, by content rather than by file name. On
-/// the command line (`--compression`) raw is `none`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+/// How a log's bytes are encoded, by content rather than by file name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Encoding {
-    #[value(name = "none")]
     Raw,
     Zstd,
 }

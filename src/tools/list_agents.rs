@@ -9,7 +9,7 @@ use crate::tree::v2::{Member, MemberKind, V2Status};
 use serde_json::{Value, json};
 
 /// The v1 `scope` argument.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
     Children,
     Descendants,

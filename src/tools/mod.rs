@@ -22,7 +22,7 @@ use list_agents::Scope;
 use serde_json::{Value, json};
 
 /// Which tool contract is spoken (DESIGN §1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Contract {
     /// DSH 0.1.0-rc.8 (seed 000): id-addressed tools
     V1,
