@@ -202,16 +202,16 @@ impl TreeView {
     /// closed pipe ends the writing quietly (DESIGN §8).
     fn print(&self, root: &std::path::Path, out: &mut dyn std::io::Write) -> Result<()> {
         use std::io::Write;
-        let mut stdout = std::io::BufWriter::with_capacity(64 * 1024, out);
+        let mut w = std::io::BufWriter::with_capacity(64 * 1024, out);
         let mut failed = None;
         self.frame_to(root, &mut |t| {
             if failed.is_none() {
-                failed = stdout.write_all(t.as_bytes()).err();
+                failed = w.write_all(t.as_bytes()).err();
             }
         })?;
         let written = match failed {
             Some(e) => Err(e),
-            None => stdout.write_all(b"\n").and_then(|()| stdout.flush()),
+            None => w.write_all(b"\n").and_then(|()| w.flush()),
         };
         match written {
             Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {

@@ -266,16 +266,15 @@ impl Store {
     }
 
     pub(super) fn apply_probe(&mut self, dir: &Path, probe: DirProbe) {
-        let (found, read) = match probe {
+        let (found, read, identity) = match probe {
             DirProbe::Empty => return self.unpublished.push(dir.to_path_buf()),
             DirProbe::Both => {
                 let configured = self.suffix.unwrap_or(Suffix::Jsonl);
                 let odd = dir.join(configured.opposite().file_name());
                 return self.mismatch(&odd, configured);
             }
-            DirProbe::One(found, read, identity) => (found, (read, identity)),
+            DirProbe::One(found, read, identity) => (found, read, identity),
         };
-        let (read, identity) = read;
         let configured = *self.suffix.get_or_insert(found);
         if found != configured {
             return self.mismatch(&dir.join(found.file_name()), configured);
