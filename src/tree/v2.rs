@@ -262,20 +262,16 @@ impl<'a> Corpus<'a> {
     /// The v2 tree of `root` in stable pre-order: every node reached,
     /// including the unlisted ones (one-shots, externals, creating).
     pub fn v2_tree(&self, root: usize) -> Vec<Member> {
-        self.v2_tree_with(root, false)
-    }
-
-    /// `v2_tree`, with each member's `activity` when `activity` is set.
-    pub fn v2_tree_with(&self, root: usize, activity: bool) -> Vec<Member> {
-        let walk = self.v2_walk(root, activity);
+        let walk = self.v2_walk(root, false);
         let mut out = Vec::with_capacity(walk.size_hint().1.unwrap_or(0));
         out.extend(walk);
         out
     }
 
-    /// The members of `v2_tree_with` one at a time, in pre-order: the walk
-    /// itself never holds them all. Its upper size bound is exact for a
-    /// tree with no node reached twice.
+    /// The members of `v2_tree` one at a time, in pre-order, each with its
+    /// `activity` when `activity` is set: the walk itself never holds them
+    /// all. Its upper size bound is exact for a tree with no node reached
+    /// twice.
     pub fn v2_walk(&self, root: usize, activity: bool) -> V2Walk<'_, 'a> {
         let (classified, reached) = self.classify_reachable(root, activity);
         let stack = self
