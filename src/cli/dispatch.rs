@@ -470,7 +470,10 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
                 caller.agent.as_deref(),
                 agent,
             )?,
-            None => open_for(&root, caller.agent.as_deref(), call.addressed(contract))?,
+            None => match call.read_ahead(contract, &root, caller.agent.as_deref()) {
+                Some(ahead) => Store::open_ahead(&root, &ahead)?,
+                None => open_for(&root, caller.agent.as_deref(), call.addressed(contract))?,
+            },
         };
         let cx = Context::new(&store, contract, caller.agent.as_deref(), id, limits)
             .map_err(caller_flag)?;

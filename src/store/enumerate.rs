@@ -4,16 +4,19 @@
 //! encodings, retired header fields). Listing fails on the first fatal
 //! problem; `check` reports them all.
 
+use super::ahead::{Glance, Kept, ReadAhead};
 use super::error::StoreError;
 use super::header::{Header, HeaderParse, Member};
 use super::id_index::IdIndex;
 use super::paths::{encode_segment, project_dir_name};
-use super::reader::{Encoding, FirstLine, HeaderError, read_first_line, read_first_line_of};
-use super::sidecar::open_regular;
+use super::reader::{
+    Encoding, FirstLine, HeaderError, read_first_line, read_first_line_ahead, read_first_line_of,
+};
+use super::sidecar::open_regular_meta;
 use std::ffi::OsStr;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// A log file name, which fixes the store's encoding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,6 +107,9 @@ pub struct Store {
     pub unpublished: Vec<PathBuf>,
     /// The project of the last record made, shared with the next one.
     last_project: Option<Arc<Path>>,
+    /// What was read ahead of each record's log, by position, up to the
+    /// last one read (`Store::scan_ahead`); each is taken once.
+    glances: Mutex<Vec<Option<Kept>>>,
 }
 
 impl Store {
@@ -141,11 +147,37 @@ impl Store {
 
     /// Enumerate everything, collecting every problem.
     pub fn scan(root: &Path) -> Result<Store, StoreError> {
+        Store::scan_ahead(root, None)
+    }
+
+    /// As `open`, reading the logs `ahead` wants whole as they are found.
+    pub fn open_ahead(root: &Path, ahead: &dyn ReadAhead) -> Result<Store, StoreError> {
+        let store = Store::scan_ahead(root, Some(ahead))?.nonempty()?;
+        store.fail_on_fatal()
+    }
+
+    /// `scan`, reading the logs `ahead` wants whole while their header
+    /// probes have them open.
+    pub fn scan_ahead(root: &Path, ahead: Option<&dyn ReadAhead>) -> Result<Store, StoreError> {
         let mut store = Store::at(root)?;
         for project in store.project_dirs()? {
-            store.scan_project(&project)
+            store.scan_project(&project, ahead)
         }
         Ok(store)
+    }
+
+    /// What was read ahead of the log of the record at `index`, handed
+    /// out once: a listing takes each record's once.
+    pub fn take_glance(&self, index: usize) -> Option<Glance> {
+        let mut glances = self.glances.lock().ok()?;
+        glances.get_mut(index)?.take().map(Kept::into_glance)
+    }
+
+    /// Free what is left of the glances once a listing took what it needs.
+    pub fn release_glances(&self) {
+        if let Ok(mut glances) = self.glances.lock() {
+            *glances = Vec::new();
+        }
     }
 
     /// An empty store at `root`, made absolute.
@@ -160,6 +192,7 @@ impl Store {
             projects: 0,
             unpublished: Vec::new(),
             last_project: None,
+            glances: Mutex::new(Vec::new()),
         })
     }
 
@@ -205,7 +238,7 @@ impl Store {
         });
     }
 
-    pub(super) fn scan_project(&mut self, project: &Path) {
+    pub(super) fn scan_project(&mut self, project: &Path, ahead: Option<&dyn ReadAhead>) {
         let entries = match sorted_entries(project) {
             Ok(e) => e,
             Err(e) => {
@@ -247,7 +280,7 @@ impl Store {
         // is probed.
         let root = self.root.clone();
         let probe = |batch: &[PathBuf]| {
-            crate::support::parallel::par_map(batch, |d| probe_session_dir(&root, d))
+            crate::support::parallel::par_map(batch, |d| probe_session_dir(&root, d, ahead))
         };
         let mut batches = dirs.chunks(PROBE_BATCH);
         let mut ready = batches.next().map(|b| (b, probe(b)));
@@ -266,14 +299,14 @@ impl Store {
     }
 
     pub(super) fn apply_probe(&mut self, dir: &Path, probe: DirProbe) {
-        let (found, read, identity) = match probe {
+        let (found, read, identity, glance) = match probe {
             DirProbe::Empty => return self.unpublished.push(dir.to_path_buf()),
             DirProbe::Both => {
                 let configured = self.suffix.unwrap_or(Suffix::Jsonl);
                 let odd = dir.join(configured.opposite().file_name());
                 return self.mismatch(&odd, configured);
             }
-            DirProbe::One(found, read, identity) => (found, read, identity),
+            DirProbe::One(found, read, identity, glance) => (found, read, identity, glance),
         };
         let configured = *self.suffix.get_or_insert(found);
         if found != configured {
@@ -342,6 +375,16 @@ impl Store {
                 true,
             );
         }
+        // Kept by position from the first glance on; none at all when
+        // nothing was read ahead.
+        if let Some(kept) = glance.and_then(Kept::of) {
+            let glances = self.glances.get_mut().unwrap_or_else(|e| e.into_inner());
+            if glances.is_empty() {
+                glances.reserve_exact(self.sessions.capacity());
+            }
+            glances.resize_with(self.sessions.len(), || None);
+            glances.push(Some(kept));
+        }
         self.by_id.insert(&header.id, self.sessions.len());
         let parent = dir.parent().unwrap_or(dir);
         let project = match &self.last_project {
@@ -392,13 +435,14 @@ const PROBE_BATCH: usize = 4096;
 pub(super) enum DirProbe {
     Empty,
     Both,
-    /// The log found, its first line, and for a valid header the identity
+    /// The log found, its first line, for a valid header the identity
     /// check (`Ok(derived)`: whether the directory is named
-    /// `encodeSegment(id)`).
+    /// `encodeSegment(id)`), and what was read ahead of the log.
     One(
         Suffix,
         Result<(Encoding, FirstLine), HeaderError>,
         Option<Result<bool, String>>,
+        Option<Glance>,
     ),
 }
 
@@ -438,29 +482,40 @@ fn check_identity(
     ))
 }
 
-/// The probe of `dir` in the store at `root`. The identity check is made
-/// here, in parallel, not where the records are kept in order.
-pub(super) fn probe_session_dir(root: &Path, dir: &Path) -> DirProbe {
-    let probe = probe_files(dir);
+/// The probe of `dir` in the store at `root`, reading the log whole when
+/// `ahead` wants it. The identity check is made here, in parallel, not
+/// where the records are kept in order.
+pub(super) fn probe_session_dir(
+    root: &Path,
+    dir: &Path,
+    ahead: Option<&dyn ReadAhead>,
+) -> DirProbe {
+    let probe = probe_files(dir, ahead);
     match probe {
-        DirProbe::One(suffix, Ok((encoding, FirstLine::Parsed(HeaderParse::Valid(header)))), _) => {
+        DirProbe::One(
+            suffix,
+            Ok((encoding, FirstLine::Parsed(HeaderParse::Valid(header)))),
+            _,
+            glance,
+        ) => {
             let identity = check_identity(root, &dir.join(suffix.file_name()), &header, suffix);
             DirProbe::One(
                 suffix,
                 Ok((encoding, FirstLine::Parsed(HeaderParse::Valid(header)))),
                 Some(identity),
+                glance,
             )
         }
         other => other,
     }
 }
 
-fn probe_files(dir: &Path) -> DirProbe {
+fn probe_files(dir: &Path, ahead: Option<&dyn ReadAhead>) -> DirProbe {
     // The raw log is opened straight away (it is what most stores hold):
     // only its absence needs a second look, for a link to nothing, which
     // is there to DSH (and fails to read) though opening it finds nothing.
     let raw = dir.join(Suffix::Jsonl.file_name());
-    let opened = open_regular(&raw);
+    let opened = open_regular_meta(&raw);
     let has_raw = match &opened {
         Err(StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
             exists(&raw)
@@ -471,8 +526,14 @@ fn probe_files(dir: &Path) -> DirProbe {
     match (has_raw, exists(&zst)) {
         (false, false) => DirProbe::Empty,
         (true, true) => DirProbe::Both,
-        (true, false) => DirProbe::One(Suffix::Jsonl, read_first_line_of(opened), None),
-        (false, true) => DirProbe::One(Suffix::JsonlZstd, read_first_line(&zst), None),
+        (true, false) => {
+            let (read, glance) = match ahead {
+                Some(ahead) => read_first_line_ahead(opened, ahead),
+                None => (read_first_line_of(opened.map(|(f, _)| f)), None),
+            };
+            DirProbe::One(Suffix::Jsonl, read, None, glance)
+        }
+        (false, true) => DirProbe::One(Suffix::JsonlZstd, read_first_line(&zst), None, None),
     }
 }
 

@@ -78,7 +78,7 @@ impl Store {
                 if !std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
                     continue;
                 }
-                match probe_session_dir(&self.root, &dir) {
+                match probe_session_dir(&self.root, &dir, None) {
                     DirProbe::Empty => {}
                     probe => self.apply_probe(&dir, probe),
                 }

@@ -2,6 +2,7 @@
 //! descriptors, enumeration, the streaming log reader with its scan cache,
 //! rc.8's event rules, and the writers for logs and sidecar files.
 
+pub mod ahead;
 pub mod conversation;
 pub mod descriptor;
 pub mod enumerate;

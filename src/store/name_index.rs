@@ -134,7 +134,7 @@ impl NameIndex {
         let mut partial = Store::at(root).ok()?;
         let projects: Vec<&Path> = state.stamps.projects().collect();
         for k in &changed {
-            partial.scan_project(projects.get(*k)?);
+            partial.scan_project(projects.get(*k)?, None);
         }
         // A fault a scan would fail on: let the scan say so.
         if partial.problems.iter().any(|p| p.fatal) {

@@ -2,8 +2,10 @@
 //! way DSH rc.8 reads it: the header record, then a streaming scan of event
 //! lines with torn-tail tolerance and the "defect before a committed
 //! `turn/end` is corruption" rule. Memory holds one line (or one frame) at a
-//! time, never the whole log.
+//! time, never the whole log; only a log read ahead (`store::ahead`, at most
+//! `AHEAD_MAX` bytes) is taken in one read.
 
+use super::ahead::{AHEAD_MAX, Glance, ReadAhead};
 use super::conversation::Ending;
 use super::descriptor::{Dialect, Identity, IdentityFold};
 use super::events::validate_event;
@@ -79,12 +81,65 @@ pub fn read_first_line_of(
     let file = opened.map_err(HeaderError::Open)?;
     // Headers are a few hundred bytes; a larger first read would copy most
     // of a small log that the listing reads again anyway.
-    let mut reader = BufReader::with_capacity(HEADER_READ, file);
+    let (encoding, first, _) = first_line(BufReader::with_capacity(HEADER_READ, file))?;
+    Ok((encoding, first))
+}
+
+/// `read_first_line_of` a log opened with its metadata, and for a raw log
+/// of at most `AHEAD_MAX` bytes whose header `ahead` wants, the rest of it
+/// read through the same open file and inspected: one open, one read.
+pub fn read_first_line_ahead(
+    opened: Result<(File, std::fs::Metadata), super::error::StoreError>,
+    ahead: &dyn ReadAhead,
+) -> (Result<(Encoding, FirstLine), HeaderError>, Option<Glance>) {
+    use std::os::unix::fs::MetadataExt;
+    let (file, meta) = match opened {
+        Ok(opened) => opened,
+        Err(e) => return (Err(HeaderError::Open(e)), None),
+    };
+    let len = meta.len();
+    if len > AHEAD_MAX {
+        return (read_first_line_of(Ok(file)), None);
+    }
+    // The whole log in one read: reading stops at the length it had when
+    // opened, as an inspection's does.
+    let capacity = (len as usize).max(HEADER_READ);
+    let reader = BufReader::with_capacity(capacity, file.take(len));
+    let (encoding, first, rest) = match first_line(reader) {
+        Ok(read) => read,
+        Err(e) => return (Err(e), None),
+    };
+    let glance = match (&first, rest) {
+        (FirstLine::Parsed(HeaderParse::Valid(header)), Some((lines, header_len)))
+            if ahead.wanted(header) =>
+        {
+            let scanned = validate_for_restore(header).and_then(|()| {
+                let scanner = Scanner::new((**header).clone(), Encoding::Raw, header_len);
+                scan_raw(lines.into_inner(), scanner, None, (meta.dev(), meta.ino()))
+            });
+            // Its header is the one just enumerated: the same bytes.
+            Some(Glance::judged(
+                scanned.map(|(inspection, _)| inspection),
+                |_| true,
+                ahead.dialect(),
+            ))
+        }
+        _ => None,
+    };
+    (Ok((encoding, first)), glance)
+}
+
+/// The header record of a log from its first bytes; for a raw log, the
+/// lines after it and the header's length with its newline.
+#[allow(clippy::type_complexity)]
+fn first_line<R: BufRead>(
+    mut reader: R,
+) -> Result<(Encoding, FirstLine, Option<(Lines<R>, u64)>), HeaderError> {
     let encoding = sniff(&mut reader).map_err(HeaderError::Io)?;
-    let line = match encoding {
+    let (line, rest) = match encoding {
         Encoding::Raw => {
             let mut lines = Lines::new(reader, MAX_HEADER);
-            match lines.next_line().map_err(HeaderError::Io)? {
+            let line = match lines.next_line().map_err(HeaderError::Io)? {
                 Line::Complete(l) => l.to_vec(),
                 Line::TooLong(_) => {
                     return Ok((
@@ -92,16 +147,19 @@ pub fn read_first_line_of(
                         FirstLine::Parsed(HeaderParse::NotHeader(
                             "header line is longer than the 1 MiB header cap",
                         )),
+                        None,
                     ));
                 }
-                Line::End { .. } => return Ok((encoding, FirstLine::Missing)),
-            }
+                Line::End { .. } => return Ok((encoding, FirstLine::Missing, None)),
+            };
+            let len = line.len() as u64 + 1;
+            (line, Some((lines, len)))
         }
         Encoding::Zstd => {
             let mut frames = FrameReader::new(reader);
             let frame = match frames.next_frame() {
                 Ok(Some(Frame::Complete(f))) => f,
-                Ok(_) => return Ok((encoding, FirstLine::Missing)),
+                Ok(_) => return Ok((encoding, FirstLine::Missing, None)),
                 Err(FrameError::Io(e)) => return Err(HeaderError::Io(e)),
                 Err(FrameError::Corrupt(m)) => return Err(HeaderError::Corrupt(m)),
             };
@@ -112,12 +170,13 @@ pub fn read_first_line_of(
             })?;
             check_header_frame(&plain).map_err(HeaderError::Corrupt)?;
             plain.pop();
-            plain
+            (plain, None)
         }
     };
     Ok((
         encoding,
         FirstLine::Parsed(parse_header_line(&String::from_utf8_lossy(&line))),
+        rest,
     ))
 }
 
@@ -294,11 +353,11 @@ fn scan(
         scanner.own_descriptor = r.own_descriptor;
         let header_line = r.header;
         let scanned = match encoding {
-            Encoding::Raw => scan_raw(reader, scanner, header_line, (dev, ino)),
+            Encoding::Raw => scan_raw(reader, scanner, keep.then_some(header_line), (dev, ino)),
             Encoding::Zstd => scan_zstd(
                 FrameReader::new(reader),
                 scanner,
-                header_line,
+                keep.then_some(header_line),
                 r.offset,
                 (dev, ino),
             ),
@@ -317,7 +376,12 @@ fn scan(
             };
             let header = parse_header_record(record.as_bytes())?;
             let scanner = Scanner::new(header, Encoding::Raw, len as u64);
-            scan_raw(lines.into_inner(), scanner, record, (dev, ino))
+            scan_raw(
+                lines.into_inner(),
+                scanner,
+                keep.then_some(record),
+                (dev, ino),
+            )
         }
         Encoding::Zstd => {
             let mut frames = FrameReader::new(reader);
@@ -332,7 +396,13 @@ fn scan(
             let record = String::from_utf8_lossy(&plain[..plain.len() - 1]).into_owned();
             let header = parse_header_record(record.as_bytes())?;
             let scanner = Scanner::new(header, Encoding::Zstd, plain.len() as u64);
-            scan_zstd(frames, scanner, record, first.len() as u64, (dev, ino))
+            scan_zstd(
+                frames,
+                scanner,
+                keep.then_some(record),
+                first.len() as u64,
+                (dev, ino),
+            )
         }
     };
     seal(scanned, &probe)
@@ -370,7 +440,13 @@ fn frame_err(e: FrameError) -> String {
     }
 }
 
-fn resume_point(s: &Scanner, header: String, offset: u64, id: (u64, u64)) -> Option<Resume> {
+fn resume_point(
+    s: &Scanner,
+    header: Option<String>,
+    offset: u64,
+    id: (u64, u64),
+) -> Option<Resume> {
+    let header = header?;
     s.issue.is_none().then(|| Resume {
         format: RESUME_FORMAT,
         dev: id.0,
@@ -393,10 +469,12 @@ fn resume_point(s: &Scanner, header: String, offset: u64, id: (u64, u64)) -> Opt
     })
 }
 
+/// `header`: the raw header record, for the resume point; `None` when no
+/// resume point is wanted.
 fn scan_raw<R: BufRead>(
     reader: R,
     mut scanner: Scanner,
-    header: String,
+    header: Option<String>,
     id: (u64, u64),
 ) -> Result<(Inspection, Option<Resume>), String> {
     let mut lines = Lines::new(reader, MAX_LINE);
@@ -418,7 +496,7 @@ fn scan_raw<R: BufRead>(
 fn scan_zstd<R: BufRead>(
     mut frames: FrameReader<R>,
     mut scanner: Scanner,
-    header: String,
+    header: Option<String>,
     mut offset: u64,
     id: (u64, u64),
 ) -> Result<(Inspection, Option<Resume>), String> {

@@ -53,6 +53,7 @@ pub fn list_v1(cx: &Context, scope: Scope) -> Vec<V1Entry> {
         let at = (scope == Scope::Descendants).then(|| (p.parent.clone(), p.depth));
         Some(V1Entry { row, at })
     });
+    corpus.store.release_glances();
     // Collected in place, so the kept entries reuse the buffer: std does
     // that through `filter_map`, not through `flatten`.
     #[allow(clippy::filter_map_identity)]

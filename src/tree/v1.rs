@@ -3,8 +3,8 @@
 
 use super::corpus::Corpus;
 use crate::inbox::liveness::{LiveState, Liveness};
-use crate::store::descriptor::Mode;
-use crate::store::reader;
+use crate::store::ahead::Glance;
+use crate::store::descriptor::{Dialect, Mode};
 use std::sync::Arc;
 
 /// A v1 candidate with its durable direct parent and depth. Siblings
@@ -128,14 +128,18 @@ impl Corpus<'_> {
                 reason,
             })
         };
-        let inspected = reader::inspect(&rec.log());
+        // Read ahead while the store was enumerated, or now.
+        let glance = match self.store.take_glance(index) {
+            Some(g) => g,
+            None => Glance::inspect(rec, Dialect::Rc8),
+        };
         if let Liveness::Live { state } = self.live(index) {
             // A live session is read from its in-memory projection in DSH; a
             // snapshot that throws is corrupt, a missing identity is omitted.
-            let Ok(inspection) = inspected else {
+            let Glance::Read { identity, .. } = glance else {
                 return diagnostic(Diagnostic::Corrupt);
             };
-            let identity = inspection.rc8?;
+            let identity = identity?;
             let status = if state == LiveState::Running {
                 V1Status::Running
             } else {
@@ -148,13 +152,17 @@ impl Corpus<'_> {
                 status,
             });
         }
-        let Ok(inspection) = inspected else {
+        let Glance::Read {
+            same_header,
+            identity,
+        } = glance
+        else {
             return diagnostic(Diagnostic::Unavailable);
         };
-        if inspection.header != rec.header {
+        if !same_header {
             return diagnostic(Diagnostic::Corrupt);
         }
-        match inspection.rc8 {
+        match identity {
             None => diagnostic(Diagnostic::Corrupt),
             Some(identity) => Some(V1Row::Child {
                 id,

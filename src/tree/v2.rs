@@ -5,7 +5,8 @@
 use super::corpus::Corpus;
 use crate::inbox::liveness::{LiveState, Liveness};
 use crate::store::SessionRecord;
-use crate::store::descriptor::{Identity, Mode};
+use crate::store::ahead::Glance;
+use crate::store::descriptor::{Dialect, Identity, Mode};
 use crate::store::header::ROOT_NAME;
 use crate::store::reader::{self, Inspection};
 use crate::store::scan_cache::ScanCache;
@@ -191,17 +192,17 @@ pub enum Resolution {
     Ambiguous(Vec<String>),
 }
 
-fn classify_inspected(
-    rec: &SessionRecord,
-    live: Liveness,
-    inspected: Result<Inspection, String>,
-) -> MemberKind {
-    let inspection = match inspected {
-        Ok(i) if i.header == rec.header => i,
-        Ok(_) => return MemberKind::Corrupt,
-        Err(_) => return MemberKind::Unavailable,
+/// The one v2 classification of a subagent from what its log says.
+fn classify(live: Liveness, glance: Glance) -> MemberKind {
+    let identity = match glance {
+        Glance::Read {
+            same_header: true,
+            identity,
+        } => identity,
+        Glance::Read { .. } => return MemberKind::Corrupt,
+        Glance::Unreadable => return MemberKind::Unavailable,
     };
-    match inspection.seed001 {
+    match identity {
         None if live.is_live() => MemberKind::Creating,
         None => MemberKind::Corrupt,
         Some(Identity {
@@ -223,6 +224,14 @@ fn classify_inspected(
             ..
         }) => MemberKind::Unsupported,
     }
+}
+
+fn classify_inspected(
+    rec: &SessionRecord,
+    live: Liveness,
+    inspected: Result<Inspection, String>,
+) -> MemberKind {
+    classify(live, Glance::of(rec, inspected, Dialect::Seed001))
 }
 
 /// A session's v2 classification, by position, until the walk takes it.
@@ -306,11 +315,18 @@ impl<'a> Corpus<'a> {
             let results = crate::support::parallel::par_map(&level, |i| {
                 let rec = self.record(*i);
                 let live = self.live(*i);
+                if !keep_activity {
+                    // Read ahead while the store was enumerated, or now.
+                    let glance = match self.store.take_glance(*i) {
+                        Some(g) => g,
+                        None => Glance::inspect(rec, Dialect::Seed001),
+                    };
+                    return (classify(live, glance), live, None);
+                }
                 let inspected = reader::inspect(&rec.log());
                 let seen = inspected
                     .as_ref()
                     .ok()
-                    .filter(|_| keep_activity)
                     .map(|i| Box::new(Activity::of(i, live)));
                 (classify_inspected(rec, live, inspected), live, seen)
             });
@@ -324,6 +340,7 @@ impl<'a> Corpus<'a> {
             }
             level = next;
         }
+        self.store.release_glances();
         (kinds, reached)
     }
 

@@ -52,6 +52,13 @@ pub fn run_dir(prefix: &str) -> PathBuf {
 }
 
 /// The binary with a clean environment: no inherited store, caller or contract.
+/// The variable that turns off reading listed logs during enumeration.
+pub const READ_AHEAD: &str = "DSH_AGENTS_READ_AHEAD";
+
+/// Both ways a listing reads its logs: during enumeration (the default) and
+/// afterwards (`DSH_AGENTS_READ_AHEAD=0`); every listing case runs in both.
+pub const READ_MODES: [&[(&str, &str)]; 2] = [&[], &[(READ_AHEAD, "0")]];
+
 pub fn cmd() -> assert_cmd::Command {
     let mut c = assert_cmd::cargo::cargo_bin_cmd!("dsh-agents");
     for var in [
@@ -68,6 +75,7 @@ pub fn cmd() -> assert_cmd::Command {
     // The name index goes to a cache of the test run's own, never $HOME's.
     c.env("DSH_AGENTS_CACHE_DIR", run_dir("dsh-agents-test-cache-"));
     c.env_remove("DSH_AGENTS_FULL_SCAN");
+    c.env_remove(READ_AHEAD);
     // Relative times in `tree` are shown against a fixed clock.
     c.env("DSH_AGENTS_NOW_MS", "1800000000000");
     c.current_dir(repo());
@@ -99,7 +107,20 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<std::ffi::OsStr>,
 {
-    let out = cmd().args(args).output().expect("run dsh-agents");
+    run_env(args, &[])
+}
+
+/// `run` with environment variables set.
+pub fn run_env<I, S>(args: I, env: &[(&str, &str)]) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let mut c = cmd();
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let out = c.args(args).output().expect("run dsh-agents");
     Run {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),

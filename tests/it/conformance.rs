@@ -1,7 +1,8 @@
 //! Every line of the conformance cases (`testdata/conformance/{v1,v2}/cases.tsv`,
-//! a copy of `../shared/conformance`), byte for byte.
+//! a copy of `../shared/conformance`), byte for byte, with the listed logs
+//! read during enumeration and after it.
 
-use crate::common::{conformance_dir, run};
+use crate::common::{READ_MODES, conformance_dir, run_env};
 
 fn cases(file: &std::path::Path) -> Vec<Vec<String>> {
     std::fs::read_to_string(file)
@@ -17,29 +18,32 @@ fn v1_cases_match_rc8_byte_for_byte() {
     let dir = conformance_dir().join("v1");
     let cases = cases(&dir.join("cases.tsv"));
     assert!(cases.len() >= 30, "expected the full v1 case list");
-    for c in &cases {
+    for (c, env) in cases.iter().flat_map(|c| READ_MODES.map(|e| (c, e))) {
         let [store, caller, scope, exit, expected] = &c[..] else {
             panic!("bad case line {c:?}")
         };
         let store = dir.join("stores").join(store);
-        let r = run([
-            "--contract",
-            "v1",
-            "--store",
-            store.to_str().unwrap(),
-            "list-agents",
-            &format!("--as={caller}"),
-            "--scope",
-            scope,
-        ]);
+        let r = run_env(
+            [
+                "--contract",
+                "v1",
+                "--store",
+                store.to_str().unwrap(),
+                "list-agents",
+                &format!("--as={caller}"),
+                "--scope",
+                scope,
+            ],
+            env,
+        );
         let want = std::fs::read_to_string(dir.join(expected)).unwrap();
         assert_eq!(
             r.code.to_string(),
             *exit,
-            "exit status for {c:?}: {}",
+            "exit status for {c:?} {env:?}: {}",
             r.stderr
         );
-        assert_eq!(r.stdout, want, "stdout for {c:?}");
+        assert_eq!(r.stdout, want, "stdout for {c:?} {env:?}");
     }
 }
 
@@ -48,7 +52,7 @@ fn v2_cases_match_the_seed_001_reading() {
     let dir = conformance_dir().join("v2");
     let cases = cases(&dir.join("cases.tsv"));
     assert!(cases.len() >= 10, "expected the full v2 case list");
-    for c in &cases {
+    for (c, env) in cases.iter().flat_map(|c| READ_MODES.map(|e| (c, e))) {
         let [store, caller, args, exit, expected] = &c[..] else {
             panic!("bad case line {c:?}")
         };
@@ -56,15 +60,15 @@ fn v2_cases_match_the_seed_001_reading() {
         let mut argv = vec!["--store".to_string(), store.to_str().unwrap().to_string()];
         argv.extend(args.split(' ').map(str::to_string));
         argv.push(format!("--as={caller}"));
-        let r = run(&argv);
+        let r = run_env(&argv, env);
         let want = std::fs::read_to_string(dir.join(expected)).unwrap();
         assert_eq!(
             r.code.to_string(),
             *exit,
-            "exit status for {c:?}: {}",
+            "exit status for {c:?} {env:?}: {}",
             r.stderr
         );
-        assert_eq!(r.stdout, want, "stdout for {c:?}");
+        assert_eq!(r.stdout, want, "stdout for {c:?} {env:?}");
     }
 }
 

@@ -1,0 +1,250 @@
+//! Reading a listed log whole while enumeration has it open: the choice a
+//! listing makes of which logs it will inspect (`ReadAhead`), and what it
+//! keeps of each (`Glance`). A log read this way is opened and read once
+//! (DESIGN §7, issue 9): its header probe goes on to the end of the file,
+//! and the listing never opens it again.
+
+use super::descriptor::{Dialect, Identity, Mode};
+use super::enumerate::SessionRecord;
+use super::header::Header;
+use super::reader::{self, Inspection};
+
+/// The environment variable that turns reading ahead off (`0`): a
+/// diagnostic, and how the tests prove both ways give the same answers.
+pub const READ_AHEAD_ENV: &str = "DSH_AGENTS_READ_AHEAD";
+
+/// Whether reading ahead is on (it is unless `DSH_AGENTS_READ_AHEAD=0`).
+pub fn enabled() -> bool {
+    std::env::var_os(READ_AHEAD_ENV).is_none_or(|v| v != "0")
+}
+
+/// Logs larger than this are only header-probed while enumerating: reading
+/// them whole would take a buffer of their size at once. Their listing
+/// inspects them afterwards as before.
+pub const AHEAD_MAX: u64 = 64 * 1024;
+
+/// Which logs a command will inspect, judged from each header as
+/// enumeration reads it. A wrong guess costs time, never an answer: a log
+/// read ahead that the command does not list is dropped, and one it lists
+/// but was not read ahead is inspected then.
+pub trait ReadAhead: Sync {
+    /// Whether the log of `header` should be read whole now. Called once
+    /// per valid header, from the probing threads.
+    fn wanted(&self, header: &Header) -> bool;
+    /// The descriptor rules the listing reads identities by.
+    fn dialect(&self) -> Dialect;
+}
+
+/// What a listing needs of one log.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Glance {
+    /// The log does not read as a whole.
+    Unreadable,
+    /// It read: whether its header is the one enumerated, and its listing
+    /// identity under the listing's rules.
+    Read {
+        same_header: bool,
+        identity: Option<Identity>,
+    },
+}
+
+/// A glance as the store keeps it until the listing takes it: 24 bytes
+/// and the label. Only what a log read ahead can say is kept (its header is
+/// the enumerated one by construction); an identity of a mode this build
+/// does not know is left for the listing to read again.
+#[derive(Debug)]
+pub(super) struct Kept {
+    state: KeptState,
+    label: Option<Box<str>>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum KeptState {
+    Unreadable,
+    NoIdentity,
+    Mode(KnownMode),
+}
+
+#[derive(Debug, Clone, Copy)]
+enum KnownMode {
+    OneShot,
+    Continuable,
+    External,
+}
+
+impl Kept {
+    /// `None` when the glance does not fit the kept form.
+    pub(super) fn of(glance: Glance) -> Option<Kept> {
+        let (state, label) = match glance {
+            Glance::Unreadable => (KeptState::Unreadable, None),
+            Glance::Read {
+                same_header: false, ..
+            } => return None,
+            Glance::Read { identity: None, .. } => (KeptState::NoIdentity, None),
+            Glance::Read {
+                identity: Some(Identity { mode, label }),
+                ..
+            } => {
+                let mode = match mode {
+                    Mode::OneShot => KnownMode::OneShot,
+                    Mode::Continuable => KnownMode::Continuable,
+                    Mode::External => KnownMode::External,
+                    Mode::Unknown(_) => return None,
+                };
+                (KeptState::Mode(mode), label.map(|l| Box::from(l.as_str())))
+            }
+        };
+        Some(Kept { state, label })
+    }
+
+    pub(super) fn into_glance(self) -> Glance {
+        let mode = match self.state {
+            KeptState::Unreadable => return Glance::Unreadable,
+            KeptState::NoIdentity => {
+                return Glance::Read {
+                    same_header: true,
+                    identity: None,
+                };
+            }
+            KeptState::Mode(KnownMode::OneShot) => Mode::OneShot,
+            KeptState::Mode(KnownMode::Continuable) => Mode::Continuable,
+            KeptState::Mode(KnownMode::External) => Mode::External,
+        };
+        Glance::Read {
+            same_header: true,
+            identity: Some(Identity {
+                mode,
+                label: self.label.map(String::from),
+            }),
+        }
+    }
+}
+
+impl Glance {
+    /// The glance of an inspection of `rec`'s log.
+    pub fn of(
+        rec: &SessionRecord,
+        inspected: Result<Inspection, String>,
+        dialect: Dialect,
+    ) -> Self {
+        Glance::judged(inspected, |h| *h == rec.header, dialect)
+    }
+
+    /// The glance of an inspection, `same` judging its header.
+    pub(super) fn judged(
+        inspected: Result<Inspection, String>,
+        same: impl FnOnce(&Header) -> bool,
+        dialect: Dialect,
+    ) -> Self {
+        match inspected {
+            Err(_) => Glance::Unreadable,
+            Ok(i) => Glance::Read {
+                same_header: same(&i.header),
+                identity: match dialect {
+                    Dialect::Rc8 => i.rc8,
+                    Dialect::Seed001 => i.seed001,
+                },
+            },
+        }
+    }
+
+    /// `rec`'s log inspected now.
+    pub fn inspect(rec: &SessionRecord, dialect: Dialect) -> Self {
+        Glance::of(rec, reader::inspect(&rec.log()), dialect)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+    use crate::store::header::Header;
+    use std::path::{Path, PathBuf};
+
+    struct Everything(Dialect);
+
+    impl ReadAhead for Everything {
+        fn wanted(&self, _: &Header) -> bool {
+            true
+        }
+        fn dialect(&self) -> Dialect {
+            self.0
+        }
+    }
+
+    /// Every store the repository carries: the samples and the conformance
+    /// cases.
+    fn stores() -> Vec<PathBuf> {
+        let testdata = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
+        let mut out = Vec::new();
+        for parent in [
+            testdata.join("stores"),
+            testdata.join("conformance/v1/stores"),
+            testdata.join("conformance/v2/stores"),
+        ] {
+            for entry in std::fs::read_dir(&parent).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    out.push(path);
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// What a log read during enumeration says is what reading it afterwards
+    /// says, for every session of every carried store, under both rules.
+    #[test]
+    fn a_log_read_ahead_reads_as_it_does_afterwards() {
+        let mut taken = 0;
+        for store in stores() {
+            for dialect in [Dialect::Rc8, Dialect::Seed001] {
+                let Ok(ahead) = Store::scan_ahead(&store, Some(&Everything(dialect))) else {
+                    continue;
+                };
+                for (i, rec) in ahead.sessions.iter().enumerate() {
+                    if let Some(glance) = ahead.take_glance(i) {
+                        taken += 1;
+                        assert_eq!(
+                            glance,
+                            Glance::inspect(rec, dialect),
+                            "{} in {}",
+                            rec.header.id,
+                            store.display()
+                        );
+                        assert!(ahead.take_glance(i).is_none(), "taken once");
+                    }
+                }
+            }
+        }
+        assert!(taken > 50, "only {taken} logs were read ahead");
+    }
+
+    /// A log larger than `AHEAD_MAX` is left for the listing to read.
+    #[test]
+    fn a_large_log_is_not_read_ahead() {
+        let root = std::env::temp_dir().join(format!("dsh-agents-ahead-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        for (id, pad) in [("small", 10), ("large", AHEAD_MAX as usize)] {
+            let dir = root.join("_no-cwd").join(id);
+            std::fs::create_dir_all(&dir).unwrap();
+            let text = format!(
+                "{{\"type\":\"session\",\"version\":0,\"id\":\"{id}\",\"createdAt\":1,\"parentSession\":\"p\",\"origin\":\"subagent\",\"delegationDepth\":1}}\n{{\"type\":\"session/title\",\"seq\":0,\"time\":1,\"data\":{{\"title\":\"{}\"}}}}\n",
+                "x".repeat(pad)
+            );
+            std::fs::write(dir.join("session.jsonl"), text).unwrap();
+        }
+        let store = Store::scan_ahead(&root, Some(&Everything(Dialect::Rc8))).unwrap();
+        let read: Vec<(&str, bool)> = (0..store.sessions.len())
+            .map(|i| {
+                (
+                    &*store.sessions[i].header.id,
+                    store.take_glance(i).is_some(),
+                )
+            })
+            .collect();
+        let _ = std::fs::remove_dir_all(&root);
+        assert_eq!(read, [("large", false), ("small", true)]);
+    }
+}

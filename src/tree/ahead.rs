@@ -1,0 +1,162 @@
+//! Which logs a listing will inspect, guessed while the store is still
+//! being enumerated (`store::ahead`): a subagent whose parent is the top of
+//! the listed tree, or already guessed to be in it. The guess sees only
+//! sessions probed before (directory order, in parallel), so a child found
+//! before its parent is simply inspected later; a guess is never an answer.
+
+use crate::store::Store;
+use crate::store::ahead::ReadAhead;
+use crate::store::descriptor::Dialect;
+use crate::store::header::Header;
+use crate::tree::Corpus;
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::RwLock;
+
+/// The guess for one listing. Sessions are held by a hash of their id: a
+/// collision only reads a log the listing may not need.
+pub struct ListingAhead {
+    known: RwLock<HashSet<u64>>,
+    /// Only `origin: "subagent"` edges lead down (v2); rc.8's descendants
+    /// walk every `parentSession` edge.
+    subagent_edges: bool,
+    /// The whole subtree, not only the top's children.
+    deep: bool,
+    dialect: Dialect,
+}
+
+fn key(id: &str) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+    BuildHasherDefault::<DefaultHasher>::default().hash_one(id)
+}
+
+impl ListingAhead {
+    fn new(top: &str, subagent_edges: bool, deep: bool, dialect: Dialect) -> Self {
+        ListingAhead {
+            known: RwLock::new(HashSet::from([key(top)])),
+            subagent_edges,
+            deep,
+            dialect,
+        }
+    }
+
+    /// For the v2 tree holding `caller`, an exact Session id; `None` when
+    /// the caller is not found by its path (the listing then reads as
+    /// before).
+    pub fn v2(store_root: &Path, caller: &str) -> Option<Self> {
+        let located = Store::locate(store_root, &[caller]).ok()??;
+        let corpus = Corpus::new(&located);
+        let root = corpus.root_of(located.index_of(caller)?).ok()?;
+        Some(ListingAhead::new(
+            corpus.id(root),
+            true,
+            true,
+            Dialect::Seed001,
+        ))
+    }
+
+    /// For rc.8's listing of `caller`'s children, or of its descendants.
+    pub fn v1(caller: &str, descendants: bool) -> Self {
+        ListingAhead::new(caller, false, descendants, Dialect::Rc8)
+    }
+}
+
+impl ReadAhead for ListingAhead {
+    fn wanted(&self, header: &Header) -> bool {
+        let Some(parent) = header.parent() else {
+            return false;
+        };
+        if self.subagent_edges && !header.origin_subagent {
+            return false;
+        }
+        let known = self.known.read().unwrap_or_else(|e| e.into_inner());
+        if !known.contains(&key(parent)) {
+            return false;
+        }
+        drop(known);
+        if self.deep {
+            self.known
+                .write()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(key(&header.id));
+        }
+        header.origin_subagent
+    }
+
+    fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::header::{HeaderParse, parse_header_line};
+
+    fn header(id: &str, parent: &str, subagent: bool) -> Header {
+        let origin = if subagent {
+            r#","origin":"subagent""#
+        } else {
+            ""
+        };
+        let text = format!(
+            r#"{{"type":"session","version":0,"id":"{id}","createdAt":1,"delegationDepth":1,"parentSession":"{parent}"{origin}}}"#
+        );
+        match parse_header_line(&text) {
+            HeaderParse::Valid(h) => *h,
+            _ => panic!("not a header: {text}"),
+        }
+    }
+
+    /// Each guess in the order the probes see the headers: (id, parent,
+    /// subagent, wanted).
+    #[test]
+    fn guesses_follow_the_edges_each_listing_walks() {
+        type Seen = &'static [(&'static str, &'static str, bool, bool)];
+        let v2 = || ListingAhead::new("top", true, true, Dialect::Seed001);
+        let children = || ListingAhead::v1("top", false);
+        let descendants = || ListingAhead::v1("top", true);
+        let cases: [(&str, ListingAhead, Seen); 4] = [
+            (
+                "v2: subagent edges, the whole subtree",
+                v2(),
+                &[
+                    ("a", "top", true, true),
+                    ("fork", "top", false, false),
+                    ("a1", "a", true, true),
+                    ("below-fork", "fork", true, false),
+                    ("other", "elsewhere", true, false),
+                ],
+            ),
+            (
+                "v2: a child probed before its parent is left for later",
+                v2(),
+                &[("b1", "b", true, false), ("b", "top", true, true)],
+            ),
+            (
+                "v1 children: the top's subagents only",
+                children(),
+                &[("a", "top", true, true), ("a1", "a", true, false)],
+            ),
+            (
+                "v1 descendants: every edge leads down, subagents are read",
+                descendants(),
+                &[
+                    ("fork", "top", false, false),
+                    ("below-fork", "fork", true, true),
+                    ("a", "top", true, true),
+                    ("a1", "a", true, true),
+                ],
+            ),
+        ];
+        for (what, ahead, seen) in cases {
+            for (id, parent, subagent, wanted) in seen {
+                assert_eq!(
+                    ahead.wanted(&header(id, parent, *subagent)),
+                    *wanted,
+                    "{what}: {id}"
+                );
+            }
+        }
+    }
+}
