@@ -27,6 +27,10 @@ struct Args {
     events: usize,
     #[arg(long, default_value = "none")]
     compression: String,
+    /// Session ids that sort in no tree order (as DSH's random UUIDs do),
+    /// not `sa-0000000` upwards, where every parent sorts before its children
+    #[arg(long)]
+    random_ids: bool,
     #[arg(long, default_value_t = 5)]
     runs: usize,
     /// Where to write the store [default: a temp dir, removed afterwards]
@@ -97,7 +101,17 @@ const FORMS: &[(&str, &[&str])] = &[
     ("tree (all trees)", &["tree"]),
 ];
 
+/// Whether `id` makes ids in no tree order (`--random-ids`).
+static RANDOM_IDS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 fn id(i: usize) -> String {
+    if RANDOM_IDS.load(std::sync::atomic::Ordering::Relaxed) {
+        // splitmix64: a fixed, well-mixed order.
+        let mut z = (i as u64).wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        return format!("{:016x}-{i}", z ^ (z >> 31));
+    }
     format!("sa-{i:07}")
 }
 
@@ -488,6 +502,7 @@ type Mode = fn(&Args);
 
 fn main() {
     let args = Args::parse();
+    RANDOM_IDS.store(args.random_ids, std::sync::atomic::Ordering::Relaxed);
     let modes: [(bool, Mode); 5] = [
         (args.wake, bench_wake),
         (args.send, bench_sends),
@@ -697,7 +712,7 @@ fn bench_large(args: &Args) {
 }
 
 fn kid_index(id: &str) -> usize {
-    id.trim_start_matches("sa-").parse().unwrap()
+    id.rsplit(['-']).next().unwrap().parse().unwrap()
 }
 
 /// The v2 name path of generated session `i` (`n0/n8/n72`).

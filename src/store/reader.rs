@@ -101,10 +101,17 @@ pub fn read_first_line_ahead(
     if len > AHEAD_MAX {
         return (read_first_line_of(Ok(file)), None);
     }
-    // The whole log in one read: reading stops at the length it had when
-    // opened, as an inspection's does.
-    let capacity = (len as usize).max(HEADER_READ);
-    let reader = BufReader::with_capacity(capacity, file.take(len));
+    // Reading stops at the length the log had when opened, as an
+    // inspection's does. When most logs are wanted, the first read takes
+    // the whole log; otherwise it reads as any header probe does, so a log
+    // that is not wanted costs nothing more, and one that is takes one more
+    // read.
+    let first_read = if ahead.likely() {
+        (len as usize).max(HEADER_READ)
+    } else {
+        HEADER_READ
+    };
+    let reader = BufReader::with_capacity(first_read, file.take(len));
     let (encoding, first, rest) = match first_line(reader) {
         Ok(read) => read,
         Err(e) => return (Err(e), None),
@@ -114,8 +121,17 @@ pub fn read_first_line_ahead(
             if ahead.wanted(header) =>
         {
             let scanned = validate_for_restore(header).and_then(|()| {
+                // What the probe's buffer holds, then the file up to its
+                // length (nothing more to read when the first read took it).
+                let reader = lines.into_inner();
+                let mut rest = Vec::with_capacity(len.saturating_sub(header_len) as usize);
+                rest.extend_from_slice(reader.buffer());
+                reader
+                    .into_inner()
+                    .read_to_end(&mut rest)
+                    .map_err(|e| e.to_string())?;
                 let scanner = Scanner::new((**header).clone(), Encoding::Raw, header_len);
-                scan_raw(lines.into_inner(), scanner, None, (meta.dev(), meta.ino()))
+                scan_raw(&rest[..], scanner, None, (meta.dev(), meta.ino()))
             });
             // Its header is the one just enumerated: the same bytes.
             Some(Glance::judged(

@@ -12,6 +12,7 @@ use crate::tree::Corpus;
 use std::collections::HashSet;
 use std::path::Path;
 use std::sync::RwLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The guess for one listing. Sessions are held by a hash of their id: a
 /// collision only reads a log the listing may not need.
@@ -23,7 +24,14 @@ pub struct ListingAhead {
     /// The whole subtree, not only the top's children.
     deep: bool,
     dialect: Dialect,
+    /// Headers judged, and how many were wanted: whether the next one is
+    /// likely wanted.
+    judged: AtomicUsize,
+    wanted: AtomicUsize,
 }
+
+/// Headers judged before the share wanted is believed.
+const SAMPLE: usize = 64;
 
 fn key(id: &str) -> u64 {
     use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
@@ -37,6 +45,8 @@ impl ListingAhead {
             subagent_edges,
             deep,
             dialect,
+            judged: AtomicUsize::new(0),
+            wanted: AtomicUsize::new(0),
         }
     }
 
@@ -63,6 +73,28 @@ impl ListingAhead {
 
 impl ReadAhead for ListingAhead {
     fn wanted(&self, header: &Header) -> bool {
+        self.judged.fetch_add(1, Ordering::Relaxed);
+        let wanted = self.guess(header);
+        if wanted {
+            self.wanted.fetch_add(1, Ordering::Relaxed);
+        }
+        wanted
+    }
+
+    fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    /// Until `SAMPLE` headers are judged, yes; then while at least half
+    /// of them were wanted.
+    fn likely(&self) -> bool {
+        let judged = self.judged.load(Ordering::Relaxed);
+        judged < SAMPLE || self.wanted.load(Ordering::Relaxed) * 2 >= judged
+    }
+}
+
+impl ListingAhead {
+    fn guess(&self, header: &Header) -> bool {
         let Some(parent) = header.parent() else {
             return false;
         };
@@ -81,10 +113,6 @@ impl ReadAhead for ListingAhead {
                 .insert(key(&header.id));
         }
         header.origin_subagent
-    }
-
-    fn dialect(&self) -> Dialect {
-        self.dialect
     }
 }
 
@@ -157,6 +185,21 @@ mod tests {
                     "{what}: {id}"
                 );
             }
+        }
+    }
+
+    /// The first read takes a log whole while at least half of the headers
+    /// judged (after the first `SAMPLE`) were wanted.
+    #[test]
+    fn whole_first_reads_follow_the_share_wanted() {
+        for (wanted_of_100, likely) in [(100, true), (50, true), (49, false), (0, false)] {
+            let ahead = ListingAhead::v1("top", false);
+            assert!(ahead.likely(), "before any header");
+            for n in 0..100 {
+                let parent = if n < wanted_of_100 { "top" } else { "other" };
+                ahead.wanted(&header(&format!("s{n}"), parent, true));
+            }
+            assert_eq!(ahead.likely(), likely, "{wanted_of_100} of 100 wanted");
         }
     }
 }
