@@ -201,24 +201,34 @@ impl TreeView {
     /// The frame written to `out` as it is rendered, never held whole; a
     /// closed pipe ends the writing quietly (DESIGN §8).
     fn print(&self, root: &std::path::Path, out: &mut dyn std::io::Write) -> Result<()> {
-        use std::io::Write;
-        let mut w = std::io::BufWriter::with_capacity(64 * 1024, out);
-        let mut failed = None;
-        self.frame_to(root, &mut |t| {
-            if failed.is_none() {
-                failed = w.write_all(t.as_bytes()).err();
-            }
-        })?;
-        let written = match failed {
-            Some(e) => Err(e),
-            None => w.write_all(b"\n").and_then(|()| w.flush()),
-        };
-        match written {
-            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-                Err(crate::store::StoreError::io("stdout", e).into())
-            }
-            _ => Ok(()),
+        stream_to(out, |emit| self.frame_to(root, emit))
+    }
+}
+
+/// The text `render` hands over in pieces, written to `out` as it comes
+/// with one final newline, as the CLI ends every text; a closed pipe ends
+/// the writing quietly (DESIGN §8).
+fn stream_to(
+    out: &mut dyn std::io::Write,
+    render: impl FnOnce(&mut dyn FnMut(&str)) -> Result<()>,
+) -> Result<()> {
+    use std::io::Write;
+    let mut w = std::io::BufWriter::with_capacity(64 * 1024, out);
+    let mut failed = None;
+    render(&mut |t| {
+        if failed.is_none() {
+            failed = w.write_all(t.as_bytes()).err();
         }
+    })?;
+    let written = match failed {
+        Some(e) => Err(e),
+        None => w.write_all(b"\n").and_then(|()| w.flush()),
+    };
+    match written {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(crate::store::StoreError::io("stdout", e).into())
+        }
+        _ => Ok(()),
     }
 }
 
@@ -477,7 +487,13 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
         };
         let cx = Context::new(&store, contract, caller.agent.as_deref(), id, limits)
             .map_err(caller_flag)?;
-        return call.run(cx).map(|o| Output::Text(o.render(json)));
+        // A listing's text is written as it is rendered, never held whole.
+        let outcome = call.run(cx)?;
+        stream_to(out, |emit| {
+            outcome.render_to(json, emit);
+            Ok(())
+        })?;
+        return Ok(Output::Raw(String::new()));
     }
     match &cli.command {
         Command::Identity { caller } => {

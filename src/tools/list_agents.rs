@@ -4,7 +4,7 @@
 use super::Context;
 use crate::error::Result;
 use crate::store::descriptor::Mode;
-use crate::tree::v1::V1Row;
+use crate::tree::v1::{Diagnostic, V1Row, V1Status};
 use crate::tree::v2::{Member, MemberKind, V2Status};
 use serde_json::{Value, json};
 
@@ -27,11 +27,24 @@ impl Scope {
     }
 }
 
-/// One v1 entry as the tool returns it.
+/// One v1 entry as the tool returns it: a row the tool keeps (a
+/// continuable child or a diagnostic), with its parent and depth for the
+/// descendants scope. Compact, since a listing holds one per descendant.
 #[derive(Debug, Clone)]
 pub struct V1Entry {
-    pub row: V1Row,
+    pub id: Box<str>,
+    pub shown: Shown,
     pub at: Option<(std::sync::Arc<str>, u64)>,
+}
+
+/// What a v1 entry shows after its id.
+#[derive(Debug, Clone)]
+pub enum Shown {
+    Child {
+        label: Option<Box<str>>,
+        status: V1Status,
+    },
+    Diagnostic(Diagnostic),
 }
 
 /// rc.8 `list_agents` for the context's caller.
@@ -43,15 +56,26 @@ pub fn list_v1(cx: &Context, scope: Scope) -> Vec<V1Entry> {
         Scope::Descendants => corpus.v1_descendants(caller),
     };
     let entries = crate::support::parallel::par_map(&positions, |p| {
-        let row = corpus.resolve_v1(p.index)?;
-        // One-shot children cannot be continued; the tool drops them.
-        if let V1Row::Child { mode, .. } = &row
-            && *mode != Mode::Continuable
-        {
-            return None;
-        }
+        let (id, shown) = match corpus.resolve_v1(p.index)? {
+            // One-shot children cannot be continued; the tool drops them.
+            V1Row::Child { mode, .. } if mode != Mode::Continuable => return None,
+            V1Row::Child {
+                id, label, status, ..
+            } => (
+                id,
+                Shown::Child {
+                    label: label.map(String::into_boxed_str),
+                    status,
+                },
+            ),
+            V1Row::Diagnostic { id, reason } => (id, Shown::Diagnostic(reason)),
+        };
         let at = (scope == Scope::Descendants).then(|| (p.parent.clone(), p.depth));
-        Some(V1Entry { row, at })
+        Some(V1Entry {
+            id: id.into_boxed_str(),
+            shown,
+            at,
+        })
     });
     corpus.store.release_glances();
     // Collected in place, so the kept entries reuse the buffer: std does
@@ -61,45 +85,37 @@ pub fn list_v1(cx: &Context, scope: Scope) -> Vec<V1Entry> {
 }
 
 pub fn render_v1(entries: &[V1Entry]) -> String {
+    let mut text = String::new();
+    render_v1_to(entries, &mut |t| text.push_str(t));
+    text
+}
+
+/// The v1 text handed to `out` a row at a time: the listing's text is
+/// never held whole beside its rows.
+pub fn render_v1_to(entries: &[V1Entry], out: &mut dyn FnMut(&str)) {
     use std::fmt::Write;
     if entries.is_empty() {
-        return "(no subagents)".to_string();
+        return out("(no subagents)");
     }
-    // Sized first: a text grown by doubling holds two buffers at once.
-    let size: usize = entries
-        .iter()
-        .map(|e| {
-            let label = match &e.row {
-                V1Row::Child { id, label, .. } => {
-                    id.len() + label.as_deref().map_or(0, str::len) + " [] — ".len() + 11
-                }
-                V1Row::Diagnostic { id, .. } => id.len() + " [diagnostic: ]".len() + 11,
-            };
-            label
-                + e.at
-                    .as_ref()
-                    .map_or(0, |(p, _)| p.len() + " parent= depth=".len() + 20)
-        })
-        .sum();
-    let mut out = String::with_capacity(size);
+    let mut line = String::new();
     for (n, e) in entries.iter().enumerate() {
+        line.clear();
         if n > 0 {
-            out.push('\n');
+            line.push('\n');
         }
-        let _ = match &e.row {
-            V1Row::Child { id, status, .. } => write!(out, "{id} [{}]", status.as_str()),
-            V1Row::Diagnostic { id, reason } => {
-                write!(out, "{id} [diagnostic: {}]", reason.as_str())
-            }
+        let id = &e.id;
+        let _ = match &e.shown {
+            Shown::Child { status, .. } => write!(line, "{id} [{}]", status.as_str()),
+            Shown::Diagnostic(reason) => write!(line, "{id} [diagnostic: {}]", reason.as_str()),
         };
         if let Some((p, d)) = &e.at {
-            let _ = write!(out, " parent={p} depth={d}");
+            let _ = write!(line, " parent={p} depth={d}");
         }
-        if let V1Row::Child { label, .. } = &e.row {
-            let _ = write!(out, " — {}", label.as_deref().unwrap_or(""));
+        if let Shown::Child { label, .. } = &e.shown {
+            let _ = write!(line, " — {}", label.as_deref().unwrap_or(""));
         }
+        out(&line);
     }
-    out
 }
 
 pub fn json_v1(entries: &[V1Entry]) -> Value {
@@ -107,11 +123,12 @@ pub fn json_v1(entries: &[V1Entry]) -> Value {
         entries
             .iter()
             .map(|e| {
-                let mut v = match &e.row {
-                    V1Row::Child { id, label, status, .. } => {
+                let id = &*e.id;
+                let mut v = match &e.shown {
+                    Shown::Child { label, status } => {
                         json!({"kind":"child","id":id,"label":label.as_deref().unwrap_or(""),"status":status.as_str()})
                     }
-                    V1Row::Diagnostic { id, reason } => {
+                    Shown::Diagnostic(reason) => {
                         json!({"kind":"diagnostic","id":id,"reason":reason.as_str()})
                     }
                 };
@@ -133,54 +150,51 @@ pub struct V2Row {
     pub description: Option<String>,
 }
 
-/// The listed rows of a v2 tree (the members' strings move into them).
-pub fn v2_rows(members: Vec<Member>) -> Vec<V2Row> {
-    members
-        .into_iter()
-        .filter(|m| m.kind.is_listed())
-        .map(|m| {
-            let status = m.status();
-            V2Row {
-                name: m.name,
-                status,
-                description: match m.kind {
-                    MemberKind::Root => Some("root agent".to_string()),
-                    MemberKind::Continuable { label } if !label.is_empty() => Some(label),
-                    _ => None,
-                },
-            }
-        })
-        .collect()
+/// The listed rows of a v2 tree (the members' strings move into them), made
+/// as the walk hands each member over.
+pub fn v2_rows(members: impl Iterator<Item = Member>) -> Vec<V2Row> {
+    let mut rows = Vec::with_capacity(members.size_hint().1.unwrap_or(0));
+    rows.extend(members.filter(|m| m.kind.is_listed()).map(|m| {
+        let status = m.status();
+        V2Row {
+            name: m.name,
+            status,
+            description: match m.kind {
+                MemberKind::Root => Some("root agent".to_string()),
+                MemberKind::Continuable { label } if !label.is_empty() => Some(label),
+                _ => None,
+            },
+        }
+    }));
+    rows
 }
 
 /// Seed-001 `list_agents`: the whole tree holding the caller.
 pub fn list_v2(cx: &Context) -> Result<Vec<V2Row>> {
-    Ok(v2_rows(cx.corpus.v2_tree(cx.root()?)))
+    Ok(v2_rows(cx.corpus.v2_walk(cx.root()?, false)))
 }
 
 pub fn render_v2(rows: &[V2Row]) -> String {
+    let mut text = String::new();
+    render_v2_to(rows, &mut |t| text.push_str(t));
+    text
+}
+
+/// The v2 text handed to `out` a row at a time (see `render_v1_to`).
+pub fn render_v2_to(rows: &[V2Row], out: &mut dyn FnMut(&str)) {
     use std::fmt::Write;
-    // Sized first: a text grown by doubling holds two buffers at once.
-    let size: usize = rows
-        .iter()
-        .map(|r| {
-            r.name.len()
-                + r.status.as_str().len()
-                + r.description.as_ref().map_or(0, |d| d.len() + " — ".len())
-                + 4
-        })
-        .sum();
-    let mut out = String::with_capacity(size);
+    let mut line = String::new();
     for (n, r) in rows.iter().enumerate() {
+        line.clear();
         if n > 0 {
-            out.push('\n');
+            line.push('\n');
         }
-        let _ = write!(out, "{} [{}]", r.name, r.status.as_str());
+        let _ = write!(line, "{} [{}]", r.name, r.status.as_str());
         if let Some(d) = &r.description {
-            let _ = write!(out, " — {d}");
+            let _ = write!(line, " — {d}");
         }
+        out(&line);
     }
-    out
 }
 
 pub fn json_v2(rows: &[V2Row]) -> Value {

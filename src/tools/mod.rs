@@ -164,6 +164,15 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// `render`, handed to `out` in pieces: a listing's text a row at a time.
+    pub fn render_to(&self, as_json: bool, out: &mut dyn FnMut(&str)) {
+        match (self, as_json) {
+            (Outcome::ListedV1(e), false) => list_agents::render_v1_to(e, out),
+            (Outcome::ListedV2(r), false) => list_agents::render_v2_to(r, out),
+            _ => out(&self.render(as_json)),
+        }
+    }
+
     /// The text the model sees, or the canonical JSON value.
     pub fn render(&self, as_json: bool) -> String {
         let to_json = |v: Value| serde_json::to_string(&v).unwrap_or_default();

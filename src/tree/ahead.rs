@@ -1,15 +1,17 @@
 //! Which logs a listing will inspect, guessed while the store is still
 //! being enumerated (`store::ahead`): a subagent whose parent is the top of
-//! the listed tree, or already guessed to be in it. The guess sees only
-//! sessions probed before (directory order, in parallel), so a child found
-//! before its parent is simply inspected later; a guess is never an answer.
+//! the listed tree, or reaches it through the edges probed so far. The
+//! guess sees only sessions probed before (directory order, in parallel),
+//! so a child found before its parent is simply inspected later, and its
+//! own children, found after it, are still read ahead once the edges above
+//! them are known. A guess is never an answer.
 
 use crate::store::Store;
 use crate::store::ahead::ReadAhead;
 use crate::store::descriptor::Dialect;
 use crate::store::header::Header;
 use crate::tree::Corpus;
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::RwLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -17,7 +19,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// The guess for one listing. Sessions are held by a hash of their id: a
 /// collision only reads a log the listing may not need.
 pub struct ListingAhead {
-    known: RwLock<HashSet<u64>>,
+    top: u64,
+    /// Each session probed with a parent (through an edge the listing
+    /// walks): its parent, or `IN_TREE` once it is known to reach the top.
+    up: RwLock<HashMap<u64, u64>>,
     /// Only `origin: "subagent"` edges lead down (v2); rc.8's descendants
     /// walk every `parentSession` edge.
     subagent_edges: bool,
@@ -33,6 +38,12 @@ pub struct ListingAhead {
 /// Headers judged before the share wanted is believed.
 const SAMPLE: usize = 64;
 
+const IN_TREE: u64 = u64::MAX;
+
+/// Steps walked up before a guess gives up: a long chain of sessions whose
+/// top is not known yet costs a later read, never a quadratic walk.
+const MAX_WALK: usize = 32;
+
 fn key(id: &str) -> u64 {
     use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
     BuildHasherDefault::<DefaultHasher>::default().hash_one(id)
@@ -41,7 +52,8 @@ fn key(id: &str) -> u64 {
 impl ListingAhead {
     fn new(top: &str, subagent_edges: bool, deep: bool, dialect: Dialect) -> Self {
         ListingAhead {
-            known: RwLock::new(HashSet::from([key(top)])),
+            top: key(top),
+            up: RwLock::new(HashMap::new()),
             subagent_edges,
             deep,
             dialect,
@@ -101,18 +113,28 @@ impl ListingAhead {
         if self.subagent_edges && !header.origin_subagent {
             return false;
         }
-        let known = self.known.read().unwrap_or_else(|e| e.into_inner());
-        if !known.contains(&key(parent)) {
-            return false;
+        let parent = key(parent);
+        if !self.deep {
+            return parent == self.top && header.origin_subagent;
         }
-        drop(known);
-        if self.deep {
-            self.known
-                .write()
-                .unwrap_or_else(|e| e.into_inner())
-                .insert(key(&header.id));
+        let mut up = self.up.write().unwrap_or_else(|e| e.into_inner());
+        let in_tree = self.reaches_top(&up, parent);
+        up.insert(key(&header.id), if in_tree { IN_TREE } else { parent });
+        in_tree && header.origin_subagent
+    }
+
+    fn reaches_top(&self, up: &HashMap<u64, u64>, mut at: u64) -> bool {
+        for _ in 0..MAX_WALK {
+            if at == self.top {
+                return true;
+            }
+            match up.get(&at) {
+                Some(&IN_TREE) => return true,
+                Some(&parent) => at = parent,
+                None => return false,
+            }
         }
-        header.origin_subagent
+        false
     }
 }
 
@@ -157,9 +179,15 @@ mod tests {
                 ],
             ),
             (
-                "v2: a child probed before its parent is left for later",
+                "v2: a child probed before its parent is left for later, \
+                 its own children are not",
                 v2(),
-                &[("b1", "b", true, false), ("b", "top", true, true)],
+                &[
+                    ("b1", "b", true, false),
+                    ("b", "top", true, true),
+                    ("b11", "b1", true, true),
+                    ("b111", "b11", true, true),
+                ],
             ),
             (
                 "v1 children: the top's subagents only",

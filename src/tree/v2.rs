@@ -268,18 +268,10 @@ impl<'a> Corpus<'a> {
         path.unwrap_or_else(|| self.id(index).to_string())
     }
 
-    /// The v2 tree of `root` in stable pre-order: every node reached,
-    /// including the unlisted ones (one-shots, externals, creating).
-    pub fn v2_tree(&self, root: usize) -> Vec<Member> {
-        let walk = self.v2_walk(root, false);
-        let mut out = Vec::with_capacity(walk.size_hint().1.unwrap_or(0));
-        out.extend(walk);
-        out
-    }
-
-    /// The members of `v2_tree` one at a time, in pre-order, each with its
-    /// `activity` when `activity` is set: the walk itself never holds them
-    /// all. Its upper size bound is exact for a tree with no node reached
+    /// The v2 tree of `root` in stable pre-order, one member at a time:
+    /// every node reached, including the unlisted ones (one-shots,
+    /// externals, creating), each with its `activity` when `activity` is
+    /// set. The walk itself never holds them all. Its upper size bound is exact for a tree with no node reached
     /// twice.
     pub fn v2_walk(&self, root: usize, activity: bool) -> V2Walk<'_, 'a> {
         let (classified, reached) = self.classify_reachable(root, activity);
