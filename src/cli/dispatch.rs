@@ -444,6 +444,27 @@ fn open_for(
     Ok(Store::open_addressing(root, ids.as_deref())?)
 }
 
+/// The store for a listing, reading ahead the logs it guesses it will
+/// list, from the edges the last listing saw when there is a cache (and
+/// saving this one's for the next).
+fn open_reading_ahead(
+    root: &std::path::Path,
+    cache: Option<&std::path::Path>,
+    ahead: crate::tree::ahead::ListingAhead,
+) -> Result<Store> {
+    use crate::store::edge_cache;
+    let ahead = match (cache, std::path::absolute(root)) {
+        (Some(cache), Ok(root)) => ahead.with_edges(&edge_cache::load(cache, &root)),
+        _ => ahead,
+    };
+    let store = Store::open_ahead(root, &ahead)?;
+    drop(ahead);
+    if let Some(cache) = cache {
+        edge_cache::save(cache, &store);
+    }
+    Ok(store)
+}
+
 /// The store for a command that names one session (or leaves its caller
 /// to be the only root).
 fn open_named(root: &std::path::Path, named: Option<&str>) -> Result<Store> {
@@ -481,7 +502,7 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
                 agent,
             )?,
             None => match call.read_ahead(contract, &root, caller.agent.as_deref()) {
-                Some(ahead) => Store::open_ahead(&root, &ahead)?,
+                Some(ahead) => open_reading_ahead(&root, name_cache(&cli).as_deref(), ahead)?,
                 None => open_for(&root, caller.agent.as_deref(), call.addressed(contract))?,
             },
         };

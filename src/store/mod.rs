@@ -5,6 +5,7 @@
 pub mod ahead;
 pub mod conversation;
 pub mod descriptor;
+pub mod edge_cache;
 pub mod enumerate;
 pub mod error;
 pub mod events;

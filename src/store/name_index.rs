@@ -39,8 +39,16 @@ pub fn cache_dir() -> Option<PathBuf> {
     var("HOME").map(|h| PathBuf::from(h).join(".cache").join("dsh-agents"))
 }
 
+/// This store's own directory in the cache.
+pub fn store_dir(cache: &Path, root: &Path) -> PathBuf {
+    cache.join("stores").join(format!(
+        "{:016x}",
+        fnv(&[root.as_os_str().as_encoded_bytes()])
+    ))
+}
+
 /// FNV-1a: stable across builds and platforms, as an on-disk key must be.
-fn fnv(parts: &[&[u8]]) -> u64 {
+pub(crate) fn fnv(parts: &[&[u8]]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for (k, part) in parts.iter().enumerate() {
         if k > 0 {
@@ -94,10 +102,7 @@ impl NameIndex {
     /// projects whose sessions changed, or the scan that rebuilt it. The
     /// scan fails as `Store::open` does.
     pub fn open(cache: &Path, root: &Path) -> Result<Opened, super::StoreError> {
-        let dir = cache.join("stores").join(format!(
-            "{:016x}",
-            fnv(&[root.as_os_str().as_encoded_bytes()])
-        ));
+        let dir = store_dir(cache, root);
         if let Some(index) = NameIndex::believed(&dir, root) {
             return Ok(Opened::Index(index));
         }
@@ -304,7 +309,8 @@ fn write(dir: &Path, state: &State, entries: &[Entry]) -> std::io::Result<()> {
     replace(&dir.join(STATE), &serde_json::to_vec(state)?)
 }
 
-fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// Write `bytes` to a temporary file beside `path`, then rename it over.
+pub(crate) fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
     std::fs::write(&tmp, bytes)?;
     std::fs::rename(&tmp, path)

@@ -4,11 +4,14 @@
 //! guess sees only sessions probed before (directory order, in parallel),
 //! so a child found before its parent is simply inspected later, and its
 //! own children, found after it, are still read ahead once the edges above
-//! them are known. A guess is never an answer.
+//! them are known. The edges the last listing saw (`store::edge_cache`)
+//! are known from the start, so with them the order does not matter. A
+//! guess is never an answer.
 
 use crate::store::Store;
 use crate::store::ahead::ReadAhead;
 use crate::store::descriptor::Dialect;
+use crate::store::edge_cache::{SUBAGENT, key};
 use crate::store::header::Header;
 use crate::tree::Corpus;
 use std::collections::HashMap;
@@ -44,11 +47,6 @@ const IN_TREE: u64 = u64::MAX;
 /// top is not known yet costs a later read, never a quadratic walk.
 const MAX_WALK: usize = 32;
 
-fn key(id: &str) -> u64 {
-    use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
-    BuildHasherDefault::<DefaultHasher>::default().hash_one(id)
-}
-
 impl ListingAhead {
     fn new(top: &str, subagent_edges: bool, deep: bool, dialect: Dialect) -> Self {
         ListingAhead {
@@ -80,6 +78,23 @@ impl ListingAhead {
     /// For rc.8's listing of `caller`'s children, or of its descendants.
     pub fn v1(caller: &str, descendants: bool) -> Self {
         ListingAhead::new(caller, false, descendants, Dialect::Rc8)
+    }
+
+    /// Start from the edges an earlier listing saw (`edge_cache::load`):
+    /// each is believed until the probe of its child replaces it.
+    pub fn with_edges(self, edges: &[(u64, u64)]) -> Self {
+        if !self.deep {
+            return self;
+        }
+        let mut up = self.up.write().unwrap_or_else(|e| e.into_inner());
+        up.reserve(edges.len());
+        for &(child, parent) in edges {
+            if !self.subagent_edges || parent & SUBAGENT != 0 {
+                up.insert(child, parent & !SUBAGENT);
+            }
+        }
+        drop(up);
+        self
     }
 }
 
@@ -118,23 +133,36 @@ impl ListingAhead {
             return parent == self.top && header.origin_subagent;
         }
         let mut up = self.up.write().unwrap_or_else(|e| e.into_inner());
-        let in_tree = self.reaches_top(&up, parent);
+        let in_tree = self.reaches_top(&mut up, parent);
         up.insert(key(&header.id), if in_tree { IN_TREE } else { parent });
         in_tree && header.origin_subagent
     }
 
-    fn reaches_top(&self, up: &HashMap<u64, u64>, mut at: u64) -> bool {
-        for _ in 0..MAX_WALK {
+    /// Whether `at` reaches the top; the sessions passed on the way are
+    /// marked when it does, so the next walk through them is one step.
+    fn reaches_top(&self, up: &mut HashMap<u64, u64>, from: u64) -> bool {
+        let mut passed = Vec::new();
+        let mut at = from;
+        let found = (0..MAX_WALK).find_map(|_| {
             if at == self.top {
-                return true;
+                return Some(true);
             }
             match up.get(&at) {
-                Some(&IN_TREE) => return true,
-                Some(&parent) => at = parent,
-                None => return false,
+                Some(&IN_TREE) => Some(true),
+                Some(&parent) => {
+                    passed.push(at);
+                    at = parent;
+                    None
+                }
+                None => Some(false),
+            }
+        });
+        if found == Some(true) {
+            for session in passed {
+                up.insert(session, IN_TREE);
             }
         }
-        false
+        found == Some(true)
     }
 }
 
@@ -214,6 +242,33 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// With the edges an earlier listing saw, a child probed before its
+    /// parent is read ahead too; a stale edge only guesses wrong.
+    #[test]
+    fn saved_edges_make_the_order_not_matter() {
+        let edges = [
+            (key("b"), key("top") | SUBAGENT),
+            (key("b1"), key("b") | SUBAGENT),
+            (key("fork"), key("top")),
+            (key("f1"), key("fork") | SUBAGENT),
+        ];
+        let v2 = ListingAhead::new("top", true, true, Dialect::Seed001).with_edges(&edges);
+        for (id, parent, wanted) in [
+            ("b11", "b1", true),
+            ("f11", "f1", false),
+            ("b1", "b", true),
+            ("b", "top", true),
+            ("x1", "x", false),
+        ] {
+            assert_eq!(v2.wanted(&header(id, parent, true)), wanted, "v2 {id}");
+        }
+        let v1 = ListingAhead::v1("top", true).with_edges(&edges);
+        assert!(
+            v1.wanted(&header("f11", "f1", true)),
+            "v1 walks the fork edge"
+        );
     }
 
     /// The first read takes a log whole while at least half of the headers

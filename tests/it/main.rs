@@ -14,6 +14,7 @@ mod liveness;
 mod located;
 mod messaging;
 mod operator;
+mod reading;
 mod rules;
 mod runtime;
 mod sharing;
