@@ -18,9 +18,8 @@ pub fn enabled() -> bool {
     std::env::var_os(READ_AHEAD_ENV).is_none_or(|v| v != "0")
 }
 
-/// Logs larger than this are only header-probed while enumerating: reading
-/// them whole would take a buffer of their size at once. Their listing
-/// inspects them afterwards as before.
+/// The largest first read of a log that is likely wanted: a larger log is
+/// read on through a buffer of this size, never held whole.
 pub const AHEAD_MAX: u64 = 64 * 1024;
 
 /// Which logs a command will inspect, judged from each header as
@@ -236,30 +235,38 @@ mod tests {
         assert!(taken > 100, "only {taken} logs were read ahead");
     }
 
-    /// A log larger than `AHEAD_MAX` is left for the listing to read.
+    /// A log larger than the first read is read on through the same open
+    /// file, and reads as it does afterwards.
     #[test]
-    fn a_large_log_is_not_read_ahead() {
+    fn a_large_log_is_read_on() {
         let root = std::env::temp_dir().join(format!("dsh-agents-ahead-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
-        for (id, pad) in [("small", 10), ("large", AHEAD_MAX as usize)] {
+        for (id, pad) in [("small", 10), ("large", 3 * AHEAD_MAX as usize)] {
             let dir = root.join("_no-cwd").join(id);
             std::fs::create_dir_all(&dir).unwrap();
             let text = format!(
-                "{{\"type\":\"session\",\"version\":0,\"id\":\"{id}\",\"createdAt\":1,\"parentSession\":\"p\",\"origin\":\"subagent\",\"delegationDepth\":1}}\n{{\"type\":\"session/title\",\"seq\":0,\"time\":1,\"data\":{{\"title\":\"{}\"}}}}\n",
-                "x".repeat(pad)
+                "{{\"type\":\"session\",\"version\":0,\"id\":\"{id}\",\"createdAt\":1,\"parentSession\":\"p\",\"origin\":\"subagent\",\"delegationDepth\":1}}\n{{\"type\":\"session/title\",\"seq\":0,\"time\":1,\"data\":{{\"title\":\"{}\"}}}}\n{}\n",
+                "x".repeat(pad),
+                r#"{"type":"subagent/descriptor","seq":1,"time":2,"data":{"version":2,"mode":"continuable","provider":"spawn","label":"L"}}"#
             );
             std::fs::write(dir.join("session.jsonl"), text).unwrap();
         }
-        let store = Store::scan_ahead(&root, Some(&Everything(Dialect::Rc8, true))).unwrap();
-        let read: Vec<(&str, bool)> = (0..store.sessions.len())
-            .map(|i| {
-                (
-                    &*store.sessions[i].header.id,
-                    store.take_glance(i).is_some(),
-                )
-            })
-            .collect();
+        for whole in [true, false] {
+            let store = Store::scan_ahead(&root, Some(&Everything(Dialect::Rc8, whole))).unwrap();
+            for (i, rec) in store.sessions.iter().enumerate() {
+                let glance = store.take_glance(i).expect("read ahead");
+                assert_eq!(
+                    glance,
+                    Glance::inspect(rec, Dialect::Rc8),
+                    "{}",
+                    rec.header.id
+                );
+                assert!(
+                    matches!(&glance, Glance::Read { identity: Some(i), .. } if i.label.as_deref() == Some("L")),
+                    "{glance:?}"
+                );
+            }
+        }
         let _ = std::fs::remove_dir_all(&root);
-        assert_eq!(read, [("large", false), ("small", true)]);
     }
 }

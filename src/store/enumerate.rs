@@ -533,7 +533,13 @@ fn probe_files(dir: &Path, ahead: Option<&dyn ReadAhead>) -> DirProbe {
             };
             DirProbe::One(Suffix::Jsonl, read, None, glance)
         }
-        (false, true) => DirProbe::One(Suffix::JsonlZstd, read_first_line(&zst), None, None),
+        (false, true) => {
+            let (read, glance) = match ahead {
+                Some(ahead) => read_first_line_ahead(open_regular_meta(&zst), ahead),
+                None => (read_first_line(&zst), None),
+            };
+            DirProbe::One(Suffix::JsonlZstd, read, None, glance)
+        }
     }
 }
 

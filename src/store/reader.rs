@@ -85,9 +85,9 @@ pub fn read_first_line_of(
     Ok((encoding, first))
 }
 
-/// `read_first_line_of` a log opened with its metadata, and for a raw log
-/// of at most `AHEAD_MAX` bytes whose header `ahead` wants, the rest of it
-/// read through the same open file and inspected: one open, one read.
+/// `read_first_line_of` a log opened with its metadata, and for a log whose
+/// header `ahead` wants, the rest of it read through the same open file and
+/// inspected: one open for both.
 pub fn read_first_line_ahead(
     opened: Result<(File, std::fs::Metadata), super::error::StoreError>,
     ahead: &dyn ReadAhead,
@@ -98,16 +98,12 @@ pub fn read_first_line_ahead(
         Err(e) => return (Err(HeaderError::Open(e)), None),
     };
     let len = meta.len();
-    if len > AHEAD_MAX {
-        return (read_first_line_of(Ok(file)), None);
-    }
     // Reading stops at the length the log had when opened, as an
-    // inspection's does. When most logs are wanted, the first read takes
-    // the whole log; otherwise it reads as any header probe does, so a log
-    // that is not wanted costs nothing more, and one that is takes one more
-    // read.
+    // inspection's does. When most logs are wanted, the first read takes a
+    // log of up to `AHEAD_MAX` whole; otherwise it reads as any header probe
+    // does, so a log that is not wanted costs nothing more.
     let first_read = if ahead.likely() {
-        (len as usize).max(HEADER_READ)
+        (len.min(AHEAD_MAX) as usize).max(HEADER_READ)
     } else {
         HEADER_READ
     };
@@ -117,21 +113,25 @@ pub fn read_first_line_ahead(
         Err(e) => return (Err(e), None),
     };
     let glance = match (&first, rest) {
-        (FirstLine::Parsed(HeaderParse::Valid(header)), Some((lines, header_len)))
-            if ahead.wanted(header) =>
-        {
-            let scanned = validate_for_restore(header).and_then(|()| {
-                // What the probe's buffer holds, then the file up to its
-                // length (nothing more to read when the first read took it).
-                let reader = lines.into_inner();
-                let mut rest = Vec::with_capacity(len.saturating_sub(header_len) as usize);
-                rest.extend_from_slice(reader.buffer());
-                reader
-                    .into_inner()
-                    .read_to_end(&mut rest)
-                    .map_err(|e| e.to_string())?;
-                let scanner = Scanner::new((**header).clone(), Encoding::Raw, header_len);
-                scan_raw(&rest[..], scanner, None, (meta.dev(), meta.ino()))
+        (FirstLine::Parsed(HeaderParse::Valid(header)), Some(rest)) if ahead.wanted(header) => {
+            let id = (meta.dev(), meta.ino());
+            let scanned = validate_for_restore(header).and_then(|()| match rest {
+                Rest::Raw(lines, header_len) => {
+                    let scanner = Scanner::new((**header).clone(), Encoding::Raw, header_len);
+                    let reader = lines.into_inner();
+                    if reader.get_ref().limit() == 0 {
+                        // The first read took the whole log: scanned in place.
+                        return scan_raw(reader.buffer(), scanner, None, id);
+                    }
+                    // What the probe's buffer holds, then the rest of the file.
+                    let held = io::Cursor::new(reader.buffer().to_vec());
+                    let rest = held.chain(reader.into_inner());
+                    scan_raw(BufReader::with_capacity(64 * 1024, rest), scanner, None, id)
+                }
+                Rest::Zstd(frames, plain_len, frame_len) => {
+                    let scanner = Scanner::new((**header).clone(), Encoding::Zstd, plain_len);
+                    scan_zstd(frames, scanner, None, frame_len, id)
+                }
             });
             // Its header is the one just enumerated: the same bytes.
             Some(Glance::judged(
@@ -145,12 +145,18 @@ pub fn read_first_line_ahead(
     (Ok((encoding, first)), glance)
 }
 
-/// The header record of a log from its first bytes; for a raw log, the
-/// lines after it and the header's length with its newline.
-#[allow(clippy::type_complexity)]
+/// What follows a header a probe read: a raw log's lines and the header's
+/// length with its newline, or a Zstandard log's frames, the header frame's
+/// plaintext length and its length in the file.
+enum Rest<R> {
+    Raw(Lines<R>, u64),
+    Zstd(FrameReader<R>, u64, u64),
+}
+
+/// The header record of a log from its first bytes, and what follows it.
 fn first_line<R: BufRead>(
     mut reader: R,
-) -> Result<(Encoding, FirstLine, Option<(Lines<R>, u64)>), HeaderError> {
+) -> Result<(Encoding, FirstLine, Option<Rest<R>>), HeaderError> {
     let encoding = sniff(&mut reader).map_err(HeaderError::Io)?;
     let (line, rest) = match encoding {
         Encoding::Raw => {
@@ -169,7 +175,7 @@ fn first_line<R: BufRead>(
                 Line::End { .. } => return Ok((encoding, FirstLine::Missing, None)),
             };
             let len = line.len() as u64 + 1;
-            (line, Some((lines, len)))
+            (line, Rest::Raw(lines, len))
         }
         Encoding::Zstd => {
             let mut frames = FrameReader::new(reader);
@@ -185,14 +191,15 @@ fn first_line<R: BufRead>(
                 )
             })?;
             check_header_frame(&plain).map_err(HeaderError::Corrupt)?;
+            let plain_len = plain.len() as u64;
             plain.pop();
-            (plain, None)
+            (plain, Rest::Zstd(frames, plain_len, frame.len() as u64))
         }
     };
     Ok((
         encoding,
         FirstLine::Parsed(parse_header_line(&String::from_utf8_lossy(&line))),
-        rest,
+        Some(rest),
     ))
 }
 
