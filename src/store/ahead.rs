@@ -236,37 +236,69 @@ mod tests {
     }
 
     /// A log larger than the first read is read on through the same open
-    /// file, and reads as it does afterwards.
+    /// file, raw or Zstandard, and reads as it does afterwards.
     #[test]
     fn a_large_log_is_read_on() {
-        let root = std::env::temp_dir().join(format!("dsh-agents-ahead-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
-        for (id, pad) in [("small", 10), ("large", 3 * AHEAD_MAX as usize)] {
-            let dir = root.join("_no-cwd").join(id);
-            std::fs::create_dir_all(&dir).unwrap();
-            let text = format!(
-                "{{\"type\":\"session\",\"version\":0,\"id\":\"{id}\",\"createdAt\":1,\"parentSession\":\"p\",\"origin\":\"subagent\",\"delegationDepth\":1}}\n{{\"type\":\"session/title\",\"seq\":0,\"time\":1,\"data\":{{\"title\":\"{}\"}}}}\n{}\n",
-                "x".repeat(pad),
-                r#"{"type":"subagent/descriptor","seq":1,"time":2,"data":{"version":2,"mode":"continuable","provider":"spawn","label":"L"}}"#
-            );
-            std::fs::write(dir.join("session.jsonl"), text).unwrap();
-        }
-        for whole in [true, false] {
-            let store = Store::scan_ahead(&root, Some(&Everything(Dialect::Rc8, whole))).unwrap();
-            for (i, rec) in store.sessions.iter().enumerate() {
-                let glance = store.take_glance(i).expect("read ahead");
-                assert_eq!(
-                    glance,
-                    Glance::inspect(rec, Dialect::Rc8),
-                    "{}",
-                    rec.header.id
+        use crate::store::zstd_frames::encode_frame;
+        // Letters in no pattern, so a Zstandard log of them stays large.
+        let mut seed: u64 = 1;
+        let mut letters = |n: usize| -> String {
+            (0..n)
+                .map(|_| {
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    (b'a' + ((seed >> 59) as u8) % 26) as char
+                })
+                .collect()
+        };
+        for zstd in [false, true] {
+            let root = std::env::temp_dir()
+                .join(format!("dsh-agents-ahead-{}-{zstd}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&root);
+            for (id, pad) in [("small", 10), ("large", 3 * AHEAD_MAX as usize)] {
+                let dir = root.join("_no-cwd").join(id);
+                std::fs::create_dir_all(&dir).unwrap();
+                let header = format!(
+                    r#"{{"type":"session","version":0,"id":"{id}","createdAt":1,"parentSession":"p","origin":"subagent","delegationDepth":1}}"#
                 );
-                assert!(
-                    matches!(&glance, Glance::Read { identity: Some(i), .. } if i.label.as_deref() == Some("L")),
-                    "{glance:?}"
+                let body = format!(
+                    "{{\"type\":\"session/title\",\"seq\":0,\"time\":1,\"data\":{{\"title\":\"{}\"}}}}\n{}\n",
+                    letters(pad),
+                    r#"{"type":"subagent/descriptor","seq":1,"time":2,"data":{"version":2,"mode":"continuable","provider":"spawn","label":"L"}}"#
                 );
+                if zstd {
+                    let mut bytes = encode_frame(format!("{header}\n").as_bytes()).unwrap();
+                    bytes.extend(encode_frame(body.as_bytes()).unwrap());
+                    assert!(
+                        pad < 100 || bytes.len() as u64 > AHEAD_MAX,
+                        "{}",
+                        bytes.len()
+                    );
+                    std::fs::write(dir.join("session.jsonl.zstd"), bytes).unwrap();
+                } else {
+                    std::fs::write(dir.join("session.jsonl"), format!("{header}\n{body}")).unwrap();
+                }
             }
+            for whole in [true, false] {
+                let store =
+                    Store::scan_ahead(&root, Some(&Everything(Dialect::Rc8, whole))).unwrap();
+                assert_eq!(store.sessions.len(), 2);
+                for (i, rec) in store.sessions.iter().enumerate() {
+                    let glance = store.take_glance(i).expect("read ahead");
+                    assert_eq!(
+                        glance,
+                        Glance::inspect(rec, Dialect::Rc8),
+                        "{}",
+                        rec.header.id
+                    );
+                    assert!(
+                        matches!(&glance, Glance::Read { identity: Some(i), .. } if i.label.as_deref() == Some("L")),
+                        "{zstd} {whole}: {glance:?}"
+                    );
+                }
+            }
+            let _ = std::fs::remove_dir_all(&root);
         }
-        let _ = std::fs::remove_dir_all(&root);
     }
 }

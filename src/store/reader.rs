@@ -123,14 +123,14 @@ pub fn read_first_line_ahead(
                         // The first read took the whole log: scanned in place.
                         return scan_raw(reader.buffer(), scanner, None, id);
                     }
-                    // What the probe's buffer holds, then the rest of the file.
-                    let held = io::Cursor::new(reader.buffer().to_vec());
-                    let rest = held.chain(reader.into_inner());
-                    scan_raw(BufReader::with_capacity(64 * 1024, rest), scanner, None, id)
+                    scan_raw(read_on(reader), scanner, None, id)
                 }
                 Rest::Zstd(frames, plain_len, frame_len) => {
                     let scanner = Scanner::new((**header).clone(), Encoding::Zstd, plain_len);
-                    scan_zstd(frames, scanner, None, frame_len, id)
+                    if frames.get_ref().get_ref().limit() == 0 {
+                        return scan_zstd(frames, scanner, None, frame_len, id);
+                    }
+                    scan_zstd(frames.map_inner(read_on), scanner, None, frame_len, id)
                 }
             });
             // Its header is the one just enumerated: the same bytes.
@@ -143,6 +143,15 @@ pub fn read_first_line_ahead(
         _ => None,
     };
     (Ok((encoding, first)), glance)
+}
+
+/// A probe's reader read on through an inspection's buffer: what the probe's
+/// buffer holds, then the rest of the file.
+fn read_on(
+    probe: BufReader<io::Take<File>>,
+) -> BufReader<io::Chain<io::Cursor<Vec<u8>>, io::Take<File>>> {
+    let held = io::Cursor::new(probe.buffer().to_vec());
+    BufReader::with_capacity(64 * 1024, held.chain(probe.into_inner()))
 }
 
 /// What follows a header a probe read: a raw log's lines and the header's

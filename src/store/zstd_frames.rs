@@ -39,6 +39,21 @@ impl<R: Read> FrameReader<R> {
         }
     }
 
+    /// The reader, to see how much it holds.
+    pub fn get_ref(&self) -> &R {
+        &self.inner
+    }
+
+    /// The same frames read on through `f(reader)`: a reader that yields the
+    /// same bytes, buffered differently.
+    pub fn map_inner<S: Read>(self, f: impl FnOnce(R) -> S) -> FrameReader<S> {
+        FrameReader {
+            inner: f(self.inner),
+            offset: self.offset,
+            done: self.done,
+        }
+    }
+
     /// Append exactly `n` bytes to `buf`; `Ok(false)` when the input ends first.
     fn take(&mut self, buf: &mut Vec<u8>, n: usize) -> Result<bool, FrameError> {
         let start = buf.len();
