@@ -98,40 +98,84 @@ pub fn read_first_line_ahead(
         Err(e) => return (Err(HeaderError::Open(e)), None),
     };
     let len = meta.len();
+    let id = (meta.dev(), meta.ino());
     // Reading stops at the length the log had when opened, as an
-    // inspection's does. When most logs are wanted, the first read takes a
-    // log of up to `AHEAD_MAX` whole; otherwise it reads as any header probe
-    // does, so a log that is not wanted costs nothing more.
-    let first_read = if ahead.likely() {
-        (len.min(AHEAD_MAX) as usize).max(HEADER_READ)
+    // inspection's does. When most logs are wanted, a log of up to
+    // `AHEAD_MAX` is read whole at once, into this thread's buffer, and
+    // scanned in place; otherwise the first read is any header probe's, so a
+    // log that is not wanted costs nothing more.
+    if ahead.likely() && len <= AHEAD_MAX {
+        thread_local! {
+            static WHOLE: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        return WHOLE.with(|whole| {
+            let mut whole = whole.borrow_mut();
+            whole.clear();
+            // Room for the whole log: one read takes it, and the `take`
+            // ends there without another call.
+            whole.reserve(len as usize);
+            if let Err(e) = file.take(len).read_to_end(&mut whole) {
+                return (Err(HeaderError::Io(e)), None);
+            }
+            read_ahead_from(
+                &whole[..],
+                ahead,
+                |lines, scanner| scan_raw(lines.into_inner(), scanner, None, id),
+                |frames, scanner, at| scan_zstd(frames, scanner, None, at, id),
+            )
+        });
+    }
+    let capacity = if ahead.likely() {
+        AHEAD_MAX as usize
     } else {
         HEADER_READ
     };
-    let reader = BufReader::with_capacity(first_read, file.take(len));
+    read_ahead_from(
+        BufReader::with_capacity(capacity, file.take(len)),
+        ahead,
+        |lines, scanner| {
+            let reader = lines.into_inner();
+            if reader.get_ref().limit() == 0 {
+                return scan_raw(reader.buffer(), scanner, None, id);
+            }
+            scan_raw(read_on(reader), scanner, None, id)
+        },
+        |frames, scanner, at| {
+            if frames.get_ref().get_ref().limit() == 0 {
+                return scan_zstd(frames, scanner, None, at, id);
+            }
+            scan_zstd(frames.map_inner(read_on), scanner, None, at, id)
+        },
+    )
+}
+
+type Scanned = Result<(Inspection, Option<Resume>), String>;
+
+/// The header probe of `reader`, and when `ahead` wants the header, the
+/// log's rest scanned by `raw` (the lines after the header) or `zstd` (the
+/// frames after the header frame, and where they start).
+fn read_ahead_from<R: BufRead>(
+    reader: R,
+    ahead: &dyn ReadAhead,
+    raw: impl FnOnce(Lines<R>, Scanner) -> Scanned,
+    zstd: impl FnOnce(FrameReader<R>, Scanner, u64) -> Scanned,
+) -> (Result<(Encoding, FirstLine), HeaderError>, Option<Glance>) {
     let (encoding, first, rest) = match first_line(reader) {
         Ok(read) => read,
         Err(e) => return (Err(e), None),
     };
     let glance = match (&first, rest) {
         (FirstLine::Parsed(HeaderParse::Valid(header)), Some(rest)) if ahead.wanted(header) => {
-            let id = (meta.dev(), meta.ino());
             let scanned = validate_for_restore(header).and_then(|()| match rest {
-                Rest::Raw(lines, header_len) => {
-                    let scanner = Scanner::new((**header).clone(), Encoding::Raw, header_len);
-                    let reader = lines.into_inner();
-                    if reader.get_ref().limit() == 0 {
-                        // The first read took the whole log: scanned in place.
-                        return scan_raw(reader.buffer(), scanner, None, id);
-                    }
-                    scan_raw(read_on(reader), scanner, None, id)
-                }
-                Rest::Zstd(frames, plain_len, frame_len) => {
-                    let scanner = Scanner::new((**header).clone(), Encoding::Zstd, plain_len);
-                    if frames.get_ref().get_ref().limit() == 0 {
-                        return scan_zstd(frames, scanner, None, frame_len, id);
-                    }
-                    scan_zstd(frames.map_inner(read_on), scanner, None, frame_len, id)
-                }
+                Rest::Raw(lines, header_len) => raw(
+                    lines,
+                    Scanner::new((**header).clone(), Encoding::Raw, header_len),
+                ),
+                Rest::Zstd(frames, plain_len, frame_len) => zstd(
+                    frames,
+                    Scanner::new((**header).clone(), Encoding::Zstd, plain_len),
+                    frame_len,
+                ),
             });
             // Its header is the one just enumerated: the same bytes.
             Some(Glance::judged(

@@ -15,6 +15,7 @@ use crate::store::edge_cache::{SUBAGENT, key};
 use crate::store::header::Header;
 use crate::tree::Corpus;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::path::Path;
 use std::sync::RwLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -25,7 +26,7 @@ pub struct ListingAhead {
     top: u64,
     /// Each session probed with a parent (through an edge the listing
     /// walks): its parent, or `IN_TREE` once it is known to reach the top.
-    up: RwLock<HashMap<u64, u64>>,
+    up: RwLock<Edges>,
     /// Only `origin: "subagent"` edges lead down (v2); rc.8's descendants
     /// walk every `parentSession` edge.
     subagent_edges: bool,
@@ -36,6 +37,29 @@ pub struct ListingAhead {
     /// likely wanted.
     judged: AtomicUsize,
     wanted: AtomicUsize,
+}
+
+/// Child → parent, by keys that are hashes already: hashing them again
+/// would only cost time.
+type Edges = HashMap<u64, u64, BuildHasherDefault<KeyHasher>>;
+
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `u64` keys are hashed here (`write_u64`); any other input
+        // still hashes, by FNV-1a.
+        for b in bytes {
+            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+    fn write_u64(&mut self, key: u64) {
+        self.0 = key;
+    }
 }
 
 /// Headers judged before the share wanted is believed.
@@ -51,7 +75,7 @@ impl ListingAhead {
     fn new(top: &str, subagent_edges: bool, deep: bool, dialect: Dialect) -> Self {
         ListingAhead {
             top: key(top),
-            up: RwLock::new(HashMap::new()),
+            up: RwLock::new(Edges::default()),
             subagent_edges,
             deep,
             dialect,
@@ -140,7 +164,7 @@ impl ListingAhead {
 
     /// Whether `at` reaches the top; the sessions passed on the way are
     /// marked when it does, so the next walk through them is one step.
-    fn reaches_top(&self, up: &mut HashMap<u64, u64>, from: u64) -> bool {
+    fn reaches_top(&self, up: &mut Edges, from: u64) -> bool {
         let mut passed = Vec::new();
         let mut at = from;
         let found = (0..MAX_WALK).find_map(|_| {
