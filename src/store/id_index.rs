@@ -6,9 +6,10 @@ use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::hash::{BuildHasher, BuildHasherDefault, Hasher, RandomState};
 
-/// The keys are already keyed SipHash values: hashing them again is waste.
+/// For keys that are hashes already (here keyed SipHash values): hashing
+/// them again is waste.
 #[derive(Default)]
-struct PassThrough(u64);
+pub struct PassThrough(u64);
 
 impl Hasher for PassThrough {
     fn finish(&self) -> u64 {

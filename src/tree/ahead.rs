@@ -13,9 +13,10 @@ use crate::store::ahead::ReadAhead;
 use crate::store::descriptor::Dialect;
 use crate::store::edge_cache::{SUBAGENT, key};
 use crate::store::header::Header;
+use crate::store::id_index::PassThrough;
 use crate::tree::Corpus;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 use std::path::Path;
 use std::sync::RwLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -39,28 +40,8 @@ pub struct ListingAhead {
     wanted: AtomicUsize,
 }
 
-/// Child → parent, by keys that are hashes already: hashing them again
-/// would only cost time.
-type Edges = HashMap<u64, u64, BuildHasherDefault<KeyHasher>>;
-
-#[derive(Default)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        // Only `u64` keys are hashed here (`write_u64`); any other input
-        // still hashes, by FNV-1a.
-        for b in bytes {
-            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3);
-        }
-    }
-    fn write_u64(&mut self, key: u64) {
-        self.0 = key;
-    }
-}
+/// Child → parent, by keys that are hashes already.
+type Edges = HashMap<u64, u64, BuildHasherDefault<PassThrough>>;
 
 /// Headers judged before the share wanted is believed.
 const SAMPLE: usize = 64;

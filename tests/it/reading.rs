@@ -11,30 +11,22 @@ fn listings(store: &Path, cache: &Path, env: &[(&str, &str)]) -> Vec<String> {
     let c = cache.to_str().unwrap();
     let mut env = env.to_vec();
     env.push(("DSH_AGENTS_CACHE_DIR", c));
+    let v1 = |scope| {
+        let args = [
+            "--contract",
+            "v1",
+            "--store",
+            s,
+            "list-agents",
+            "--as",
+            "root",
+        ];
+        [&args[..], &["--scope", scope]].concat()
+    };
     [
         vec!["--store", s, "list-agents", "--as", "root"],
-        vec![
-            "--contract",
-            "v1",
-            "--store",
-            s,
-            "list-agents",
-            "--as",
-            "root",
-            "--scope",
-            "descendants",
-        ],
-        vec![
-            "--contract",
-            "v1",
-            "--store",
-            s,
-            "list-agents",
-            "--as",
-            "root",
-            "--scope",
-            "children",
-        ],
+        v1("descendants"),
+        v1("children"),
     ]
     .iter()
     .map(|args| {
