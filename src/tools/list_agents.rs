@@ -171,7 +171,11 @@ pub fn v2_rows(members: impl Iterator<Item = Member>) -> Vec<V2Row> {
 
 /// Seed-001 `list_agents`: the whole tree holding the caller.
 pub fn list_v2(cx: &Context) -> Result<Vec<V2Row>> {
-    Ok(v2_rows(cx.corpus.v2_walk(cx.root()?, false)))
+    // The walk classifies its members as it is made: what was read ahead
+    // is all taken by then.
+    let walk = cx.corpus.v2_walk(cx.root()?, false);
+    cx.corpus.store.release_glances();
+    Ok(v2_rows(walk))
 }
 
 pub fn render_v2(rows: &[V2Row]) -> String {

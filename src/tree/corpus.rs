@@ -1,10 +1,13 @@
 //! Parent → children indexes over an enumerated store, in sibling order,
-//! the one cycle-safe walk up `parentSession`, and the liveness of each
-//! session probed at most once per command.
+//! the one cycle-safe walk up `parentSession`, the liveness of each
+//! session probed at most once per command, and what a listing reads of
+//! each log (read ahead, or now).
 
 use super::collate::sibling_order;
 use super::error::TreeError;
 use crate::inbox::liveness::{self, LiveState, Liveness};
+use crate::store::ahead::Glance;
+use crate::store::descriptor::Dialect;
 use crate::store::{SessionRecord, Store};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -133,6 +136,14 @@ impl<'a> Corpus<'a> {
     /// Tree roots: every session that is not a subagent.
     pub fn roots(&self) -> impl Iterator<Item = usize> + '_ {
         (0..self.store.sessions.len()).filter(|i| !self.store.sessions[*i].header.origin_subagent)
+    }
+
+    /// What a listing needs of a session's log: the glance read ahead
+    /// while the store was enumerated (taken once), or the log read now.
+    pub fn listing_glance(&self, index: usize, dialect: Dialect) -> Glance {
+        self.store
+            .take_glance(index)
+            .unwrap_or_else(|| Glance::inspect(self.record(index), dialect))
     }
 
     /// The liveness of a session, probed once per command.

@@ -128,11 +128,7 @@ impl Corpus<'_> {
                 reason,
             })
         };
-        // Read ahead while the store was enumerated, or now.
-        let glance = match self.store.take_glance(index) {
-            Some(g) => g,
-            None => Glance::inspect(rec, Dialect::Rc8),
-        };
+        let glance = self.listing_glance(index, Dialect::Rc8);
         if let Liveness::Live { state } = self.live(index) {
             // A live session is read from its in-memory projection in DSH; a
             // snapshot that throws is corrupt, a missing identity is omitted.

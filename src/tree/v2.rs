@@ -308,11 +308,7 @@ impl<'a> Corpus<'a> {
                 let rec = self.record(*i);
                 let live = self.live(*i);
                 if !keep_activity {
-                    // Read ahead while the store was enumerated, or now.
-                    let glance = match self.store.take_glance(*i) {
-                        Some(g) => g,
-                        None => Glance::inspect(rec, Dialect::Seed001),
-                    };
+                    let glance = self.listing_glance(*i, Dialect::Seed001);
                     return (classify(live, glance), live, None);
                 }
                 let inspected = reader::inspect(&rec.log());
@@ -332,7 +328,6 @@ impl<'a> Corpus<'a> {
             }
             level = next;
         }
-        self.store.release_glances();
         (kinds, reached)
     }
 
