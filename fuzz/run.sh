@@ -9,7 +9,7 @@ cd "$(dirname "$0")"
 secs=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(header event_log packed_rows zstd_frames inbox names)
+[ ${#targets[@]} -gt 0 ] || targets=(header event_log packed_rows json zstd_frames inbox names)
 export RUSTC_BOOTSTRAP=1
 seed() {
   local t=$1 dir=corpus/$1
@@ -17,7 +17,7 @@ seed() {
   case $t in
     event_log|zstd_frames)
       find ../testdata/stores -name 'session.jsonl*' | while read -r f; do cp "$f" "$dir/$(echo "$f" | md5sum | cut -c1-16)"; done ;;
-    header|packed_rows)
+    header|packed_rows|json)
       find ../testdata/stores -name 'session.jsonl' -exec cat {} + | split -l 1 - "$dir/line-" ;;
     inbox)
       grep -h '^{"type"' ../testdata/golden/messaging.*.txt | sed 's/\[ID\]/0192/; s/\[TIME\]/1/' > "$dir/records" || true ;;

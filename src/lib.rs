@@ -42,6 +42,7 @@ pub mod formats {
     };
     pub use crate::store::json::parse_borrowed;
     pub use crate::store::jv::Jv;
+    pub use crate::store::jv_read::parse as read_json;
     pub use crate::store::packed::decode_storage_record;
     pub use crate::store::paths::{encode_segment, project_key};
     pub use crate::store::reader::{Encoding, Inspection, inspect};

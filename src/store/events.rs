@@ -242,9 +242,18 @@ fn check_legacy_steering(data: &Jv, index: usize) -> Result<(), String> {
     check_message_shape("user/message", &Jv::Obj(migrated), index)
 }
 
+/// "session event at seq N", written only when an error needs it.
+struct Subject(usize);
+
+impl std::fmt::Display for Subject {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "session event at seq {}", self.0)
+    }
+}
+
 /// `assertMessageEventShape`, after DSH's upgrade of pre-identity messages.
 fn check_message_shape(ty: &str, data: &Jv, index: usize) -> Result<(), String> {
-    let subject = format!("session event at seq {index}");
+    let subject = Subject(index);
     let legacy = data.as_object().is_some_and(|d| !d.contains_key("message"));
     let upgraded;
     let message: Option<&Jv> = match ty {

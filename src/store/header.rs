@@ -126,7 +126,7 @@ fn safe_nonneg_int(v: Option<&Jv>) -> Option<i64> {
 
 /// DSH `parseHeaderMeta` + `isHeaderLine` + `fromHeaderLine` on one line of text.
 pub fn parse_header_line(line: &str) -> HeaderParse {
-    let Ok(value) = serde_json::from_str::<Jv>(line) else {
+    let Some(value) = super::jv_read::parse(line.as_bytes()) else {
         return HeaderParse::NotHeader("header line is not valid JSON");
     };
     match value {

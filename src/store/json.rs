@@ -11,7 +11,7 @@ use super::jv::Jv;
 /// nearly all of it — is not scanned twice; only input it refuses is
 /// decoded lossily and parsed again, which gives the same answer.
 pub fn parse_borrowed<'a>(bytes: &'a [u8], scratch: &'a mut String) -> Option<Jv<'a>> {
-    if let Ok(v) = serde_json::from_slice(bytes) {
+    if let Some(v) = super::jv_read::parse(bytes) {
         return Some(v);
     }
     let lossy = String::from_utf8_lossy(bytes);

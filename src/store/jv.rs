@@ -43,14 +43,29 @@ static NULL: Jv<'static> = Jv::Null;
 /// hostile line of many keys must not cost quadratic time.
 const LINEAR_KEYS: usize = 16;
 
+/// Whether two keys are equal, most unequal ones told apart by their length
+/// and end bytes without a call to `memcmp`.
+#[inline]
+pub(super) fn same_key(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    a.len() == b.len()
+        && match (a.first(), a.last()) {
+            (Some(first), Some(last)) => *first == b[0] && *last == b[b.len() - 1] && a == b,
+            _ => true,
+        }
+}
+
 impl<'a> Obj<'a> {
     pub fn get(&self, key: &str) -> Option<&Jv<'a>> {
-        self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+        self.entries
+            .iter()
+            .find(|(k, _)| same_key(k, key))
+            .map(|(_, v)| v)
     }
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Jv<'a>> {
         self.entries
             .iter_mut()
-            .find(|(k, _)| k == key)
+            .find(|(k, _)| same_key(k, key))
             .map(|(_, v)| v)
     }
     pub fn contains_key(&self, key: &str) -> bool {
@@ -74,8 +89,12 @@ impl<'a> Obj<'a> {
         }
     }
     pub fn remove(&mut self, key: &str) -> Option<Jv<'a>> {
-        let at = self.entries.iter().position(|(k, _)| k == key)?;
+        let at = self.entries.iter().position(|(k, _)| same_key(k, key))?;
         Some(self.entries.remove(at).1)
+    }
+    /// An object of these members as they are (keys already unique).
+    pub(super) fn from_entries(entries: Vec<(Cow<'a, str>, Jv<'a>)>) -> Obj<'a> {
+        Obj { entries }
     }
     /// An object of these members, in this order (keys must be unique).
     pub fn of(members: impl IntoIterator<Item = (&'a str, Jv<'a>)>) -> Obj<'a> {
@@ -392,6 +411,18 @@ mod tests {
                     serde_json::to_string(v).unwrap(),
                     "member order of {text}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn keys_compare_as_strings_do() {
+        let keys = [
+            "", "a", "b", "ab", "ba", "aa", "abc", "axc", "abd", "type", "time", "\u{e9}",
+        ];
+        for a in keys {
+            for b in keys {
+                assert_eq!(same_key(a, b), a == b, "{a:?} {b:?}");
             }
         }
     }

@@ -13,6 +13,7 @@ pub mod header;
 pub mod id_index;
 pub mod json;
 pub mod jv;
+pub mod jv_read;
 pub mod limits;
 pub mod lines;
 pub mod locate;
