@@ -6,7 +6,8 @@ use super::header::MAX_SAFE_INTEGER;
 use super::jv::{Jv, Obj};
 use serde_json::Value;
 
-/// The rc.8 event vocabulary (`KNOWN_SESSION_EVENT_TYPES`).
+/// The rc.8 event vocabulary (`KNOWN_SESSION_EVENT_TYPES`), sorted so that
+/// a type is found by binary search.
 pub const KNOWN_EVENT_TYPES: &[&str] = &[
     "agent-preset/selected",
     "agent/inbox/spliced",
@@ -158,7 +159,7 @@ pub fn validate_event(value: &Jv, index: usize) -> Result<(), String> {
     if surface {
         check_message_shape(ty, data, index)?;
     }
-    if !ignorable && !KNOWN_EVENT_TYPES.contains(&ty) {
+    if !ignorable && KNOWN_EVENT_TYPES.binary_search(&ty).is_err() {
         return Err(format!(
             "event type \"{ty}\" (seq {index}) unknown to this harness and not marked ignorable"
         ));
@@ -370,6 +371,24 @@ fn check_message_shape(ty: &str, data: &Jv, index: usize) -> Result<(), String> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The vocabulary is searched by bisection: it must stay sorted, and
+    /// every type in it must be found.
+    #[test]
+    fn known_types_are_sorted_and_found() {
+        assert!(KNOWN_EVENT_TYPES.windows(2).all(|w| w[0] < w[1]));
+        for ty in KNOWN_EVENT_TYPES {
+            let event = format!(r#"{{"type":"{ty}","seq":0,"time":1,"data":{{}}}}"#);
+            let value = super::super::jv_read::parse(event.as_bytes()).unwrap();
+            let unknown = validate_event(&value, 0)
+                .err()
+                .is_some_and(|e| e.contains("unknown to this harness"));
+            assert!(!unknown, "{ty}");
+        }
+        let event = r#"{"type":"made/up","seq":0,"time":1,"data":{}}"#;
+        let value = super::super::jv_read::parse(event.as_bytes()).unwrap();
+        assert!(validate_event(&value, 0).unwrap_err().contains("unknown"));
+    }
 
     fn json(text: &str) -> Jv<'_> {
         serde_json::from_str(text).unwrap()
