@@ -9,10 +9,8 @@ use super::error::StoreError;
 use super::header::{Header, HeaderParse, Member};
 use super::id_index::IdIndex;
 use super::paths::{encode_segment, project_dir_name};
-use super::reader::{
-    Encoding, FirstLine, HeaderError, read_first_line, read_first_line_ahead, read_first_line_of,
-};
-use super::sidecar::open_regular_meta;
+use super::reader::{Encoding, FirstLine, HeaderError, read_first_line_ahead, read_first_line_of};
+use super::sidecar::{Dir, open_regular_meta};
 use std::ffi::OsStr;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -279,8 +277,12 @@ impl Store {
         // one batch are kept (in order, on this thread) while the next one
         // is probed.
         let root = self.root.clone();
+        let held = Dir::root(project).ok();
+        let project = held.as_ref();
         let probe = |batch: &[PathBuf]| {
-            crate::support::parallel::par_map(batch, |d| probe_session_dir(&root, d, ahead))
+            crate::support::parallel::par_map(batch, |dir| {
+                probe_session_dir(&root, LogsOf { project, dir }, ahead)
+            })
         };
         let mut batches = dirs.chunks(PROBE_BATCH);
         let mut ready = batches.next().map(|b| (b, probe(b)));
@@ -487,10 +489,11 @@ fn check_identity(
 /// where the records are kept in order.
 pub(super) fn probe_session_dir(
     root: &Path,
-    dir: &Path,
+    logs: LogsOf,
     ahead: Option<&dyn ReadAhead>,
 ) -> DirProbe {
-    let probe = probe_files(dir, ahead);
+    let dir = logs.dir;
+    let probe = probe_files(logs, ahead);
     match probe {
         DirProbe::One(
             suffix,
@@ -510,35 +513,61 @@ pub(super) fn probe_session_dir(
     }
 }
 
-fn probe_files(dir: &Path, ahead: Option<&dyn ReadAhead>) -> DirProbe {
+fn probe_files(logs: LogsOf, ahead: Option<&dyn ReadAhead>) -> DirProbe {
     // The raw log is opened straight away (it is what most stores hold):
     // only its absence needs a second look, for a link to nothing, which
     // is there to DSH (and fails to read) though opening it finds nothing.
-    let raw = dir.join(Suffix::Jsonl.file_name());
-    let opened = open_regular_meta(&raw);
+    let opened = logs.open(Suffix::Jsonl);
     let has_raw = match &opened {
         Err(StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
-            exists(&raw)
+            logs.exists(Suffix::Jsonl)
         }
         _ => true,
     };
-    let zst = dir.join(Suffix::JsonlZstd.file_name());
-    match (has_raw, exists(&zst)) {
+    let read = |opened: Result<(fs::File, fs::Metadata), StoreError>| match ahead {
+        Some(ahead) => read_first_line_ahead(opened, ahead),
+        None => (read_first_line_of(opened.map(|(f, _)| f)), None),
+    };
+    match (has_raw, logs.exists(Suffix::JsonlZstd)) {
         (false, false) => DirProbe::Empty,
         (true, true) => DirProbe::Both,
         (true, false) => {
-            let (read, glance) = match ahead {
-                Some(ahead) => read_first_line_ahead(opened, ahead),
-                None => (read_first_line_of(opened.map(|(f, _)| f)), None),
-            };
+            let (read, glance) = read(opened);
             DirProbe::One(Suffix::Jsonl, read, None, glance)
         }
         (false, true) => {
-            let (read, glance) = match ahead {
-                Some(ahead) => read_first_line_ahead(open_regular_meta(&zst), ahead),
-                None => (read_first_line(&zst), None),
-            };
+            let (read, glance) = read(logs.open(Suffix::JsonlZstd));
             DirProbe::One(Suffix::JsonlZstd, read, None, glance)
+        }
+    }
+}
+
+/// A session directory's logs: opened through its project directory when
+/// that is held open (by a short relative name), else by their whole path.
+#[derive(Clone, Copy)]
+pub(super) struct LogsOf<'a> {
+    pub project: Option<&'a Dir>,
+    pub dir: &'a Path,
+}
+
+impl LogsOf<'_> {
+    fn relative(&self, suffix: Suffix) -> Option<PathBuf> {
+        let name = self.dir.file_name()?;
+        self.project?;
+        Some(Path::new(name).join(suffix.file_name()))
+    }
+
+    fn open(&self, suffix: Suffix) -> Result<(fs::File, fs::Metadata), StoreError> {
+        match (self.project, self.relative(suffix)) {
+            (Some(project), Some(rel)) => project.open_regular_meta_at(&rel),
+            _ => open_regular_meta(&self.dir.join(suffix.file_name())),
+        }
+    }
+
+    fn exists(&self, suffix: Suffix) -> bool {
+        match (self.project, self.relative(suffix)) {
+            (Some(project), Some(rel)) => project.exists_at(&rel),
+            _ => fs::symlink_metadata(self.dir.join(suffix.file_name())).is_ok(),
         }
     }
 }
@@ -588,8 +617,4 @@ pub(super) fn sorted_entries(dir: &Path) -> std::io::Result<Vec<(std::ffi::OsStr
     }
     out.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(out)
-}
-
-fn exists(path: &Path) -> bool {
-    fs::symlink_metadata(path).is_ok()
 }

@@ -7,7 +7,7 @@
 //! (a flat file, a duplicate of an unrelated id) are `check`'s and the
 //! listings' to report.
 
-use super::enumerate::{DirProbe, Store, probe_session_dir};
+use super::enumerate::{DirProbe, LogsOf, Store, probe_session_dir};
 use super::error::StoreError;
 use super::paths::encode_segment;
 use std::collections::HashSet;
@@ -78,7 +78,14 @@ impl Store {
                 if !std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
                     continue;
                 }
-                match probe_session_dir(&self.root, &dir, None) {
+                match probe_session_dir(
+                    &self.root,
+                    LogsOf {
+                        project: None,
+                        dir: &dir,
+                    },
+                    None,
+                ) {
                     DirProbe::Empty => {}
                     probe => self.apply_probe(&dir, probe),
                 }

@@ -66,15 +66,11 @@ fn sniff_file(file: &File) -> Encoding {
     }
 }
 
-/// Read just the header record (DSH `readFirstLine` / `readFirstZstdLine`).
-pub fn read_first_line(path: &Path) -> Result<(Encoding, FirstLine), HeaderError> {
-    read_first_line_of(open_regular(path))
-}
-
 /// The first read of a header probe; a longer header takes more reads.
 const HEADER_READ: usize = 1024;
 
-/// `read_first_line` of a log already opened (or not) by `open_regular`.
+/// Read just the header record (DSH `readFirstLine` / `readFirstZstdLine`)
+/// of a log already opened (or not) by `open_regular`.
 pub fn read_first_line_of(
     opened: Result<File, super::error::StoreError>,
 ) -> Result<(Encoding, FirstLine), HeaderError> {

@@ -240,9 +240,36 @@ impl Dir {
         self.lstat(name).is_some()
     }
 
+    /// `open_regular_meta` of `rel` beneath this directory, following links
+    /// as DSH's reads do. A probe of many entries opens each by its short
+    /// name here, and the kernel walks two components, not the whole path
+    /// from `/` again. Errors name the whole path.
+    pub fn open_regular_meta_at(&self, rel: &Path) -> Result<(File, std::fs::Metadata)> {
+        let path = self.path.join(rel);
+        let name = cstr(rel.as_os_str(), &path)?;
+        let fd = openat(
+            self.fd.as_raw_fd(),
+            &name,
+            libc::O_RDONLY | libc::O_NONBLOCK,
+            0,
+        )
+        .map_err(|e| classify(&path, e))?;
+        regular_meta(File::from(fd), &path)
+    }
+
+    /// Whether `rel` beneath this directory exists (a final link is not
+    /// followed: a link to nothing exists).
+    pub fn exists_at(&self, rel: &Path) -> bool {
+        self.lstat_os(rel.as_os_str()).is_some()
+    }
+
     /// `lstat` of `name`.
     pub fn lstat(&self, name: &str) -> Option<libc::stat> {
-        let c = CString::new(name).ok()?;
+        self.lstat_os(std::ffi::OsStr::new(name))
+    }
+
+    fn lstat_os(&self, name: &std::ffi::OsStr) -> Option<libc::stat> {
+        let c = CString::new(name.as_bytes()).ok()?;
         // SAFETY: zeroed plain-old-data, filled by the kernel.
         let mut st: libc::stat = unsafe { std::mem::zeroed() };
         // SAFETY: valid descriptor, C string and out pointer.
