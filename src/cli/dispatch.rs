@@ -191,7 +191,7 @@ impl TreeView {
             .or_else(crate::operator::table::terminal_width)
             .unwrap_or(tree_view::PIPE_WIDTH);
         if self.json {
-            out(&to_json(&tree_view::json(&blocks)));
+            tree_view::json_to(&blocks, out);
         } else {
             tree_view::render_to(&blocks, self.all, width, display_now()?, out);
         }

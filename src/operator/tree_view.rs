@@ -11,10 +11,11 @@ use crate::inbox::liveness::{LiveState, Liveness};
 use crate::store::Store;
 use crate::store::reader;
 use crate::support::clock::{human_duration, rfc3339};
+use crate::support::json_out;
 use crate::tree::Corpus;
 use crate::tree::collate::sibling_order;
 use crate::tree::v2::{Activity, MemberKind, RowMode};
-use serde_json::{Value, json};
+use serde_json::json;
 
 /// The width rows are fitted to when the output is not a terminal.
 pub const PIPE_WIDTH: usize = 100;
@@ -461,35 +462,42 @@ fn fit(block: &TreeBlock, width: usize, now: i64, out: &mut dyn FnMut(&str)) {
     }
 }
 
-pub fn json(blocks: &[TreeBlock]) -> Value {
-    Value::Array(
-        blocks
-            .iter()
-            .map(|b| {
-                json!({
-                    "root": b.root_id,
-                    "title": b.title,
-                    "members": b.rows.iter().map(|r| json!({
-                        "id": b.id(r.index),
-                        "name": b.text(r.name),
-                        "parent": r.parent.map(|p| b.id(p)),
-                        "depth": r.depth,
-                        "state": r.state.as_str(),
-                        "mode": r.mode.as_str(),
-                        "lastTurn": r.activity.as_ref().map(|a| json!({
-                            "turn": a.last_turn,
-                            "open": a.open_turn,
-                            "ending": a.last_ending.as_ref().map(|e| e.word()),
-                            "endingDetail": a.last_ending.as_ref().map(|e| e.describe()),
-                            "time": rfc3339(a.turn_time),
-                        })),
-                        "pending": r.pending,
-                        "pendingDsh": r.activity.as_ref().map(|a| a.native_pending),
-                        "parkedDsh": r.activity.as_ref().map(|a| a.native_parked),
-                        "label": b.text(r.label),
-                    })).collect::<Vec<_>>(),
-                })
+/// The trees as JSON, handed to `out` a member at a time: at 100,000
+/// members one `Value` of the whole view was most of a command's memory.
+pub fn json_to(blocks: &[TreeBlock], out: &mut dyn FnMut(&str)) {
+    out("[");
+    for (n, b) in blocks.iter().enumerate() {
+        if n > 0 {
+            out(",");
+        }
+        out(&format!(
+            "{{\"root\":{},\"title\":{},\"members\":",
+            json_out::text(&b.root_id),
+            json_out::text(&b.title)
+        ));
+        let members = b.rows.iter().map(|r| {
+            json!({
+                "id": b.id(r.index),
+                "name": b.text(r.name),
+                "parent": r.parent.map(|p| b.id(p)),
+                "depth": r.depth,
+                "state": r.state.as_str(),
+                "mode": r.mode.as_str(),
+                "lastTurn": r.activity.as_ref().map(|a| json!({
+                    "turn": a.last_turn,
+                    "open": a.open_turn,
+                    "ending": a.last_ending.as_ref().map(|e| e.word()),
+                    "endingDetail": a.last_ending.as_ref().map(|e| e.describe()),
+                    "time": rfc3339(a.turn_time),
+                })),
+                "pending": r.pending,
+                "pendingDsh": r.activity.as_ref().map(|a| a.native_pending),
+                "parkedDsh": r.activity.as_ref().map(|a| a.native_parked),
+                "label": b.text(r.label),
             })
-            .collect(),
-    )
+        });
+        json_out::array_to(members, out);
+        out("}");
+    }
+    out("]");
 }

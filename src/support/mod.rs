@@ -1,7 +1,8 @@
-//! Small helpers every layer uses: the clock and ids, a parallel map, and
-//! Ctrl-C / SIGTERM as a flag.
+//! Small helpers every layer uses: the clock and ids, a parallel map,
+//! JSON written a piece at a time, and Ctrl-C / SIGTERM as a flag.
 
 pub mod clock;
 pub mod fault;
+pub mod json_out;
 pub mod parallel;
 pub mod signals;

@@ -4,9 +4,10 @@
 use super::Context;
 use crate::error::Result;
 use crate::store::descriptor::Mode;
+use crate::support::json_out;
 use crate::tree::v1::{Diagnostic, V1Row, V1Status};
 use crate::tree::v2::{Member, MemberKind, V2Status};
-use serde_json::{Value, json};
+use serde_json::json;
 
 /// The v1 `scope` argument.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,12 +85,6 @@ pub fn list_v1(cx: &Context, scope: Scope) -> Vec<V1Entry> {
     entries.into_iter().filter_map(|e| e).collect()
 }
 
-pub fn render_v1(entries: &[V1Entry]) -> String {
-    let mut text = String::new();
-    render_v1_to(entries, &mut |t| text.push_str(t));
-    text
-}
-
 /// The v1 text handed to `out` a row at a time: the listing's text is
 /// never held whole beside its rows.
 pub fn render_v1_to(entries: &[V1Entry], out: &mut dyn FnMut(&str)) {
@@ -118,28 +113,25 @@ pub fn render_v1_to(entries: &[V1Entry], out: &mut dyn FnMut(&str)) {
     }
 }
 
-pub fn json_v1(entries: &[V1Entry]) -> Value {
-    Value::Array(
-        entries
-            .iter()
-            .map(|e| {
-                let id = &*e.id;
-                let mut v = match &e.shown {
-                    Shown::Child { label, status } => {
-                        json!({"kind":"child","id":id,"label":label.as_deref().unwrap_or(""),"status":status.as_str()})
-                    }
-                    Shown::Diagnostic(reason) => {
-                        json!({"kind":"diagnostic","id":id,"reason":reason.as_str()})
-                    }
-                };
-                if let Some((p, d)) = &e.at {
-                    v["parent"] = json!(&**p);
-                    v["depth"] = json!(d);
-                }
-                v
-            })
-            .collect(),
-    )
+/// The v1 listing as JSON, handed to `out` an entry at a time.
+pub fn json_v1_to(entries: &[V1Entry], out: &mut dyn FnMut(&str)) {
+    let items = entries.iter().map(|e| {
+        let id = &*e.id;
+        let mut v = match &e.shown {
+            Shown::Child { label, status } => {
+                json!({"kind":"child","id":id,"label":label.as_deref().unwrap_or(""),"status":status.as_str()})
+            }
+            Shown::Diagnostic(reason) => {
+                json!({"kind":"diagnostic","id":id,"reason":reason.as_str()})
+            }
+        };
+        if let Some((p, d)) = &e.at {
+            v["parent"] = json!(&**p);
+            v["depth"] = json!(d);
+        }
+        v
+    });
+    json_out::array_to(items, out);
 }
 
 /// A listed v2 row.
@@ -178,12 +170,6 @@ pub fn list_v2(cx: &Context) -> Result<Vec<V2Row>> {
     Ok(v2_rows(walk))
 }
 
-pub fn render_v2(rows: &[V2Row]) -> String {
-    let mut text = String::new();
-    render_v2_to(rows, &mut |t| text.push_str(t));
-    text
-}
-
 /// The v2 text handed to `out` a row at a time (see `render_v1_to`).
 pub fn render_v2_to(rows: &[V2Row], out: &mut dyn FnMut(&str)) {
     use std::fmt::Write;
@@ -201,16 +187,14 @@ pub fn render_v2_to(rows: &[V2Row], out: &mut dyn FnMut(&str)) {
     }
 }
 
-pub fn json_v2(rows: &[V2Row]) -> Value {
-    Value::Array(
-        rows.iter()
-            .map(|r| {
-                let mut v = json!({"name": r.name, "status": r.status.as_str()});
-                if let Some(d) = &r.description {
-                    v["description"] = json!(d);
-                }
-                v
-            })
-            .collect(),
-    )
+/// The v2 listing as JSON, handed to `out` a row at a time.
+pub fn json_v2_to(rows: &[V2Row], out: &mut dyn FnMut(&str)) {
+    let items = rows.iter().map(|r| {
+        let mut v = json!({"name": r.name, "status": r.status.as_str()});
+        if let Some(d) = &r.description {
+            v["description"] = json!(d);
+        }
+        v
+    });
+    json_out::array_to(items, out);
 }

@@ -168,7 +168,9 @@ impl Outcome {
     pub fn render_to(&self, as_json: bool, out: &mut dyn FnMut(&str)) {
         match (self, as_json) {
             (Outcome::ListedV1(e), false) => list_agents::render_v1_to(e, out),
+            (Outcome::ListedV1(e), true) => list_agents::json_v1_to(e, out),
             (Outcome::ListedV2(r), false) => list_agents::render_v2_to(r, out),
+            (Outcome::ListedV2(r), true) => list_agents::json_v2_to(r, out),
             _ => out(&self.render(as_json)),
         }
     }
@@ -177,10 +179,11 @@ impl Outcome {
     pub fn render(&self, as_json: bool) -> String {
         let to_json = |v: Value| serde_json::to_string(&v).unwrap_or_default();
         match (self, as_json) {
-            (Outcome::ListedV1(e), false) => list_agents::render_v1(e),
-            (Outcome::ListedV1(e), true) => to_json(list_agents::json_v1(e)),
-            (Outcome::ListedV2(r), false) => list_agents::render_v2(r),
-            (Outcome::ListedV2(r), true) => to_json(list_agents::json_v2(r)),
+            (Outcome::ListedV1(_) | Outcome::ListedV2(_), _) => {
+                let mut text = String::new();
+                self.render_to(as_json, &mut |t| text.push_str(t));
+                text
+            }
             (Outcome::Sent { text, .. }, false) | (Outcome::Interrupted { text }, false) => {
                 text.clone()
             }
