@@ -10,9 +10,10 @@
 
 use super::compact;
 use super::error::DeliveryError;
-use super::fold::{Fold, FoldPoint, IdList, count_pending};
+use super::fold::{Fold, FoldPoint, count_pending};
 use super::framing::{Framing, InterruptCause};
 use super::history::{History, Standing};
+use super::id_list::IdList;
 use super::lock::{self, INBOX, WriteGuard};
 use super::record::{InboxLine, Message, Record, Target, for_each_line, parse};
 use crate::store::StoreError;

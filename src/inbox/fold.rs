@@ -8,6 +8,7 @@
 //! history. A fold can resume from a `FoldPoint` after a prefix already
 //! folded, so a large inbox costs only what it gained.
 
+use super::id_list::{CANCELED, CLAIMED, IdList};
 use super::record::{InboxLine, Message, Record, Target, for_each_line, for_each_line_at, parse};
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
@@ -16,9 +17,9 @@ use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, Seek, SeekFrom};
 
 /// Ids that left the pending lists: those consumed before a fold point as
-/// one list of bytes (searched only when asked, so resuming neither parses
-/// nor rebuilds a set the size of the inbox's history), those after it as
-/// sets.
+/// one list of bytes (looked into only when asked, so resuming neither
+/// parses nor rebuilds a set the size of the inbox's history unless it is
+/// asked about many ids: `id_list`), those after it as sets.
 #[derive(Debug, Default, Clone)]
 pub struct Consumed {
     claimed: HashSet<String>,
@@ -26,67 +27,16 @@ pub struct Consumed {
     before: IdList,
 }
 
-/// The consumed-id list of a fold point, as `inbox.consumed` holds it: an
-/// entry per id, `CLAIMED` or `CANCELED` then the id then `\n`, after a
-/// leading `\n`. Ids never hold a newline here (an inbox with one gets no
-/// fold point).
-#[derive(Debug, Default, Clone, PartialEq)]
-pub struct IdList(Vec<u8>);
-
-const CLAIMED: u8 = b'c';
-const CANCELED: u8 = b'x';
-
-impl IdList {
-    /// The list from its bytes; `None` when they are not one.
-    pub fn from_bytes(bytes: Vec<u8>) -> Option<IdList> {
-        (bytes.is_empty() || (bytes[0] == b'\n' && bytes.ends_with(b"\n"))).then_some(IdList(bytes))
-    }
-
-    pub fn len(&self) -> u64 {
-        self.0.len() as u64
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    fn contains(&self, kind: u8, id: &str) -> bool {
-        if self.0.is_empty() {
-            return false;
-        }
-        let mut needle = Vec::with_capacity(id.len() + 3);
-        needle.extend_from_slice(&[b'\n', kind]);
-        needle.extend_from_slice(id.as_bytes());
-        needle.push(b'\n');
-        memchr::memmem::find(&self.0, &needle).is_some()
-    }
-
-    /// The entries `claimed` and `canceled` add after a list of `len`
-    /// bytes; `None` when an id holds a newline.
-    fn entries(len: u64, claimed: &HashSet<String>, canceled: &HashSet<String>) -> Option<Vec<u8>> {
-        let size: usize = claimed.iter().chain(canceled).map(|id| id.len() + 2).sum();
-        let mut out = Vec::with_capacity(size + 1);
-        if len == 0 && size > 0 {
-            out.push(b'\n');
-        }
-        for (kind, ids) in [(CLAIMED, claimed), (CANCELED, canceled)] {
-            for id in ids {
-                if id.contains('\n') {
-                    return None;
-                }
-                out.push(kind);
-                out.extend_from_slice(id.as_bytes());
-                out.push(b'\n');
-            }
-        }
-        Some(out)
-    }
-}
-
 impl Consumed {
     /// The pending rule: a message is pending until claimed or canceled.
     pub fn is_pending(&self, id: &str) -> bool {
         !self.is_claimed(id) && !self.is_canceled(id)
+    }
+
+    /// `is_pending` for an id known not to be in the list of ids consumed
+    /// before the fold point.
+    fn is_pending_since_point(&self, id: &str) -> bool {
+        !self.claimed.contains(id) && !self.canceled.contains(id)
     }
 
     pub fn is_claimed(&self, id: &str) -> bool {
@@ -218,6 +168,10 @@ impl Fold {
             records: point.records,
         };
         let mut candidates = point.pending;
+        // Those pending at the point were not consumed before it (its list
+        // is what had been): only what came after can have consumed them,
+        // and the list is not searched for them.
+        let at_point = candidates.len();
         reader.seek(SeekFrom::Start(point.offset))?;
         let read = for_each_line_at(&mut reader, point.offset, |line, at| match line {
             InboxLine::Line(l) => match parse::<IgnoredAny>(l) {
@@ -231,7 +185,15 @@ impl Fold {
             },
             InboxLine::TooLong => fold.bad_lines += 1,
         })?;
-        candidates.retain(|(id, _, _)| fold.consumed.is_pending(id));
+        let mut n = 0;
+        candidates.retain(|(id, _, _)| {
+            n += 1;
+            if n <= at_point {
+                fold.consumed.is_pending_since_point(id)
+            } else {
+                fold.consumed.is_pending(id)
+            }
+        });
         for (id, at, position) in &candidates {
             reader.seek(SeekFrom::Start(*at))?;
             let mut lines =
@@ -452,7 +414,7 @@ mod tests {
     }
 
     fn point_list(point: &FoldPoint) -> Vec<u8> {
-        point.consumed.0.clone()
+        point.consumed.as_bytes().to_vec()
     }
 
     /// Resuming at any line boundary folds as a read from the start does

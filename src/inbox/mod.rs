@@ -9,6 +9,7 @@ pub mod error;
 pub mod fold;
 pub mod framing;
 pub mod history;
+pub mod id_list;
 pub mod liveness;
 pub mod locate;
 pub mod lock;
