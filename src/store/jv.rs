@@ -373,17 +373,23 @@ impl<'de> Visitor<'de> for JvVisitor {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
+
+    /// 40 members of 23 keys, repeats included: past the linear search for
+    /// duplicate keys.
+    pub(in crate::store) fn many_keys() -> String {
+        (0..40)
+            .map(|n| format!("\"k{}\":{n}", n % 23))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
 
     /// Whatever `serde_json::Value` (with `preserve_order`) makes of a text,
     /// a `Jv` makes the same: same members, order and numbers.
     #[test]
     fn reads_as_value_reads() {
-        let many: String = (0..40)
-            .map(|n| format!("\"k{}\":{n}", n % 23))
-            .collect::<Vec<_>>()
-            .join(",");
+        let many = many_keys();
         let cases = [
             r#"{"a":1,"b":[true,false,null],"c":{"d":"e"}}"#.to_string(),
             r#"{"a":1,"b":2,"a":3}"#.to_string(),

@@ -102,33 +102,20 @@ impl<'a> Reader<'a> {
     }
 
     fn array(&mut self) -> Option<Jv<'a>> {
-        self.skip_ws();
-        if self.peek()? == b']' {
-            self.at += 1;
+        if self.closes_at_once(b']')? {
             return Some(Jv::Arr(Vec::new()));
         }
         let mut items = Vec::with_capacity(4);
         loop {
             items.push(self.value()?);
-            self.skip_ws();
-            match self.peek()? {
-                b',' => {
-                    self.at += 1;
-                    self.skip_ws();
-                }
-                b']' => {
-                    self.at += 1;
-                    return Some(Jv::Arr(items));
-                }
-                _ => return None,
+            if self.closes_after_item(b']')? {
+                return Some(Jv::Arr(items));
             }
         }
     }
 
     fn object(&mut self) -> Option<Jv<'a>> {
-        self.skip_ws();
-        if self.peek()? == b'}' {
-            self.at += 1;
+        if self.closes_at_once(b'}')? {
             return Some(Jv::Obj(Obj::default()));
         }
         // Most objects of an event line hold up to 8 members: one
@@ -149,18 +136,35 @@ impl<'a> Reader<'a> {
             self.skip_ws();
             let value = self.value()?;
             insert(&mut members, &mut index, key, value);
-            self.skip_ws();
-            match self.peek()? {
-                b',' => {
-                    self.at += 1;
-                    self.skip_ws();
-                }
-                b'}' => {
-                    self.at += 1;
-                    return Some(Jv::Obj(Obj::from_entries(members)));
-                }
-                _ => return None,
+            if self.closes_after_item(b'}')? {
+                return Some(Jv::Obj(Obj::from_entries(members)));
             }
+        }
+    }
+
+    /// Just inside a container: whether it closes at once (`close` read).
+    fn closes_at_once(&mut self, close: u8) -> Option<bool> {
+        self.skip_ws();
+        let closed = self.peek()? == close;
+        self.at += usize::from(closed);
+        Some(closed)
+    }
+
+    /// After an item: `true` past the container's `close`, `false` past a
+    /// comma (another item follows), `None` for anything else.
+    fn closes_after_item(&mut self, close: u8) -> Option<bool> {
+        self.skip_ws();
+        match self.peek()? {
+            b',' => {
+                self.at += 1;
+                self.skip_ws();
+                Some(false)
+            }
+            c if c == close => {
+                self.at += 1;
+                Some(true)
+            }
+            _ => None,
         }
     }
 
@@ -363,10 +367,7 @@ mod tests {
 
     #[test]
     fn reads_what_serde_json_reads() {
-        let many: String = (0..40)
-            .map(|n| format!("\"k{}\":{n}", n % 23))
-            .collect::<Vec<_>>()
-            .join(",");
+        let many = super::super::jv::tests::many_keys();
         let cases: Vec<String> = [
             r#"{"a":1,"b":[true,false,null],"c":{"d":"e"}}"#,
             r#"{"a":1,"b":2,"a":3}"#,
