@@ -465,11 +465,7 @@ fn fit(block: &TreeBlock, width: usize, now: i64, out: &mut dyn FnMut(&str)) {
 /// The trees as JSON, handed to `out` a member at a time: at 100,000
 /// members one `Value` of the whole view was most of a command's memory.
 pub fn json_to(blocks: &[TreeBlock], out: &mut dyn FnMut(&str)) {
-    out("[");
-    for (n, b) in blocks.iter().enumerate() {
-        if n > 0 {
-            out(",");
-        }
+    json_out::array_with(blocks, out, |b, out| {
         out(&format!(
             "{{\"root\":{},\"title\":{},\"members\":",
             json_out::text(&b.root_id),
@@ -498,6 +494,5 @@ pub fn json_to(blocks: &[TreeBlock], out: &mut dyn FnMut(&str)) {
         });
         json_out::array_to(members, out);
         out("}");
-    }
-    out("]");
+    });
 }

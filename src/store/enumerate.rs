@@ -551,23 +551,23 @@ pub(super) struct LogsOf<'a> {
 }
 
 impl LogsOf<'_> {
-    fn relative(&self, suffix: Suffix) -> Option<PathBuf> {
+    /// The held project directory and the log's name beneath it.
+    fn relative(&self, suffix: Suffix) -> Option<(&Dir, PathBuf)> {
         let name = self.dir.file_name()?;
-        self.project?;
-        Some(Path::new(name).join(suffix.file_name()))
+        Some((self.project?, Path::new(name).join(suffix.file_name())))
     }
 
     fn open(&self, suffix: Suffix) -> Result<(fs::File, fs::Metadata), StoreError> {
-        match (self.project, self.relative(suffix)) {
-            (Some(project), Some(rel)) => project.open_regular_meta_at(&rel),
-            _ => open_regular_meta(&self.dir.join(suffix.file_name())),
+        match self.relative(suffix) {
+            Some((project, rel)) => project.open_regular_meta_at(&rel),
+            None => open_regular_meta(&self.dir.join(suffix.file_name())),
         }
     }
 
     fn exists(&self, suffix: Suffix) -> bool {
-        match (self.project, self.relative(suffix)) {
-            (Some(project), Some(rel)) => project.exists_at(&rel),
-            _ => fs::symlink_metadata(self.dir.join(suffix.file_name())).is_ok(),
+        match self.relative(suffix) {
+            Some((project, rel)) => project.exists_at(&rel),
+            None => fs::symlink_metadata(self.dir.join(suffix.file_name())).is_ok(),
         }
     }
 }

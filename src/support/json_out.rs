@@ -13,12 +13,22 @@ pub fn text(value: &impl Serialize) -> String {
 
 /// The array of `items` handed to `out` an element at a time.
 pub fn array_to(items: impl IntoIterator<Item = Value>, out: &mut dyn FnMut(&str)) {
+    array_with(items, out, |item, out| out(&text(&item)));
+}
+
+/// An array whose elements `write` hands to `out` itself, each in pieces
+/// if it likes.
+pub fn array_with<T>(
+    items: impl IntoIterator<Item = T>,
+    out: &mut dyn FnMut(&str),
+    mut write: impl FnMut(T, &mut dyn FnMut(&str)),
+) {
     out("[");
     for (n, item) in items.into_iter().enumerate() {
         if n > 0 {
             out(",");
         }
-        out(&text(&item));
+        write(item, out);
     }
     out("]");
 }
