@@ -1,15 +1,17 @@
 // dsh-agents plugin for DSH 0.1.0-rc.8: a Cordis plugin that starts one
-// `dsh-agents bridge` for this DSH process and wires it to rc.8's own calls.
+// `dsh-agents bridge` for this DSH process (and starts it again when it
+// dies) and wires it to rc.8's own calls.
 //
-//   residency  agent/created, agent/status, agent/disposed  -> hold / status / release
+//   residency  agent/created, agent/status, agent/disposed  -> created / status / release
 //   resume     sessionPersistence.prepare(id)  -> hold first (the lock), then read
 //   delivery   bridge `deliver` -> agent.steer / agent.followup, or
 //              ctx.subagents.followup(parent, child, …) for a cold child
 //   interrupt  bridge `interrupt` -> agent.cancel(cause, { keepInbox: true })
 //
 // It stays thin: which message to deliver, when, and what a claim is are
-// decided by the bridge (the dsh-agents crate), never here.
-import { dirname } from 'node:path'
+// decided by the bridge (the dsh-agents crate), never here. What goes wrong
+// is written to DSH's stderr (the rc.8 CLI prints nothing of `ctx.logger`).
+import { spawnSync } from 'node:child_process'
 import { BridgeClient } from './bridge-client.mjs'
 
 export const name = 'dsh-agents'
@@ -22,21 +24,41 @@ export const inject = ['agents', 'sessionPersistence', 'subagents']
  */
 
 /**
+ * Refuse to start DSH with a bridge that cannot run: without it nothing
+ * protects DSH's logs from a second writer. @param {string} binary
+ */
+function checkBinary (binary) {
+  const r = spawnSync(binary, ['--version'], { encoding: 'utf8', timeout: 10000 })
+  const why = r.error
+    ? r.error.message
+    : r.status !== 0 || !/^dsh-agents /.test(r.stdout ?? '')
+      ? `\`${binary} --version\` exited ${r.status ?? r.signal} without naming dsh-agents${r.stderr ? `: ${r.stderr.trim()}` : ''}`
+      : undefined
+  if (why !== undefined) {
+    throw new Error(`dsh-agents plugin: the bridge binary "${binary}" cannot run (${why}); set the plugin's "binary" or $DSH_AGENTS_BIN to the dsh-agents executable`)
+  }
+}
+
+/**
  * @param {any} ctx the Cordis context of the DSH process
  * @param {Config} [config]
  */
 export function apply (ctx, config = {}) {
-  const log = (/** @type {string} */ msg) => ctx.logger?.warn?.(`dsh-agents: ${msg}`)
-  const persistence = ctx.sessionPersistence
-  /** @param {any} agent @returns {string | undefined} the session directory */
-  const dirOf = agent => {
-    const path = persistence.locate?.(agent.session.header)?.path
-    return path === undefined ? undefined : dirname(path)
+  const log = (/** @type {string} */ msg) => {
+    process.stderr.write(`dsh-agents: ${msg}\n`)
+    ctx.logger?.warn?.(`dsh-agents: ${msg}`)
   }
+  const persistence = ctx.sessionPersistence
   const store = config.store ?? persistence.root ?? process.env.DSH_STORE
-  if (typeof store !== 'string') throw new Error('dsh-agents: no store root (set the plugin config "store")')
+  if (typeof store !== 'string') throw new Error('dsh-agents plugin: no store root (set the plugin config "store")')
   const binary = config.binary ?? process.env.DSH_AGENTS_BIN ?? 'dsh-agents'
-  const bridge = new BridgeClient({ binary, store, log, onEvent: event => { handle(event) } })
+  checkBinary(binary)
+
+  /** Tell a (new) bridge every agent this process holds. */
+  const announce = () => {
+    for (const agent of ctx.agents.list?.() ?? []) created(agent)
+  }
+  const bridge = new BridgeClient({ binary, store, log, onEvent: event => { handle(event) }, onReady: announce })
 
   /** @param {any} event */
   async function handle (event) {
@@ -61,21 +83,24 @@ export function apply (ctx, config = {}) {
         if (target === 'next-step') agent.steer(message)
         else agent.followup(message)
       }
-      await bridge.request({ op: 'delivered', agent: id, message: message.id })
+      bridge.notify({ op: 'delivered', agent: id, message: message.id })
     } catch (error) {
       bridge.notify({ op: 'failed', agent: id, message: message.id, error: String(error?.message ?? error) })
     }
   }
 
-  ctx.on('agent/created', async ({ agent }) => {
-    const reply = await bridge.request({ op: 'hold', agent: agent.id, dir: dirOf(agent), status: agent.status })
-    if (!reply.ok) log(`agent ${agent.id} is resident here but ${reply.error}`)
-  })
+  /** @param {any} agent */
+  async function created (agent) {
+    const reply = await bridge.request({ op: 'created', agent: String(agent.id), status: agent.status === 'running' ? 'running' : 'idle' })
+    if (!reply.ok) log(`agent ${agent.id} is resident here but not protected: ${reply.error}`)
+  }
+
+  ctx.on('agent/created', ({ agent }) => { created(agent) })
   ctx.on('agent/status', ({ agent, status }) => {
-    bridge.notify({ op: 'status', agent: agent.id, status })
+    bridge.notify({ op: 'status', agent: String(agent.id), status: status === 'running' ? 'running' : 'idle' })
   })
   ctx.on('agent/disposed', ({ agent }) => {
-    bridge.notify({ op: 'release', agent: agent.id })
+    bridge.notify({ op: 'release', agent: String(agent.id) })
   })
 
   // rc.8 has no hook before a stored log is read for resume: wrap prepare so

@@ -18,6 +18,11 @@ const states = store => {
 const untilState = (store, id, state) => waitFor(`${id} ${state}`, () => states(store)[id] === state)
 const endings = (store, id) => dshAgents(store, '--json', 'log', id).stdout.split('\n').filter(Boolean).map(l => JSON.parse(l)).filter(e => e.kind === 'turn-end').map(e => e.ending)
 const logSize = (store, id) => statSync(JSON.parse(dshAgents(store, '--json', 'log', id).stdout.split('\n')[0]).log).size
+/** Every pending message of `list` is handed to rc.8 (in flight or claimed already). */
+const handed = (store, id, list) => {
+  const inbox = JSON.parse(dshAgents(store, '--json', 'inbox', id).stdout)
+  return inbox[list].every(m => inbox.handing.includes(m.id))
+}
 const parentFrame = (child, text) => `[Subagent message from ${child}]\nThis is a peer message from a delegated child, not the human user. Treat it as a task update.\n---\n${text}`
 
 test('headless: steer, v1 and v2 sends, subagent-parent-message reach rc.8 once; running and ready; interrupts; serve and resume refused', async () => {
@@ -43,7 +48,7 @@ test('headless: steer, v1 and v2 sends, subagent-parent-message reach rc.8 once;
     // The root is running: steer lands at its next step, in the same turn.
     ok(dshAgents(store, 'steer', root, 'STEER-ONE'), 'steer')
     ok(dshAgents(store, 'subagent-parent-message', '--as', child, '--mode', 'steer', 'UP-ONE'), 'subagent-parent-message')
-    await waitFor('the steer handed to rc.8', () => JSON.parse(dshAgents(store, '--json', 'inbox', root).stdout).nextStep.length === 0)
+    await waitFor('the steer handed to rc.8', () => handed(store, root, 'nextStep'))
     r.tool('list_agents', {})
     r = await model.take('the root next step', r => r.session === root)
     assert.equal(count(r.all, 'STEER-ONE'), 1, 'steer seen once')
@@ -134,7 +139,7 @@ test('dsh web: an idle root gets a new turn, a running one the steer; interrupt 
     await untilState(store, root, 'running')
     // Running: a steer lands at the next step of the same turn.
     ok(dshAgents(store, 'steer', root, 'STEER-TWO'), 'steer')
-    await waitFor('the steer handed to rc.8', () => JSON.parse(dshAgents(store, '--json', 'inbox', root).stdout).nextStep.length === 0)
+    await waitFor('the steer handed to rc.8', () => handed(store, root, 'nextStep'))
     r.tool('list_agents', {})
     r = await model.take('the next step', q => q.session === root && q.all.includes('STEER-TWO'))
     assert.equal(count(r.all, 'STEER-TWO'), 1)
@@ -145,7 +150,7 @@ test('dsh web: an idle root gets a new turn, a running one the steer; interrupt 
     // `turn/end`), the agent sits idle, and the queued message stays parked
     // in DSH's own inbox.
     ok(dshAgents(store, 'followup', root, 'QUEUED-ONE'), 'followup while running')
-    await waitFor('the followup handed to rc.8', () => JSON.parse(dshAgents(store, '--json', 'inbox', root).stdout).nextTurn.length === 0)
+    await waitFor('the followup handed to rc.8', () => handed(store, root, 'nextTurn'))
     ok(dshAgents(store, 'interrupt', root), 'interrupt')
     await r.closed
     await untilState(store, root, 'idle')

@@ -632,10 +632,11 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
                 })
             });
             cache.commit();
+            let handing = crate::inbox::handing::live(&rec.dir());
             Ok(Output::Text(if json {
-                to_json(&inbox_view::json(&fold, native.as_ref()))
+                to_json(&inbox_view::json(&fold, native.as_ref(), &handing))
             } else {
-                inbox_view::render(&fold, native.as_ref())
+                inbox_view::render(&fold, native.as_ref(), &handing)
             }))
         }
         Command::Claim { caller } => {
@@ -728,12 +729,10 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
             }))
         }
         Command::Bridge => {
-            let store = Store::open_for_spawn(&root)?;
-            let bridge = crate::runtime::bridge::Bridge::new(
-                &store.root,
-                limits,
-                Box::new(std::io::stdout()),
-            );
+            // DSH creates its store on its first write: the bridge starts
+            // before it exists and finds sessions as they appear.
+            let bridge =
+                crate::runtime::bridge::Bridge::new(&root, limits, Box::new(std::io::stdout()));
             bridge.run(std::io::BufReader::new(std::io::stdin()))?;
             Ok(Output::Raw(String::new()))
         }

@@ -16,7 +16,9 @@ use super::history::{History, Standing};
 use super::id_list::IdList;
 use super::lock::{self, INBOX, WriteGuard};
 use super::record::{InboxLine, Message, Record, Target, for_each_line, parse};
+use super::{handing, liveness};
 use crate::store::StoreError;
+use crate::store::delivered::{InLog, LogMessages, log_in};
 use crate::store::limits::MAX_LINE;
 use crate::store::sidecar::{Dir, read_capped, read_small, tail_hash};
 use crate::support::clock::{new_message_id, now_ms};
@@ -306,6 +308,17 @@ impl Inbox {
         self.count(&file)
     }
 
+    /// The pending messages still waiting for their agent: `pending_now`
+    /// less those a live bridge has handed to DSH (DSH's own inbox or the
+    /// model has them; they are counted there, not twice).
+    pub fn waiting_now(&self) -> Result<usize, StoreError> {
+        let pending = self.pending_now()?;
+        if pending == 0 {
+            return Ok(0);
+        }
+        Ok(pending.saturating_sub(handing::live(&self.dir).len()))
+    }
+
     /// The pending count of `file` (the inbox), from the cache when valid.
     fn count(&self, file: &File) -> Result<usize, StoreError> {
         let path = self.path();
@@ -504,6 +517,9 @@ impl Inbox {
             }
             Standing::Pending { .. } | Standing::Parked => {}
         }
+        if self.being_delivered(id) {
+            return Err(DeliveryError::BeingDelivered { id: id.to_string() });
+        }
         self.record(
             &mut guard,
             &Record::Cancel {
@@ -512,6 +528,19 @@ impl Inbox {
             },
         )?;
         Ok(history.message.expect("a pending message has its record"))
+    }
+
+    /// Whether pending message `id` was handed to DSH: a live bridge lists
+    /// it in `inbox.handing`, or the agent's log already holds it (in the
+    /// transcript, or queued in DSH's own inbox). Read under the inbox lock,
+    /// which a bridge takes before it hands a message on.
+    fn being_delivered(&self, id: &str) -> bool {
+        let listed = handing::read(&self.dir).iter().any(|h| h == id)
+            && liveness::probe(&self.dir).is_live();
+        listed
+            || log_in(&self.dir)
+                .and_then(|log| LogMessages::read(&log).ok())
+                .is_some_and(|m| m.state(id) != InLog::Absent)
     }
 
     /// Record an interrupt request; a permanent one also leaves the stop marker.

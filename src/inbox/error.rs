@@ -44,6 +44,11 @@ pub enum DeliveryError {
         id: String,
         claimed: bool,
     },
+    /// `cancel`: the message was handed to DSH (a bridge has it in flight,
+    /// or the agent's log holds it): withdrawing it now could not stop it.
+    BeingDelivered {
+        id: String,
+    },
     Store(StoreError),
 }
 
@@ -55,7 +60,8 @@ impl DeliveryError {
             | DeliveryError::IdTaken { .. }
             | DeliveryError::TooLarge { .. }
             | DeliveryError::UnknownMessage { .. }
-            | DeliveryError::NotPending { .. } => ErrorKind::Usage,
+            | DeliveryError::NotPending { .. }
+            | DeliveryError::BeingDelivered { .. } => ErrorKind::Usage,
             DeliveryError::LockTimeout { .. } | DeliveryError::Store(_) => ErrorKind::Store,
         }
     }
@@ -92,6 +98,10 @@ impl fmt::Display for DeliveryError {
                 } else {
                     "canceled already"
                 }
+            ),
+            DeliveryError::BeingDelivered { id } => write!(
+                f,
+                "message \"{id}\" is already being delivered: it was handed to the DSH process that holds the agent; nothing was written"
             ),
             DeliveryError::IdTaken { id, record } => write!(
                 f,

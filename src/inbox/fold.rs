@@ -305,11 +305,26 @@ impl Fold {
     /// next-step input plus the oldest pending next-turn message (FIFO: what
     /// an interrupt parked runs first).
     pub fn claimable(&self) -> Vec<&Message> {
+        self.claimable_besides(|_| false)
+    }
+
+    /// `claimable`, with the messages `gone` names taken as claimed already
+    /// (a bridge has handed them to DSH, which queues them itself).
+    pub fn claimable_besides(&self, gone: impl Fn(&str) -> bool) -> Vec<&Message> {
         if self.parked() {
             return Vec::new();
         }
-        let mut out = self.pending(Target::NextStep);
-        out.extend(self.pending(Target::NextTurn).into_iter().take(1));
+        let mut out: Vec<&Message> = self
+            .pending(Target::NextStep)
+            .into_iter()
+            .filter(|m| !gone(&m.id))
+            .collect();
+        out.extend(
+            self.pending(Target::NextTurn)
+                .into_iter()
+                .filter(|m| !gone(&m.id))
+                .take(1),
+        );
         out
     }
 }

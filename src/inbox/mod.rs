@@ -8,6 +8,7 @@ pub mod deliver;
 pub mod error;
 pub mod fold;
 pub mod framing;
+pub mod handing;
 pub mod history;
 pub mod id_list;
 pub mod liveness;

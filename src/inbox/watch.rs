@@ -98,3 +98,111 @@ fn inotify(dir: &Path) -> Option<OwnedFd> {
         Some(owned)
     }
 }
+
+/// One notification instance over many session directories, for a process
+/// that follows many agents (the bridge): `add` and `remove` from one
+/// thread, `wait` from another. Without inotify it never wakes early, and
+/// its user polls.
+pub struct DirWatch {
+    fd: Option<OwnedFd>,
+}
+
+impl DirWatch {
+    pub fn new() -> DirWatch {
+        DirWatch {
+            fd: inotify_instance(),
+        }
+    }
+
+    /// Watch `dir`; the watch descriptor, or `None` when it cannot be watched.
+    pub fn add(&self, dir: &Path) -> Option<i32> {
+        add_watch(self.fd.as_ref()?, dir)
+    }
+
+    pub fn remove(&self, wd: i32) {
+        if let Some(fd) = &self.fd {
+            rm_watch(fd, wd);
+        }
+    }
+
+    /// Wait up to `timeout` for a change in any watched directory; whether
+    /// one came.
+    pub fn wait(&self, timeout: Duration) -> bool {
+        match &self.fd {
+            Some(fd) => wait_readable(fd, timeout),
+            None => {
+                std::thread::sleep(timeout);
+                false
+            }
+        }
+    }
+}
+
+impl Default for DirWatch {
+    fn default() -> Self {
+        DirWatch::new()
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn inotify_instance() -> Option<OwnedFd> {
+    None
+}
+
+#[cfg(not(target_os = "linux"))]
+fn add_watch(_fd: &OwnedFd, _dir: &Path) -> Option<i32> {
+    None
+}
+
+#[cfg(not(target_os = "linux"))]
+fn rm_watch(_fd: &OwnedFd, _wd: i32) {}
+
+#[cfg(not(target_os = "linux"))]
+fn wait_readable(_fd: &OwnedFd, timeout: Duration) -> bool {
+    std::thread::sleep(timeout);
+    false
+}
+
+#[cfg(target_os = "linux")]
+fn inotify_instance() -> Option<OwnedFd> {
+    // SAFETY: a plain syscall; the fd is owned by OwnedFd from here on.
+    unsafe {
+        let fd = libc::inotify_init1(libc::IN_NONBLOCK | libc::IN_CLOEXEC);
+        (fd >= 0).then(|| OwnedFd::from_raw_fd(fd))
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn add_watch(fd: &OwnedFd, dir: &Path) -> Option<i32> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    let mask = libc::IN_MODIFY | libc::IN_MOVED_TO | libc::IN_CREATE | libc::IN_ONLYDIR;
+    // SAFETY: a valid inotify descriptor and C string.
+    let wd = unsafe { libc::inotify_add_watch(fd.as_raw_fd(), path.as_ptr(), mask) };
+    (wd >= 0).then_some(wd)
+}
+
+#[cfg(target_os = "linux")]
+fn rm_watch(fd: &OwnedFd, wd: i32) {
+    // SAFETY: a valid inotify descriptor; a stale wd is an error, not harm.
+    unsafe { libc::inotify_rm_watch(fd.as_raw_fd(), wd) };
+}
+
+#[cfg(target_os = "linux")]
+fn wait_readable(fd: &OwnedFd, timeout: Duration) -> bool {
+    let mut pfd = libc::pollfd {
+        fd: fd.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    let ms = timeout.as_millis().min(i32::MAX as u128) as libc::c_int;
+    // SAFETY: one valid pollfd for the duration of the call.
+    let ready = unsafe { libc::poll(&mut pfd, 1, ms) };
+    if ready <= 0 {
+        return false;
+    }
+    let mut buf = [0u8; 4096];
+    // SAFETY: the buffer is valid for its length; the fd is non-blocking.
+    while unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) } > 0 {}
+    true
+}

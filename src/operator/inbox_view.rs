@@ -44,8 +44,14 @@ fn source_text(source: &Value) -> String {
     }
 }
 
-pub fn render(fold: &Fold, native: Option<&NativeView>) -> String {
+pub fn render(fold: &Fold, native: Option<&NativeView>, handing: &[String]) -> String {
     let mut out = render_sidecar(fold);
+    if !handing.is_empty() {
+        out.push_str(&format!(
+            "\nbeing delivered (handed to DSH, not yet in its log): {}",
+            handing.join(", ")
+        ));
+    }
     match native {
         None => out.push_str("\nDSH's own inbox (in the log): unreadable"),
         Some(n) => {
@@ -122,7 +128,7 @@ fn render_sidecar(fold: &Fold) -> String {
     out
 }
 
-pub fn json(fold: &Fold, native: Option<&NativeView>) -> Value {
+pub fn json(fold: &Fold, native: Option<&NativeView>, handing: &[String]) -> Value {
     let items = |list: &[NativeItem]| -> Vec<Value> {
         list.iter()
             .map(|i| {
@@ -136,6 +142,7 @@ pub fn json(fold: &Fold, native: Option<&NativeView>) -> Value {
         "nextStep": fold.pending(Target::NextStep).into_iter().map(Message::to_json).collect::<Vec<_>>(),
         "nextTurn": fold.pending(Target::NextTurn).into_iter().map(Message::to_json).collect::<Vec<_>>(),
         "parked": fold.parked(),
+        "handing": handing,
         "dsh": native.map(|n| json!({
             "nextStep": items(&n.inbox.next_step),
             "nextTurn": items(&n.inbox.next_turn),

@@ -236,7 +236,7 @@ pub fn blocks<'a>(
         // The inbox counts are independent file reads: in parallel.
         let pending = crate::support::parallel::par_map(&rows, |r| {
             Inbox::new(&corpus.record(r.index as usize).dir())
-                .pending_now()
+                .waiting_now()
                 .ok()
                 .map(|n| u32::try_from(n).unwrap_or(u32::MAX))
         });

@@ -1,140 +1,109 @@
-//! `bridge`: the companion of one DSH process (its plugin starts it), so a
-//! DSH agent is a live member like a served one. It speaks one JSON object
-//! per line: requests on stdin, replies and events on stdout.
+//! `bridge`: the companion of one DSH process (its plugin starts it and
+//! restarts it), so a DSH agent is a live member like a served one. It
+//! speaks one JSON object per line: requests on stdin, replies and events on
+//! stdout (the protocol is in `bridge_protocol`).
 //!
-//! Ownership: it holds `live.lock` (and `.session-writer.lock`) for every
-//! agent the DSH process holds, keeps `live.json` current, and answers a
-//! "resume" only once it holds the lock, so no other writer can share the
-//! log. Delivery: it watches the inboxes of the agents it holds (and of
-//! their cold children, which rc.8 resumes only through their live direct
-//! parent) and emits each claimable message (the DESIGN §6 claim rules);
-//! the plugin's acknowledgement writes the `claim` record. A message the
-//! agent's log already holds (delivered before a crash) is claimed, never
-//! delivered twice. Interrupt records become interrupt events, once each.
-//! When stdin closes (the DSH process died) every lock is released.
+//! Ownership: it holds `live.lock` (with the writer locks) for every agent
+//! the DSH process holds, keeps `live.json` current, and answers a "hold"
+//! (DSH is about to resume a stored session) only once it holds the lock,
+//! so no other writer can share the log. The session directory is always
+//! found from the agent id inside the store, never taken from the request.
+//!
+//! Delivery, exactly once: a claimable message is listed in
+//! `inbox.handing` (under the inbox lock, so `cancel` sees it) and emitted;
+//! the plugin's `delivered` only means DSH accepted it. The claim is written
+//! once the agent's log shows the message in a `user/message` (the model
+//! sees it). Before anything is emitted the log is asked: a message already
+//! in the transcript is claimed, one pending in DSH's own inbox is left to
+//! DSH (it replays it), and only one found nowhere is handed (again). So a
+//! DSH process killed at any point loses nothing and duplicates nothing.
+//!
+//! Deliveries go only to agents DSH has created (`created`), or through a
+//! created parent to its cold child (rc.8 resumes a child only for its live
+//! direct parent); a failed delivery is retried with backoff and what was
+//! locked for it is let go. A store error is reported and ridden out: only
+//! a closed stdin or stdout ends the bridge, which then releases every lock.
 
+use super::bridge_protocol::{Input, MAX_REQUEST, Request, read_requests, reply};
 use crate::error::{Error, Result};
 use crate::inbox::fold::Fold;
+use crate::inbox::handing;
 use crate::inbox::liveness::{LiveLock, LiveState};
 use crate::inbox::record::{Message, Record};
+use crate::inbox::watch::{DirWatch, stamp};
 use crate::inbox::{Inbox, Limits};
+use crate::store::Store;
+use crate::store::delivered::{InLog, LogMessages, log_in};
 use crate::store::paths::encode_segment;
-use crate::store::reader::for_each_event;
 use crate::store::stamps::Stamps;
-use crate::store::{Store, StoreError};
 use crate::support::clock::now_ms;
-use serde::Deserialize;
 use serde_json::{Value, json};
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
-/// How often held inboxes are looked at between requests.
-const TICK: Duration = Duration::from_millis(50);
+/// How often held inboxes are looked at when no change was notified.
+const TICK: Duration = Duration::from_millis(250);
 /// How often the store is rescanned for the children of held agents.
 const RESCAN: Duration = Duration::from_millis(1000);
-
-/// One request from the plugin.
-#[derive(Debug, Deserialize)]
-#[serde(tag = "op", rename_all = "lowercase")]
-enum Request {
-    /// The DSH process holds (or is about to resume) this agent.
-    Hold {
-        #[serde(default)]
-        req: Option<u64>,
-        agent: String,
-        /// The session directory, when the plugin knows it.
-        #[serde(default)]
-        dir: Option<PathBuf>,
-        #[serde(default)]
-        status: Option<LiveState>,
-    },
-    /// The agent's status changed.
-    Status {
-        agent: String,
-        status: LiveState,
-        #[serde(default)]
-        turn: Option<u64>,
-    },
-    /// The agent left the DSH process.
-    Release {
-        #[serde(default)]
-        req: Option<u64>,
-        agent: String,
-    },
-    /// A delivery was accepted by rc.8: record the claim.
-    Delivered {
-        #[serde(default)]
-        req: Option<u64>,
-        agent: String,
-        message: String,
-    },
-    /// A delivery failed: the message stays pending.
-    Failed {
-        agent: String,
-        message: String,
-        #[serde(default)]
-        error: String,
-    },
-}
+/// A failed delivery waits this long, doubled each time, up to `BACKOFF_MAX`.
+const BACKOFF: Duration = Duration::from_millis(100);
+const BACKOFF_MAX: Duration = Duration::from_secs(5);
 
 /// An agent this bridge holds for its DSH process.
 struct Held {
-    dir: PathBuf,
+    /// The session directory, once it exists.
+    dir: Option<PathBuf>,
     lock: Option<LiveLock>,
     state: LiveState,
     turn: u64,
     /// The newest interrupt already handed on (or there before we held it).
     seen_interrupt: Option<String>,
-    /// A cold child held only for a delivery through its parent.
+    /// DSH created it (it is registered and can take deliveries).
+    resident: bool,
+    /// A cold child held only for a delivery through this parent.
     via: Option<String>,
+    /// Its inotify watch.
+    watch: Option<i32>,
+}
+
+/// Where a message emitted for delivery stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flight {
+    /// `deliver` sent; DSH has not answered.
+    Emitted,
+    /// DSH accepted it (or its own inbox holds it): waiting for the log.
+    Handed,
 }
 
 pub struct Bridge {
     root: PathBuf,
     limits: Limits,
     held: HashMap<String, Held>,
-    /// Emitted, not yet acknowledged: (agent, message id).
-    in_flight: HashSet<(String, String)>,
-    /// Failed deliveries wait before they are tried again.
-    retry_after: HashMap<String, Instant>,
+    /// Per agent, the messages in flight.
+    flights: HashMap<String, BTreeMap<String, Flight>>,
+    /// Failed deliveries: (agent, id) -> (not before, failures so far).
+    retry: HashMap<(String, String), (Instant, u32)>,
+    /// What each log holds, kept while the log is unchanged.
+    logs: HashMap<PathBuf, (Option<(u64, u64, i64, i64)>, Arc<LogMessages>)>,
     /// `parent id -> (child id, session dir)`, from the last store scan.
     children: HashMap<String, Vec<(String, PathBuf)>>,
+    child_watches: HashMap<PathBuf, i32>,
     scanned: Option<Instant>,
     /// What the last scan saw, to tell whether the next one can be skipped.
     stamps: Option<Stamps>,
+    watch: Arc<DirWatch>,
     out: Box<dyn Write>,
+    /// Standard output is gone: nobody hears us any more.
+    closed: bool,
 }
 
-fn reply(req: Option<u64>, result: std::result::Result<(), String>) -> Value {
-    match result {
-        Ok(()) => json!({"reply": req, "ok": true}),
-        Err(e) => json!({"reply": req, "ok": false, "error": e}),
-    }
-}
-
-/// Whether the log at `path` already holds message `id`: claimed into the
-/// transcript, queued in DSH's own inbox, or carried in a source that names
-/// it (a cold child's delivery gets a new id from rc.8).
-pub fn log_holds_message(path: &Path, id: &str) -> bool {
-    let mut found = false;
-    let _ = for_each_event(path, |ev| {
-        if found {
-            return;
-        }
-        let data = &ev["data"];
-        let names = |m: &Value| m["id"] == id || m["source"]["dshAgentsMessageId"] == id;
-        found = match ev["type"].as_str() {
-            Some("user/message") => names(data),
-            Some("agent/inbox/spliced") => data["inserted"]
-                .as_array()
-                .is_some_and(|items| items.iter().any(names)),
-            _ => false,
-        };
-    });
-    found
+/// Say `what` where the person running DSH looks: the bridge's stderr is
+/// DSH's own.
+fn report(what: std::fmt::Arguments) {
+    eprintln!("dsh-agents bridge: {what}");
 }
 
 impl Bridge {
@@ -143,68 +112,85 @@ impl Bridge {
             root: root.to_path_buf(),
             limits,
             held: HashMap::new(),
-            in_flight: HashSet::new(),
-            retry_after: HashMap::new(),
+            flights: HashMap::new(),
+            retry: HashMap::new(),
+            logs: HashMap::new(),
             children: HashMap::new(),
+            child_watches: HashMap::new(),
             scanned: None,
             stamps: None,
+            watch: Arc::new(DirWatch::new()),
             out,
+            closed: false,
         }
     }
 
-    fn send(&mut self, v: Value) -> Result<()> {
-        writeln!(self.out, "{v}")
+    fn send(&mut self, v: Value) {
+        if self.closed {
+            return;
+        }
+        if writeln!(self.out, "{v}")
             .and_then(|()| self.out.flush())
-            .map_err(|e| Error::Store(StoreError::io("standard output", e)))
+            .is_err()
+        {
+            self.closed = true;
+        }
     }
 
-    /// The session directory of `id`: `<root>/<project>/<encodeSegment(id)>`.
+    /// The session directory of `id` inside the store: a real directory
+    /// `<root>/<project>/<encodeSegment(id)>`, never reached through a link.
     fn locate(&self, id: &str) -> Option<PathBuf> {
         let seg = encode_segment(id)?;
         let projects = std::fs::read_dir(&self.root).ok()?;
         projects
             .flatten()
+            .filter(|p| p.file_type().is_ok_and(|t| t.is_dir()))
             .map(|p| p.path().join(&seg))
-            .find(|d| d.is_dir())
+            .find(|d| std::fs::symlink_metadata(d).is_ok_and(|m| m.is_dir()))
     }
 
-    fn take_lock(&self, id: &str, dir: &Path, state: LiveState) -> Result<LiveLock, String> {
+    fn take_lock(id: &str, dir: &Path, state: LiveState) -> std::result::Result<LiveLock, String> {
         let lock = LiveLock::take(dir, id).map_err(|e| e.to_string())?;
         lock.publish(state, 0).map_err(|e| e.to_string())?;
         Ok(lock)
     }
 
+    /// Hold `agent` for the DSH process: take its lock when its directory
+    /// exists (a new session's does not yet: the lock is taken when it
+    /// appears). `resident`: DSH created it.
     fn hold(
         &mut self,
         agent: &str,
-        dir: Option<PathBuf>,
         status: Option<LiveState>,
+        resident: bool,
     ) -> std::result::Result<(), String> {
-        let state = status.unwrap_or(LiveState::Idle);
+        if encode_segment(agent).is_none() {
+            return Err(format!("\"{agent}\" is not a session id"));
+        }
         if let Some(h) = self.held.get_mut(agent) {
-            // A cold child we locked for its delivery is now resident.
-            h.via = None;
-            h.state = state;
+            if resident {
+                h.resident = true;
+                h.via = None;
+            }
+            if let Some(s) = status {
+                h.state = s;
+            }
             if let Some(lock) = &h.lock {
-                let _ = lock.publish(state, h.turn);
+                let _ = lock.publish(h.state, h.turn);
             }
             return Ok(());
         }
-        let dir = dir.or_else(|| self.locate(agent));
-        let (dir, lock) = match dir {
-            // A new session whose directory does not exist yet cannot be
-            // contended: hold it, and take the lock once it appears.
-            Some(d) if d.is_dir() => {
-                let lock = self.take_lock(agent, &d, state)?;
-                (d, Some(lock))
-            }
-            Some(d) => (d, None),
-            None => (PathBuf::new(), None),
+        let state = status.unwrap_or(LiveState::Idle);
+        let dir = self.locate(agent);
+        let lock = match &dir {
+            Some(d) => Some(Self::take_lock(agent, d, state)?),
+            None => None,
         };
-        let seen_interrupt = Inbox::new(&dir)
-            .read()
-            .ok()
+        let seen_interrupt = dir
+            .as_deref()
+            .and_then(|d| Inbox::new(d).read().ok())
             .and_then(|f| f.last_interrupt_id);
+        let watch = dir.as_deref().and_then(|d| self.watch.add(d));
         self.held.insert(
             agent.to_string(),
             Held {
@@ -213,40 +199,51 @@ impl Bridge {
                 state,
                 turn: 0,
                 seen_interrupt,
+                resident,
                 via: None,
+                watch,
             },
         );
+        // A list a dead bridge left describes nothing now.
+        if self.held[agent].lock.is_some() {
+            self.sync_handing(agent);
+        }
         Ok(())
     }
 
+    /// Let `agent` go: what its log shows delivered is claimed first; what
+    /// it does not stays pending for the next holder.
     fn release(&mut self, agent: &str) {
-        self.held.remove(agent);
-        self.in_flight.retain(|(a, _)| a != agent);
+        if self.held.get(agent).is_some_and(|h| h.lock.is_some()) {
+            self.confirm(agent, true);
+            self.flights.remove(agent);
+            self.sync_handing(agent);
+        }
+        self.flights.remove(agent);
+        if let Some(h) = self.held.remove(agent)
+            && let Some(wd) = h.watch
+        {
+            self.watch.remove(wd);
+        }
     }
 
-    fn handle(&mut self, line: &str) -> Result<()> {
-        let request: Request = match serde_json::from_str(line) {
-            Ok(r) => r,
-            Err(e) => {
-                return self.send(
-                    json!({"reply": null, "ok": false, "error": format!("bad request: {e}")}),
-                );
-            }
-        };
+    fn handle(&mut self, request: Request) {
         match request {
-            Request::Hold {
-                req,
-                agent,
-                dir,
-                status,
-            } => {
-                let r = self.hold(&agent, dir, status);
-                // DSH may keep the plugin's refusal to itself (rc.8 tells its
-                // model only "unavailable"): say it where the operator looks.
+            Request::Hold { req, agent } => {
+                let r = self.hold(&agent, None, false);
                 if let Err(e) = &r {
-                    eprintln!("dsh-agents bridge: refused to hold agent {agent}: {e}");
+                    report(format_args!("refused to hold agent {agent}: {e}"));
                 }
-                self.send(reply(req, r))
+                self.send(reply(req, r));
+            }
+            Request::Created { req, agent, status } => {
+                let r = self.hold(&agent, status, true);
+                if let Err(e) = &r {
+                    report(format_args!(
+                        "agent {agent} is resident in DSH but not held: {e}"
+                    ));
+                }
+                self.send(reply(req, r));
             }
             Request::Status {
                 agent,
@@ -262,13 +259,11 @@ impl Bridge {
                         let _ = lock.publish(status, h.turn);
                     }
                 }
-                Ok(())
             }
             Request::Release { req, agent } => {
                 self.release(&agent);
-                match req {
-                    Some(_) => self.send(reply(req, Ok(()))),
-                    None => Ok(()),
+                if req.is_some() {
+                    self.send(reply(req, Ok(())));
                 }
             }
             Request::Delivered {
@@ -276,59 +271,199 @@ impl Bridge {
                 agent,
                 message,
             } => {
-                self.in_flight.remove(&(agent.clone(), message.clone()));
-                // A crash here: DSH has the message, its claim is not written.
-                crate::support::fault::fault("bridge-before-claim");
-                let r = self.claim(&agent, &message).map_err(|e| e.to_string());
-                match req {
-                    Some(_) => self.send(reply(req, r)),
-                    None => Ok(()),
+                let r = self.delivered(&agent, &message);
+                if req.is_some() {
+                    self.send(reply(req, r));
                 }
             }
             Request::Failed {
+                req,
                 agent,
                 message,
                 error,
             } => {
-                self.in_flight.remove(&(agent.clone(), message.clone()));
-                self.retry_after
-                    .insert(message, Instant::now() + Duration::from_secs(2));
-                // A cold child locked only for this delivery is let go.
-                if self.held.get(&agent).is_some_and(|h| h.via.is_some()) {
-                    self.release(&agent);
+                let r = self.failed(&agent, &message, &error);
+                if req.is_some() {
+                    self.send(reply(req, r));
                 }
-                eprintln!("dsh-agents bridge: delivery to {agent} failed: {error}");
-                Ok(())
             }
         }
     }
 
-    fn dir_of(&self, agent: &str) -> Option<PathBuf> {
-        self.held
+    fn emitted(&self, agent: &str, id: &str) -> bool {
+        self.flights
             .get(agent)
-            .map(|h| h.dir.clone())
-            .or_else(|| self.locate(agent))
+            .and_then(|f| f.get(id))
+            .is_some_and(|f| *f == Flight::Emitted)
     }
 
-    /// Record that `id` left `agent`'s inbox for DSH.
-    fn claim(&self, agent: &str, id: &str) -> Result<()> {
-        let dir = self
-            .dir_of(agent)
-            .ok_or_else(|| Error::usage(format!("no session directory for agent \"{agent}\"")))?;
-        let inbox = Inbox::new(&dir);
+    /// DSH accepted a delivery: the claim waits for the log.
+    fn delivered(&mut self, agent: &str, id: &str) -> std::result::Result<(), String> {
+        if !self.emitted(agent, id) {
+            return Err(format!(
+                "message \"{id}\" was not handed to agent {agent} by this bridge"
+            ));
+        }
+        self.flights
+            .entry(agent.to_string())
+            .or_default()
+            .insert(id.to_string(), Flight::Handed);
+        crate::support::fault::fault("bridge-before-claim");
+        self.confirm(agent, false);
+        Ok(())
+    }
+
+    fn failed(&mut self, agent: &str, id: &str, error: &str) -> std::result::Result<(), String> {
+        if !self.emitted(agent, id) {
+            return Err(format!(
+                "message \"{id}\" was not handed to agent {agent} by this bridge"
+            ));
+        }
+        if let Some(f) = self.flights.get_mut(agent) {
+            f.remove(id);
+        }
+        let key = (agent.to_string(), id.to_string());
+        let failures = self.retry.get(&key).map_or(0, |r| r.1) + 1;
+        let wait = BACKOFF
+            .saturating_mul(1 << failures.min(16))
+            .min(BACKOFF_MAX);
+        self.retry.insert(key, (Instant::now() + wait, failures));
+        report(format_args!(
+            "delivery of {id} to {agent} failed (retrying in {} ms): {error}",
+            wait.as_millis()
+        ));
+        // A cold child locked only for this delivery is let go.
+        if self
+            .held
+            .get(agent)
+            .is_some_and(|h| h.via.is_some() && !h.resident)
+        {
+            self.release(agent);
+        } else {
+            self.sync_handing(agent);
+        }
+        Ok(())
+    }
+
+    /// What the log of the session in `dir` holds, read again only when it changed.
+    fn log_messages(&mut self, dir: &Path) -> Option<Arc<LogMessages>> {
+        let path = log_in(dir)?;
+        let now = stamp(&path);
+        if let Some((s, m)) = self.logs.get(&path)
+            && now.is_some()
+            && *s == now
+        {
+            return Some(m.clone());
+        }
+        match LogMessages::read(&path) {
+            Ok(m) => {
+                let m = Arc::new(m);
+                self.logs.insert(path, (now, m.clone()));
+                Some(m)
+            }
+            Err(e) => {
+                report(format_args!("cannot read {}: {e}", path.display()));
+                None
+            }
+        }
+    }
+
+    /// Claim every handed message of `agent` its log shows in a
+    /// `user/message`. `all`: also those only emitted (the agent is leaving).
+    fn confirm(&mut self, agent: &str, all: bool) {
+        let Some(dir) = self.held.get(agent).and_then(|h| h.dir.clone()) else {
+            return;
+        };
+        let ids: Vec<String> = self
+            .flights
+            .get(agent)
+            .map(|f| {
+                f.iter()
+                    .filter(|(_, fl)| all || **fl == Flight::Handed)
+                    .map(|(id, _)| id.clone())
+                    .collect()
+            })
+            .unwrap_or_default();
+        if ids.is_empty() {
+            return;
+        }
+        let Some(log) = self.log_messages(&dir) else {
+            return;
+        };
+        let done: Vec<String> = ids
+            .into_iter()
+            .filter(|id| log.state(id) == InLog::Transcript)
+            .collect();
+        if done.is_empty() {
+            return;
+        }
+        match self.claim(agent, &dir, &done) {
+            Ok(()) => {
+                if let Some(f) = self.flights.get_mut(agent) {
+                    for id in &done {
+                        f.remove(id);
+                    }
+                }
+            }
+            Err(e) => report(format_args!("cannot record the claim for {agent}: {e}")),
+        }
+    }
+
+    /// Record that `ids` reached `agent`'s transcript, and drop them from
+    /// its handing list, under one inbox lock.
+    fn claim(&mut self, agent: &str, dir: &Path, ids: &[String]) -> Result<()> {
+        let inbox = Inbox::new(dir);
         let mut guard = inbox.lock(self.limits.lock_timeout)?;
         let fold = inbox.read()?;
-        if !fold.consumed.is_pending(id) {
-            return Ok(());
+        let pending: Vec<String> = ids
+            .iter()
+            .filter(|id| fold.consumed.is_pending(id))
+            .cloned()
+            .collect();
+        if !pending.is_empty() {
+            inbox.record(
+                &mut guard,
+                &Record::Claim {
+                    time: now_ms(),
+                    ids: pending,
+                },
+            )?;
         }
-        inbox.record(
-            &mut guard,
-            &Record::Claim {
-                time: now_ms(),
-                ids: vec![id.to_string()],
-            },
-        )?;
+        if self.held.get(agent).is_some_and(|h| h.lock.is_some()) {
+            let keep: Vec<&str> = self
+                .in_flight_ids(agent)
+                .filter(|i| !ids.iter().any(|d| d == i))
+                .collect();
+            handing::write(&guard, &keep)?;
+        }
         Ok(())
+    }
+
+    fn in_flight_ids<'a>(&'a self, agent: &str) -> impl Iterator<Item = &'a str> {
+        self.flights
+            .get(agent)
+            .into_iter()
+            .flat_map(|f| f.keys().map(String::as_str))
+    }
+
+    /// Rewrite `agent`'s handing list from what is in flight.
+    fn sync_handing(&mut self, agent: &str) {
+        let Some(dir) = self.held.get(agent).and_then(|h| h.dir.clone()) else {
+            return;
+        };
+        let inbox = Inbox::new(&dir);
+        let written = inbox
+            .lock(self.limits.lock_timeout)
+            .map_err(Error::from)
+            .and_then(|guard| {
+                let ids: Vec<&str> = self.in_flight_ids(agent).collect();
+                handing::write(&guard, &ids).map_err(Error::from)
+            });
+        if let Err(e) = written {
+            report(format_args!(
+                "cannot update the handing list of {agent}: {e}"
+            ));
+        }
     }
 
     fn rescan(&mut self) {
@@ -357,9 +492,54 @@ impl Bridge {
         }
     }
 
-    /// One pass over the held agents and their cold children.
-    fn tick(&mut self) -> Result<()> {
-        // Locks for sessions whose directory appeared since they were held.
+    /// One pass over the held agents and the cold children of resident ones.
+    fn tick(&mut self) {
+        self.take_waiting_locks();
+        let locked: Vec<String> = self
+            .held
+            .iter()
+            .filter(|(_, h)| h.lock.is_some())
+            .map(|(id, _)| id.clone())
+            .collect();
+        for agent in &locked {
+            self.confirm(agent, false);
+        }
+        let resident: Vec<String> = self
+            .held
+            .iter()
+            .filter(|(_, h)| h.lock.is_some() && h.resident)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for agent in &resident {
+            let Some(dir) = self.held[agent].dir.clone() else {
+                continue;
+            };
+            // One read of the inbox serves both the interrupt and the delivery pass.
+            let fold = match Inbox::new(&dir).read() {
+                Ok(f) => f,
+                Err(e) => {
+                    report(format_args!("cannot read the inbox of {agent}: {e}"));
+                    continue;
+                }
+            };
+            self.interrupts(agent, &dir, &fold);
+            self.deliver(agent, &dir, None, &fold);
+        }
+        self.rescan();
+        self.watch_children(&resident);
+        for parent in &resident {
+            let kids = self.children.get(parent).cloned().unwrap_or_default();
+            for (child, dir) in kids {
+                if self.held.contains_key(&child) {
+                    continue;
+                }
+                self.reach_cold_child(parent, &child, &dir);
+            }
+        }
+    }
+
+    /// Locks for held sessions whose directory appeared since.
+    fn take_waiting_locks(&mut self) {
         let waiting: Vec<String> = self
             .held
             .iter()
@@ -367,107 +547,162 @@ impl Bridge {
             .map(|(id, _)| id.clone())
             .collect();
         for id in waiting {
-            let dir = self.held[&id].dir.clone();
-            let dir = if dir.is_dir() {
-                Some(dir)
-            } else {
-                self.locate(&id)
+            let Some(dir) = self.locate(&id) else {
+                continue;
             };
-            if let Some(dir) = dir {
-                let state = self.held[&id].state;
-                match self.take_lock(&id, &dir, state) {
-                    Ok(lock) => {
-                        let h = self.held.get_mut(&id).expect("held");
-                        h.dir = dir;
-                        h.lock = Some(lock);
-                    }
-                    Err(e) => {
-                        self.send(json!({"event": "conflict", "agent": id, "error": e}))?;
+            let state = self.held[&id].state;
+            match Self::take_lock(&id, &dir, state) {
+                Ok(lock) => {
+                    let watch = self.watch.add(&dir);
+                    let h = self.held.get_mut(&id).expect("held");
+                    h.dir = Some(dir);
+                    h.lock = Some(lock);
+                    h.watch = watch;
+                    self.sync_handing(&id);
+                }
+                Err(e) => {
+                    report(format_args!(
+                        "agent {id} is resident in DSH but another process holds it: {e}"
+                    ));
+                    self.send(json!({"event": "conflict", "agent": id, "error": e}));
+                    // Said once: the agent stays unlocked until DSH lets it go.
+                    if let Some(h) = self.held.get_mut(&id) {
+                        h.dir = Some(dir);
                     }
                 }
             }
         }
-        let resident: Vec<String> = self
-            .held
+    }
+
+    /// Watch the directories of resident agents' children, so a message
+    /// to a cold child wakes the bridge.
+    fn watch_children(&mut self, resident: &[String]) {
+        let dirs: Vec<PathBuf> = resident
             .iter()
-            .filter(|(_, h)| h.lock.is_some() && h.via.is_none())
-            .map(|(id, _)| id.clone())
+            .filter_map(|p| self.children.get(p))
+            .flatten()
+            .map(|(_, d)| d.clone())
             .collect();
-        for agent in &resident {
-            // One read of the inbox serves both the interrupt and the delivery pass.
-            let Ok(fold) = Inbox::new(&self.held[agent].dir).read() else {
-                continue;
-            };
-            self.interrupts(agent, &fold)?;
-            self.deliver(agent, None, &fold)?;
-        }
-        self.rescan();
-        for parent in &resident {
-            let kids = self.children.get(parent).cloned().unwrap_or_default();
-            for (child, dir) in kids {
-                if self.held.contains_key(&child) {
-                    continue;
-                }
-                let Ok(fold) = Inbox::new(&dir).read() else {
-                    continue;
-                };
-                if fold.claimable().is_empty() {
-                    continue;
-                }
-                // rc.8 resumes a cold child only for its live direct parent:
-                // hold the child first, so no other writer can take it.
-                let Ok(lock) = self.take_lock(&child, &dir, LiveState::Idle) else {
-                    continue;
-                };
-                self.held.insert(
-                    child.clone(),
-                    Held {
-                        dir: dir.clone(),
-                        lock: Some(lock),
-                        state: LiveState::Idle,
-                        turn: 0,
-                        seen_interrupt: fold.last_interrupt_id.clone(),
-                        via: Some(parent.clone()),
-                    },
-                );
-                self.deliver(&child, Some(parent.clone()), &fold)?;
-            }
-        }
-        Ok(())
-    }
-
-    fn interrupts(&mut self, agent: &str, fold: &Fold) -> Result<()> {
-        let dir = self.held[agent].dir.clone();
-        if fold.last_interrupt_id == self.held[agent].seen_interrupt {
-            return Ok(());
-        }
-        let cause = interrupt_cause(&dir, fold.last_interrupt_id.as_deref());
-        if let Some(h) = self.held.get_mut(agent) {
-            h.seen_interrupt = fold.last_interrupt_id.clone();
-        }
-        self.send(json!({"event": "interrupt", "agent": agent, "cause": cause}))
-    }
-
-    /// Emit every claimable message of `agent` not already in flight; one
-    /// its log already holds is claimed instead.
-    fn deliver(&mut self, agent: &str, via: Option<String>, fold: &Fold) -> Result<()> {
-        let dir = self.held[agent].dir.clone();
-        let messages: Vec<Message> = claimable(fold, via.is_some());
-        let log = log_path(&dir);
-        for m in messages {
-            let key = (agent.to_string(), m.id.clone());
-            if self.in_flight.contains(&key)
-                || self
-                    .retry_after
-                    .get(&m.id)
-                    .is_some_and(|t| Instant::now() < *t)
+        for d in dirs {
+            if !self.child_watches.contains_key(&d)
+                && let Some(wd) = self.watch.add(&d)
             {
-                continue;
+                self.child_watches.insert(d, wd);
             }
-            if log.as_deref().is_some_and(|l| log_holds_message(l, &m.id)) {
-                self.claim(agent, &m.id)?;
-                continue;
+        }
+    }
+
+    /// A cold child of resident `parent` with a claimable message: rc.8
+    /// resumes it only for its live direct parent, so it is held first (no
+    /// other writer can take it) and the message goes through the parent.
+    fn reach_cold_child(&mut self, parent: &str, child: &str, dir: &Path) {
+        let Ok(fold) = Inbox::new(dir).read() else {
+            return;
+        };
+        let Some(first) = fold.claimable().into_iter().next().cloned() else {
+            return;
+        };
+        if self.backing_off(child, &first.id) {
+            return;
+        }
+        match self.log_messages(dir).map(|l| l.state(&first.id)) {
+            Some(InLog::Transcript) => {
+                if let Err(e) = self.claim(child, dir, std::slice::from_ref(&first.id)) {
+                    report(format_args!("cannot record the claim for {child}: {e}"));
+                }
+                return;
             }
+            // DSH has it queued: its next resume runs it.
+            Some(InLog::DshPending) => return,
+            _ => {}
+        }
+        let Ok(lock) = Self::take_lock(child, dir, LiveState::Idle) else {
+            return;
+        };
+        let watch = self.watch.add(dir);
+        self.held.insert(
+            child.to_string(),
+            Held {
+                dir: Some(dir.to_path_buf()),
+                lock: Some(lock),
+                state: LiveState::Idle,
+                turn: 0,
+                seen_interrupt: fold.last_interrupt_id.clone(),
+                resident: false,
+                via: Some(parent.to_string()),
+                watch,
+            },
+        );
+        self.deliver(child, dir, Some(parent), &fold);
+    }
+
+    fn backing_off(&self, agent: &str, id: &str) -> bool {
+        self.retry
+            .get(&(agent.to_string(), id.to_string()))
+            .is_some_and(|(t, _)| Instant::now() < *t)
+    }
+
+    fn interrupts(&mut self, agent: &str, dir: &Path, fold: &Fold) {
+        let newest = fold.last_interrupt_id.clone();
+        // An interrupt that vanished (compaction) is not a new one.
+        if newest.is_none() || newest == self.held[agent].seen_interrupt {
+            return;
+        }
+        let cause = interrupt_cause(dir, newest.as_deref());
+        if let Some(h) = self.held.get_mut(agent) {
+            h.seen_interrupt = newest;
+        }
+        self.send(json!({"event": "interrupt", "agent": agent, "cause": cause}));
+    }
+
+    /// Hand on every claimable message of `agent` not already in flight:
+    /// one the log holds is not handed again (claimed when in the
+    /// transcript, left to DSH when queued in its own inbox); the rest are
+    /// listed in `inbox.handing` under the inbox lock, still pending, and
+    /// only then emitted.
+    fn deliver(&mut self, agent: &str, dir: &Path, via: Option<&str>, fold: &Fold) {
+        let flights = self.flights.get(agent);
+        let mut messages: Vec<Message> = fold
+            .claimable_besides(|id| flights.is_some_and(|f| f.contains_key(id)))
+            .into_iter()
+            .filter(|m| !self.backing_off(agent, &m.id))
+            .cloned()
+            .collect();
+        // A cold child takes one next turn per resume.
+        if via.is_some() {
+            messages.truncate(1);
+        }
+        if messages.is_empty() {
+            return;
+        }
+        let log = self.log_messages(dir);
+        let mut fresh = Vec::new();
+        let mut done = Vec::new();
+        for m in messages {
+            match log.as_ref().map_or(InLog::Absent, |l| l.state(&m.id)) {
+                InLog::Transcript => done.push(m.id.clone()),
+                InLog::DshPending => {
+                    self.flights
+                        .entry(agent.to_string())
+                        .or_default()
+                        .insert(m.id.clone(), Flight::Handed);
+                }
+                InLog::Absent => fresh.push(m),
+            }
+        }
+        if !done.is_empty()
+            && let Err(e) = self.claim(agent, dir, &done)
+        {
+            report(format_args!("cannot record the claim for {agent}: {e}"));
+        }
+        let fresh = match self.list_handing(agent, dir, fresh) {
+            Ok(f) => f,
+            Err(e) => {
+                report(format_args!("cannot hand messages to {agent}: {e}"));
+                return;
+            }
+        };
+        for m in fresh {
             // A cold child takes everything as its next turn.
             let target = if via.is_some() {
                 "next-turn"
@@ -478,67 +713,88 @@ impl Bridge {
             if via.is_some() && source.is_object() {
                 source["dshAgentsMessageId"] = json!(m.id);
             }
-            self.in_flight.insert(key);
             self.send(json!({
                 "event": "deliver",
                 "agent": agent,
                 "via": via,
                 "target": target,
                 "message": {"content": m.content, "source": source, "role": "user", "id": m.id},
-            }))?;
-            // A cold child gets one turn per resume.
-            if via.is_some() {
-                break;
-            }
+            }));
         }
-        Ok(())
+    }
+
+    /// Under the inbox lock: keep the messages still pending (a `cancel`
+    /// may have come first), mark them emitted and list them in
+    /// `inbox.handing`; return them.
+    fn list_handing(
+        &mut self,
+        agent: &str,
+        dir: &Path,
+        fresh: Vec<Message>,
+    ) -> Result<Vec<Message>> {
+        if fresh.is_empty() {
+            return Ok(fresh);
+        }
+        let inbox = Inbox::new(dir);
+        let guard = inbox.lock(self.limits.lock_timeout)?;
+        let fold = inbox.read()?;
+        let fresh: Vec<Message> = fresh
+            .into_iter()
+            .filter(|m| fold.consumed.is_pending(&m.id))
+            .collect();
+        let flights = self.flights.entry(agent.to_string()).or_default();
+        for m in &fresh {
+            flights.insert(m.id.clone(), Flight::Emitted);
+        }
+        let ids: Vec<&str> = self.in_flight_ids(agent).collect();
+        if let Err(e) = handing::write(&guard, &ids) {
+            if let Some(f) = self.flights.get_mut(agent) {
+                for m in &fresh {
+                    f.remove(&m.id);
+                }
+            }
+            return Err(e.into());
+        }
+        Ok(fresh)
     }
 
     /// Serve the plugin until stdin closes; then release everything.
     pub fn run(mut self, input: impl BufRead + Send + 'static) -> Result<()> {
-        let (tx, rx) = mpsc::channel::<Option<String>>();
+        let (tx, rx) = mpsc::channel::<Input>();
+        read_requests(input, tx.clone());
+        let watch = self.watch.clone();
         std::thread::spawn(move || {
-            for line in input.lines() {
-                match line {
-                    Ok(l) => {
-                        if tx.send(Some(l)).is_err() {
-                            return;
-                        }
-                    }
-                    Err(_) => break,
+            loop {
+                if watch.wait(Duration::from_secs(1)) && tx.send(Input::Wake).is_err() {
+                    return;
                 }
             }
-            let _ = tx.send(None);
         });
-        self.send(json!({"event": "ready", "pid": std::process::id()}))?;
-        loop {
+        self.send(json!({"event": "ready", "pid": std::process::id()}));
+        while !self.closed {
             match rx.recv_timeout(TICK) {
-                Ok(Some(line)) if line.trim().is_empty() => {}
-                Ok(Some(line)) => self.handle(&line)?,
-                Ok(None) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Ok(Input::Line(line)) if line.trim().is_empty() => {}
+                Ok(Input::Line(line)) => match serde_json::from_str::<Request>(&line) {
+                    Ok(r) => self.handle(r),
+                    Err(e) => self.send(
+                        json!({"reply": null, "ok": false, "error": format!("bad request: {e}")}),
+                    ),
+                },
+                Ok(Input::TooLong) => self.send(json!({
+                    "reply": null, "ok": false,
+                    "error": format!("bad request: a request line is at most {MAX_REQUEST} bytes")
+                })),
+                Ok(Input::Wake) | Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Ok(Input::End) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
             }
-            self.tick()?;
+            self.tick();
         }
-        self.held.clear();
+        let agents: Vec<String> = self.held.keys().cloned().collect();
+        for a in agents {
+            self.release(&a);
+        }
         Ok(())
     }
-}
-
-/// What is claimable now; a cold child is woken by one next-turn at a time.
-fn claimable(fold: &Fold, cold: bool) -> Vec<Message> {
-    let all: Vec<Message> = fold.claimable().into_iter().cloned().collect();
-    if cold {
-        return all.into_iter().take(1).collect();
-    }
-    all
-}
-
-fn log_path(dir: &Path) -> Option<PathBuf> {
-    ["session.jsonl", "session.jsonl.zstd"]
-        .iter()
-        .map(|n| dir.join(n))
-        .find(|p| p.is_file())
 }
 
 /// The abort cause of interrupt record `id`: `parent` when an agent sent it.

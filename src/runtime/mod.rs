@@ -3,5 +3,6 @@
 //! `bridge` holds the agents of one DSH process and hands it their messages.
 
 pub mod bridge;
+pub mod bridge_protocol;
 pub mod serve;
 pub mod transcript;

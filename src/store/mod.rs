@@ -4,6 +4,7 @@
 
 pub mod ahead;
 pub mod conversation;
+pub mod delivered;
 pub mod descriptor;
 pub mod edge_cache;
 pub mod enumerate;
