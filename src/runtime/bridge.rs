@@ -52,6 +52,9 @@ const RESCAN: Duration = Duration::from_millis(1000);
 const BACKOFF: Duration = Duration::from_millis(100);
 const BACKOFF_MAX: Duration = Duration::from_secs(5);
 
+/// A file's inode, length and modification time (`watch::stamp`).
+type FileStamp = (u64, u64, i64, i64);
+
 /// An agent this bridge holds for its DSH process.
 struct Held {
     /// The session directory, once it exists.
@@ -87,7 +90,7 @@ pub struct Bridge {
     /// Failed deliveries: (agent, id) -> (not before, failures so far).
     retry: HashMap<(String, String), (Instant, u32)>,
     /// What each log holds, kept while the log is unchanged.
-    logs: HashMap<PathBuf, (Option<(u64, u64, i64, i64)>, Arc<LogMessages>)>,
+    logs: HashMap<PathBuf, (Option<FileStamp>, Arc<LogMessages>)>,
     /// `parent id -> (child id, session dir)`, from the last store scan.
     children: HashMap<String, Vec<(String, PathBuf)>>,
     child_watches: HashMap<PathBuf, i32>,
@@ -676,12 +679,14 @@ impl Bridge {
             return;
         }
         let log = self.log_messages(dir);
+        let mut queued = false;
         let mut fresh = Vec::new();
         let mut done = Vec::new();
         for m in messages {
             match log.as_ref().map_or(InLog::Absent, |l| l.state(&m.id)) {
                 InLog::Transcript => done.push(m.id.clone()),
                 InLog::DshPending => {
+                    queued = true;
                     self.flights
                         .entry(agent.to_string())
                         .or_default()
@@ -695,7 +700,7 @@ impl Bridge {
         {
             report(format_args!("cannot record the claim for {agent}: {e}"));
         }
-        let fresh = match self.list_handing(agent, dir, fresh) {
+        let fresh = match self.list_handing(agent, dir, fresh, queued) {
             Ok(f) => f,
             Err(e) => {
                 report(format_args!("cannot hand messages to {agent}: {e}"));
@@ -731,8 +736,9 @@ impl Bridge {
         agent: &str,
         dir: &Path,
         fresh: Vec<Message>,
+        changed: bool,
     ) -> Result<Vec<Message>> {
-        if fresh.is_empty() {
+        if fresh.is_empty() && !changed {
             return Ok(fresh);
         }
         let inbox = Inbox::new(dir);
@@ -774,11 +780,16 @@ impl Bridge {
         while !self.closed {
             match rx.recv_timeout(TICK) {
                 Ok(Input::Line(line)) if line.trim().is_empty() => {}
-                Ok(Input::Line(line)) => match serde_json::from_str::<Request>(&line) {
-                    Ok(r) => self.handle(r),
-                    Err(e) => self.send(
-                        json!({"reply": null, "ok": false, "error": format!("bad request: {e}")}),
-                    ),
+                Ok(Input::Line(line)) => match serde_json::from_str::<Value>(&line) {
+                    Ok(v) => {
+                        // A refusal answers the request's `req` when it has one.
+                        let req = v.get("req").and_then(Value::as_u64);
+                        match serde_json::from_value::<Request>(v) {
+                            Ok(r) => self.handle(r),
+                            Err(e) => self.send(reply(req, Err(format!("bad request: {e}")))),
+                        }
+                    }
+                    Err(e) => self.send(reply(None, Err(format!("bad request: {e}")))),
                 },
                 Ok(Input::TooLong) => self.send(json!({
                     "reply": null, "ok": false,

@@ -1,6 +1,7 @@
 //! The one integration-test binary: every module drives the real
 //! `dsh-agents` binary.
 
+mod bridge;
 mod common;
 mod completions;
 mod concurrency;

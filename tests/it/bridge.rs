@@ -1,0 +1,339 @@
+//! The bridge's protocol driven directly, as the plugin would and as a
+//! hostile peer might: a claim waits for the agent's log, a message in
+//! flight cannot be canceled, requests name nothing outside the store and
+//! only what the bridge emitted, and a bad line changes nothing.
+
+use crate::common::{TempDir, copy_store, repo, run_dir, run_in};
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+/// A running `dsh-agents bridge`, killed when dropped.
+struct Bridge {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<Value>,
+    seen: Vec<Value>,
+}
+
+impl Drop for Bridge {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Bridge {
+    fn start(store: &Path) -> Bridge {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
+            .args(["--store", store.to_str().unwrap(), "bridge"])
+            .env("DSH_AGENTS_CACHE_DIR", run_dir("dsh-agents-test-cache-"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                if tx.send(serde_json::from_str(&line).unwrap()).is_err() {
+                    return;
+                }
+            }
+        });
+        let mut b = Bridge {
+            child,
+            stdin,
+            lines,
+            seen: Vec::new(),
+        };
+        b.expect("ready", |v| v["event"] == "ready");
+        b
+    }
+
+    fn send_raw(&mut self, line: &str) {
+        self.stdin.write_all(line.as_bytes()).unwrap();
+        self.stdin.write_all(b"\n").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Send a request and return its reply.
+    fn request(&mut self, mut req: Value, n: u64) -> Value {
+        req["req"] = json!(n);
+        self.send_raw(&req.to_string());
+        self.expect(&format!("the reply to {req}"), |v| v["reply"] == n)
+    }
+
+    /// The next line (seen before or arriving) that `pred` accepts.
+    fn expect(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        if let Some(i) = self.seen.iter().position(&pred) {
+            return self.seen.remove(i);
+        }
+        loop {
+            // A bound for a hung bridge, not a timing claim.
+            match self.lines.recv_timeout(Duration::from_secs(60)) {
+                Ok(v) if pred(&v) => return v,
+                Ok(v) => self.seen.push(v),
+                Err(_) => panic!("the bridge never sent {what}; it sent {:?}", self.seen),
+            }
+        }
+    }
+}
+
+fn team() -> (TempDir, PathBuf) {
+    let store = copy_store(&repo().join("testdata/stores/team"), "bridge");
+    let dir = store.path().join("_no-cwd/rev-0001");
+    (store, dir)
+}
+
+fn inbox(store: &Path, agent: &str) -> Value {
+    let r = run_in(store, &["--json", "inbox", agent]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    serde_json::from_str(&r.stdout).unwrap()
+}
+
+fn pending_ids(store: &Path, agent: &str) -> Vec<String> {
+    let v = inbox(store, agent);
+    ["nextStep", "nextTurn"]
+        .iter()
+        .flat_map(|k| v[k].as_array().unwrap().clone())
+        .map(|m| m["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Append events to a raw log with the next seqs, as DSH would.
+fn append_events(log: &Path, events: &[Value]) {
+    let text = std::fs::read_to_string(log).unwrap();
+    let mut seq = text.lines().count() as u64 - 1;
+    let mut f = std::fs::OpenOptions::new().append(true).open(log).unwrap();
+    for e in events {
+        let mut e = e.clone();
+        e["seq"] = json!(seq);
+        e["time"] = json!(2000 + seq);
+        seq += 1;
+        writeln!(f, "{e}").unwrap();
+    }
+}
+
+fn user_message(id: &str, text: &str) -> Value {
+    json!({"type":"user/message","data":{"content":[{"type":"text","text":text}],"source":{"kind":"user"},"role":"user","id":id},"surfaceOp":"append"})
+}
+
+fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
+    // A bound for a broken build, not a timing claim.
+    for _ in 0..3000 {
+        if f() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("timed out waiting for {what}");
+}
+
+#[test]
+fn a_claim_waits_for_the_agents_log_and_a_lost_hand_off_is_handed_again() {
+    let (store, dir) = team();
+    let s = store.path();
+    let r = run_in(s, &["followup", "--id", "m-one", "rev-0001", "first"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let r = run_in(s, &["followup", "--id", "m-two", "rev-0001", "second"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+
+    let mut b = Bridge::start(s);
+    let created = b.request(
+        json!({"op":"created","agent":"rev-0001","status":"idle"}),
+        1,
+    );
+    assert_eq!(created["ok"], true, "{created}");
+    // FIFO: the oldest next-turn message is emitted; DSH queues the rest as
+    // they come, so the second follows once the first is in flight.
+    let d1 = b.expect("the first delivery", |v| v["event"] == "deliver");
+    assert_eq!(d1["message"]["id"], "m-one");
+    let d2 = b.expect("the second delivery", |v| v["event"] == "deliver");
+    assert_eq!(d2["message"]["id"], "m-two");
+    assert_eq!(inbox(s, "rev-0001")["handing"], json!(["m-one", "m-two"]));
+
+    // DSH accepted both; neither is claimed before the log has it.
+    for (n, id) in [(2, "m-one"), (3, "m-two")] {
+        let r = b.request(json!({"op":"delivered","agent":"rev-0001","message":id}), n);
+        assert_eq!(r["ok"], true, "{r}");
+    }
+    assert_eq!(pending_ids(s, "rev-0001"), ["m-one", "m-two"]);
+    // m-one reaches the transcript; m-two is taken into a turn and the
+    // process dies before its user/message (rc.8 splices it out).
+    let log = dir.join("session.jsonl");
+    append_events(
+        &log,
+        &[
+            json!({"type":"turn/start","data":{"turn":2}}),
+            json!({"type":"agent/inbox/spliced","data":{"target":"next-turn","start":0,"inserted":[{"role":"user","id":"m-two","content":[],"source":{"kind":"user"}}]}}),
+            json!({"type":"agent/inbox/spliced","data":{"target":"next-turn","start":0,"removedCount":1,"inserted":[]}}),
+            user_message("m-one", "first"),
+        ],
+    );
+    wait_for("the claim of m-one", || {
+        pending_ids(s, "rev-0001") == ["m-two"]
+    });
+    assert_eq!(inbox(s, "rev-0001")["handing"], json!(["m-two"]));
+
+    // The DSH process dies: the bridge sees stdin close and lets go.
+    drop(b);
+    assert_eq!(pending_ids(s, "rev-0001"), ["m-two"]);
+    // A new process: m-two, found nowhere the model will see it, is handed again.
+    let mut b = Bridge::start(s);
+    b.request(
+        json!({"op":"created","agent":"rev-0001","status":"idle"}),
+        1,
+    );
+    let again = b.expect("m-two handed again", |v| v["event"] == "deliver");
+    assert_eq!(again["message"]["id"], "m-two");
+    assert_eq!(
+        again["message"]["content"],
+        json!([{"type":"text","text":"second"}])
+    );
+}
+
+#[test]
+fn a_message_pending_in_dshs_own_inbox_is_not_handed_twice() {
+    let (store, dir) = team();
+    let s = store.path();
+    let r = run_in(s, &["followup", "--id", "m-queued", "rev-0001", "queued"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    append_events(
+        &dir.join("session.jsonl"),
+        &[
+            json!({"type":"agent/inbox/spliced","data":{"target":"next-turn","start":0,"inserted":[{"role":"user","id":"m-queued","content":[{"type":"text","text":"queued"}],"source":{"kind":"user"}}]}}),
+        ],
+    );
+    let mut b = Bridge::start(s);
+    b.request(
+        json!({"op":"created","agent":"rev-0001","status":"idle"}),
+        1,
+    );
+    wait_for("m-queued listed as being delivered", || {
+        inbox(s, "rev-0001")["handing"] == json!(["m-queued"])
+    });
+    // A later message goes on, and the queued one was never emitted.
+    let r = run_in(s, &["followup", "--id", "m-later", "rev-0001", "later"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let d = b.expect("the later delivery", |v| v["event"] == "deliver");
+    assert_eq!(d["message"]["id"], "m-later");
+    assert!(
+        !b.seen.iter().any(|v| v["message"]["id"] == "m-queued"),
+        "{:?}",
+        b.seen
+    );
+}
+
+#[test]
+fn a_message_in_flight_cannot_be_canceled() {
+    let (store, _dir) = team();
+    let s = store.path();
+    let r = run_in(s, &["followup", "--id", "m-race", "rev-0001", "racing"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let mut b = Bridge::start(s);
+    b.request(
+        json!({"op":"created","agent":"rev-0001","status":"idle"}),
+        1,
+    );
+    b.expect("the delivery", |v| v["event"] == "deliver");
+    let r = run_in(s, &["cancel", "--to", "rev-0001", "m-race"]);
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert!(r.stderr.contains("already being delivered"), "{}", r.stderr);
+    assert_eq!(pending_ids(s, "rev-0001"), ["m-race"]);
+    // DSH lets the agent go without having taken it: cancel works again.
+    let released = b.request(json!({"op":"release","agent":"rev-0001"}), 2);
+    assert_eq!(released["ok"], true);
+    let r = run_in(s, &["cancel", "--to", "rev-0001", "m-race"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(pending_ids(s, "rev-0001").is_empty());
+}
+
+#[test]
+fn hostile_protocol_lines_change_nothing() {
+    let (store, dir) = team();
+    let s = store.path();
+    let outside = TempDir::new("bridge-outside");
+    let r = run_in(s, &["followup", "--id", "m-keep", "rev-0001", "keep me"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let mut b = Bridge::start(s);
+    let cases = [
+        // A directory of the peer's choosing is not a field the bridge takes.
+        json!({"op":"hold","agent":"rev-0001","dir":outside.path()}),
+        json!({"op":"created","agent":"","status":"idle"}),
+        json!({"op":"hold","agent":7}),
+        // Claims only for what this bridge emitted to that agent.
+        json!({"op":"delivered","agent":"rev-0001","message":"m-keep"}),
+        json!({"op":"failed","agent":"lead-1","message":"m-keep","error":"x"}),
+        json!({"op":"launch","agent":"rev-0001"}),
+    ];
+    for (n, case) in cases.into_iter().enumerate() {
+        let r = b.request(case.clone(), n as u64 + 1);
+        assert_eq!(r["ok"], false, "{case} was accepted: {r}");
+    }
+    b.send_raw(&format!(
+        "{{\"op\":\"hold\",\"agent\":\"{}\"}}",
+        "x".repeat(100_000)
+    ));
+    let r = b.expect("the refusal of a long line", |v| v["reply"].is_null());
+    assert!(r["error"].as_str().unwrap().contains("at most"), "{r}");
+    b.send_raw("not json");
+    b.expect("the refusal of a bad line", |v| v["reply"].is_null());
+    // A path-like id is only a name: it is looked for inside the store, and
+    // nothing is made for it.
+    let r = b.request(json!({"op":"hold","agent":"../../etc"}), 50);
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
+    let before = crate::common::snapshot(s);
+    assert!(
+        !dir.join("live.json").exists(),
+        "a refused hold holds nothing"
+    );
+    assert!(before == crate::common::snapshot(s), "the store changed");
+    assert_eq!(pending_ids(s, "rev-0001"), ["m-keep"]);
+    // Still serving: a real agent is held and its message emitted.
+    let ok = b.request(
+        json!({"op":"created","agent":"rev-0001","status":"idle"}),
+        99,
+    );
+    assert_eq!(ok["ok"], true, "{ok}");
+    let d = b.expect("the delivery", |v| v["event"] == "deliver");
+    assert_eq!(d["message"]["id"], "m-keep");
+}
+
+#[test]
+fn the_bridge_starts_on_a_store_that_does_not_exist_yet() {
+    let base = TempDir::new("bridge-fresh");
+    let s = base.path().join("sessions");
+    let mut b = Bridge::start(&s);
+    // DSH creates a root: its directory appears only on its first write.
+    let r = b.request(
+        json!({"op":"created","agent":"fresh-root","status":"running"}),
+        1,
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert!(!s.exists(), "the bridge created the store");
+    let dir = s.join("_no-cwd/fresh-root");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("session.jsonl"),
+        json!({"type":"session","version":0,"id":"fresh-root","createdAt":1,"delegationDepth":0})
+            .to_string()
+            + "\n",
+    )
+    .unwrap();
+    wait_for("the bridge to hold the new root", || {
+        run_in(&s, &["--json", "tree", "--all"])
+            .stdout
+            .contains("\"running\"")
+    });
+    let serve = run_in(&s, &["serve", "--as", "fresh-root", "--once", "--", "true"]);
+    assert_eq!(serve.code, 3, "{}", serve.stderr);
+    assert!(serve.stderr.contains("already live"), "{}", serve.stderr);
+}
