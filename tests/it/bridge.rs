@@ -110,13 +110,12 @@ fn pending_ids(store: &Path, agent: &str) -> Vec<String> {
 /// Append events to a raw log with the next seqs, as DSH would.
 fn append_events(log: &Path, events: &[Value]) {
     let text = std::fs::read_to_string(log).unwrap();
-    let mut seq = text.lines().count() as u64 - 1;
+    let first = text.lines().count() as u64 - 1;
     let mut f = std::fs::OpenOptions::new().append(true).open(log).unwrap();
-    for e in events {
+    for (seq, e) in (first..).zip(events) {
         let mut e = e.clone();
         e["seq"] = json!(seq);
         e["time"] = json!(2000 + seq);
-        seq += 1;
         writeln!(f, "{e}").unwrap();
     }
 }
