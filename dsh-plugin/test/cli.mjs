@@ -19,9 +19,9 @@ const USER = join(here, 'fixtures', 'user.mjs')
 /**
  * One `dsh` process. `mode` is `headless` (args: the task) or `web`
  * (the stand-in user starts root `session` with `prompt`).
- * @param {{ model: { url: string }, mode: 'headless' | 'web', task?: string, session?: string, prompt?: string, resume?: boolean, store?: string, plugin?: boolean, env?: object }} o
+ * @param {{ model: { url: string }, mode: 'headless' | 'web', task?: string, session?: string, prompt?: string, resume?: boolean, store?: string, plugin?: boolean, binary?: string, cwd?: string, env?: object }} o
  */
-export function startDsh ({ model, mode, task = '', session, prompt, resume = false, store = tempStore(), plugin = true, env = {} }) {
+export function startDsh ({ model, mode, task = '', session, prompt, resume = false, store = tempStore(), plugin = true, binary = BIN, cwd = store, env = {} }) {
   const home = join(store, '..', `${store.split('/').at(-1)}-home`)
   mkdirSync(home, { recursive: true })
   const patch = join(home, 'test.yml')
@@ -36,14 +36,14 @@ export function startDsh ({ model, mode, task = '', session, prompt, resume = fa
   // A new plugin is an `insert` row (patch rows only target existing ids).
   const insert = (id, path, config) => rows.push(`- insert: [{ id: ${id}, name: ${JSON.stringify(path)}, config: ${JSON.stringify(config)} }]`)
   // The store is the plugin's default: the JSONL persistence root.
-  if (plugin) insert('dsh-agents', PLUGIN, { binary: BIN })
+  if (plugin) insert('dsh-agents', PLUGIN, { binary })
   if (mode === 'web') insert('dsh-agents-test-user', USER, { session, prompt, resume })
   writeFileSync(patch, rows.join('\n') + '\n')
   const args = mode === 'web'
     ? [DSH, 'web', '--patch', patch, '--no-open', '--port', '0']
     : [DSH, '--profile', 'headless', '--patch', patch, task]
   const child = spawn(process.execPath, args, {
-    cwd: store,
+    cwd,
     env: { ...process.env, DSH_HOME: home, DEEPSEEK_BASE_URL: model.url, DEEPSEEK_API_KEY: 'x', DSH_TELEMETRY_DISABLED: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

@@ -46,7 +46,10 @@ export async function startFakeModel () {
     chunk({ delta: { role: 'assistant', content: null, tool_calls: [{ index: 0, id: `call_${++seq}`, type: 'function', function: { name, arguments: JSON.stringify(args) } }] }, finish_reason: null }),
     { ...chunk({ delta: {}, finish_reason: 'tool_calls' }), usage },
   ]
+  /** @type {((r: Request) => void) | undefined} */
+  let auto
   const offer = r => {
+    if (auto) return auto(r)
     const i = takers.findIndex(t => t.pred(r))
     if (i < 0) return open.push(r)
     takers.splice(i, 1)[0].resolve(r)
@@ -94,6 +97,11 @@ export async function startFakeModel () {
         const timer = setTimeout(() => { takers.splice(takers.indexOf(t), 1); reject(new Error(`timed out waiting for the model request: ${what}`)) }, ms)
         takers.push(t)
       })
+    },
+    /** Answer every request (waiting and future) with `f` from now on; `undefined` stops. */
+    auto (f) {
+      auto = f
+      if (f) for (const r of open.splice(0)) f(r)
     },
     close () { server.closeAllConnections(); server.close() },
   }

@@ -1,0 +1,188 @@
+// Exactly once into the real `dsh` 0.1.0-rc.8 CLI: SIGKILL mid-burst,
+// delivery to a grandchild, and every misconfiguration loud — each against
+// the real CLI with this plugin loaded and the fake model.
+import { test } from 'node:test'
+import { readFileSync, readdirSync, chmodSync, writeFileSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import assert from 'node:assert/strict'
+import { startFakeModel } from './fake-model.mjs'
+import { startDsh } from './cli.mjs'
+import { dshAgents, waitFor, tempStore } from './harness.mjs'
+
+const ok = (r, what) => { assert.equal(r.code, 0, `${what}: ${r.stderr}`); return r.stdout }
+const states = store => {
+  const out = dshAgents(store, '--json', 'tree', '--all').stdout
+  return Object.fromEntries((out ? JSON.parse(out) : []).flatMap(t => t.members.map(m => [m.id, m.state])))
+}
+const untilState = (store, id, state, ms) => waitFor(`${id} ${state}`, () => states(store)[id] === state, ms)
+const inbox = (store, id) => JSON.parse(dshAgents(store, '--json', 'inbox', id).stdout)
+/** The session log of `id` (raw): every event. */
+const events = (store, id) => {
+  const log = JSON.parse(dshAgents(store, '--json', 'log', id).stdout.split('\n')[0]).log
+  return readFileSync(log, 'utf8').split('\n').filter(Boolean).slice(1).map(l => JSON.parse(l))
+}
+/** How many `user/message` events of `id`'s log carry each message id. */
+const inTranscript = (store, id) => {
+  const n = new Map()
+  for (const e of events(store, id)) {
+    if (e.type !== 'user/message') continue
+    for (const k of [e.data.id, e.data.source?.dshAgentsMessageId]) if (k) n.set(k, (n.get(k) ?? 0) + 1)
+  }
+  return n
+}
+const drained = (store, id) => {
+  const i = inbox(store, id)
+  return i.nextTurn.length === 0 && i.nextStep.length === 0 && i.handing.length === 0 &&
+    i.dsh.nextTurn.length === 0 && i.dsh.nextStep.length === 0 && states(store)[id] === 'idle'
+}
+
+const ROUNDS = Number(process.env.BURST_ROUNDS ?? 3)
+
+test(`SIGKILL mid-burst, ${ROUNDS} rounds of 50 followups: every acknowledged message reaches the model exactly once`, async () => {
+  const model = await startFakeModel()
+  model.auto(r => r.text('OK'))
+  const root = 'session-burst-lead'
+  let dsh = startDsh({ model, mode: 'web', session: root, prompt: 'BURST-TASK' })
+  const { store } = dsh
+  const acked = []
+  try {
+    await untilState(store, root, 'idle')
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let i = 0; i < 50; i++) {
+        const id = `burst-${round}-${i}`
+        const r = dshAgents(store, 'followup', '--id', id, root, `BURST ${id} END`)
+        assert.equal(r.code, 0, r.stderr)
+        acked.push(id)
+        // Let rc.8 take some of the burst, then kill it with messages in every state.
+        if (i === 24) {
+          await waitFor('some of the burst in the log', () => inTranscript(store, root).size > round * 50 + 5, 30000)
+          dsh.child.kill('SIGKILL')
+          await dsh.exit()
+        }
+      }
+      dsh = startDsh({ model, mode: 'web', session: root, resume: true, store })
+      await waitFor(`round ${round} drained`, () => drained(store, root), 90000)
+    }
+    const seen = inTranscript(store, root)
+    const lost = acked.filter(id => !seen.has(id))
+    const twice = acked.filter(id => (seen.get(id) ?? 0) > 1)
+    assert.deepEqual({ lost, twice }, { lost: [], twice: [] })
+    const asked = acked.filter(id => !model.requests.some(q => q.all.includes(`BURST ${id} END`)))
+    assert.deepEqual(asked, [], 'every message was in a model request')
+    dsh.child.kill('SIGTERM')
+    assert.equal((await dsh.exit()).code, 0)
+    assert.match(ok(dshAgents(store, 'check'), 'check'), /ok/)
+  } finally {
+    dsh.child.kill('SIGKILL')
+    model.close()
+  }
+})
+
+const GRAND_RUNS = Number(process.env.GRAND_RUNS ?? 1)
+
+test(`a grandchild is reached through its resident parent, by id and by the name tree shows (${GRAND_RUNS} run(s))`, async () => {
+  for (let run = 0; run < GRAND_RUNS; run++) {
+    const model = await startFakeModel()
+    const root = `session-grand-lead-${run}`
+    const dsh = startDsh({ model, mode: 'web', session: root, prompt: 'GRAND-ROOT' })
+    const { store } = dsh
+    try {
+      const r = await model.take('the root task', q => q.session === root && q.all.includes('GRAND-ROOT'))
+      r.tool('subagent', { description: 'middle child', prompt: 'CHILD-TASK' })
+      const c = await model.take('the child task', q => q.session !== root && q.all.includes('CHILD-TASK'))
+      const child = c.session
+      c.tool('subagent', { description: 'grandchild', prompt: 'GRAND-TASK' })
+      const g = await model.take('the grandchild task', q => q.all.includes('GRAND-TASK') && q.session !== child)
+      const grand = g.session
+      ;(await model.take('the root after spawning', q => q.session === root)).text('ROOT-WAITS')
+      g.text('GRAND-DONE-1')
+      // The child keeps running (resident); the grandchild is cold.
+      const c2 = await model.take('the child after spawning', q => q.session === child)
+      await untilState(store, grand, 'inactive')
+      ok(dshAgents(store, 'followup', '--id', `to-grand-${run}`, grand, 'TO-GRAND-BY-ID'), 'followup to the grandchild')
+      const g2 = await model.take('the grandchild turn by id', q => q.session === grand && q.all.includes('TO-GRAND-BY-ID'))
+      g2.text('GRAND-DONE-2')
+      await untilState(store, grand, 'inactive')
+      await waitFor('the claim', () => inbox(store, grand).nextTurn.length === 0)
+      // The name `tree` shows for the unnamed grandchild addresses it.
+      const trees = [JSON.parse(dshAgents(store, '--json', 'tree', root).stdout)].flat()
+      const name = trees.flatMap(t => t.members).find(m => m.id === grand).name
+      ok(dshAgents(store, 'send-message', '--as', root, name, 'TO-GRAND-BY-NAME'), `v2 send to ${name}`)
+      const g3 = await model.take('the grandchild turn by name', q => q.session === grand && q.all.includes('TO-GRAND-BY-NAME'))
+      g3.text('GRAND-DONE-3')
+      await untilState(store, grand, 'inactive')
+      const seen = inTranscript(store, grand)
+      assert.equal(seen.get(`to-grand-${run}`), 1)
+      assert.equal(model.requests.filter(q => q.session === grand && q.all.includes('TO-GRAND-BY-NAME')).length, 1)
+      c2.text('CHILD-DONE')
+      // The grandchild's settlement notices wake the child again: let it finish.
+      model.auto(q => q.text('DONE'))
+      await untilState(store, child, 'inactive')
+      dsh.child.kill('SIGTERM')
+      assert.equal((await dsh.exit()).code, 0)
+      assert.match(ok(dshAgents(store, 'check'), 'check'), /ok/)
+    } finally {
+      dsh.child.kill('SIGKILL')
+      model.close()
+    }
+  }
+})
+
+test('a bridge binary that cannot run stops DSH with a clear message', async () => {
+  const model = await startFakeModel()
+  const dir = tempStore()
+  const script = join(dir, 'not-executable')
+  writeFileSync(script, '#!/bin/sh\nexit 0\n')
+  chmodSync(script, 0o644)
+  try {
+    for (const binary of [join(dir, 'missing'), script, '/bin/false']) {
+      const dsh = startDsh({ model, mode: 'headless', task: 'NEVER', binary, store: join(dir, 'store'), cwd: dir })
+      const exit = await dsh.exit()
+      assert.notEqual(exit.code, 0, `${binary}: dsh ran`)
+      assert.match(dsh.stderr, /dsh-agents plugin: the bridge binary .* cannot run/, binary)
+      assert.equal(model.requests.length, 0, 'no agent ran unprotected')
+    }
+  } finally {
+    model.close()
+  }
+})
+
+test('a fresh store that does not exist yet works on the first start; a killed bridge is started again and still protects', async () => {
+  const model = await startFakeModel()
+  const base = tempStore()
+  const store = join(base, 'sessions')
+  const cwd = join(base, 'work')
+  mkdirSync(cwd)
+  const root = 'session-fresh-lead'
+  const dsh = startDsh({ model, mode: 'web', session: root, prompt: 'FRESH-TASK', store, cwd })
+  try {
+    let r = await model.take('the first prompt', q => q.session === root)
+    r.text('FRESH-DONE')
+    await untilState(store, root, 'idle')
+    ok(dshAgents(store, 'followup', root, 'FRESH-FOLLOW'), 'followup')
+    r = await model.take('the followup', q => q.session === root && q.all.includes('FRESH-FOLLOW'))
+    r.text('FRESH-DONE-2')
+    await untilState(store, root, 'idle')
+    // Kill the bridge: the plugin starts another, which holds the root again.
+    const dir = join(store, readdirSync(store)[0], root)
+    const pid = JSON.parse(readFileSync(join(dir, 'live.json'), 'utf8')).pid
+    process.kill(pid, 'SIGKILL')
+    await waitFor('a new bridge holding the root', () => {
+      try { return JSON.parse(readFileSync(join(dir, 'live.json'), 'utf8')).pid !== pid } catch { return false }
+    })
+    assert.match(dsh.stderr, /bridge exited .*starting it again/)
+    const serve = dshAgents(store, 'serve', '--as', root, '--once', '--', 'true')
+    assert.equal(serve.code, 3, serve.stderr)
+    assert.match(serve.stderr, /already live/)
+    ok(dshAgents(store, 'followup', root, 'AFTER-RESTART'), 'followup after the bridge restarted')
+    r = await model.take('the followup after the restart', q => q.session === root && q.all.includes('AFTER-RESTART'))
+    r.text('FRESH-DONE-3')
+    await untilState(store, root, 'idle')
+    dsh.child.kill('SIGTERM')
+    assert.equal((await dsh.exit()).code, 0)
+    assert.match(ok(dshAgents(store, 'check'), 'check'), /ok/)
+  } finally {
+    dsh.child.kill('SIGKILL')
+    model.close()
+  }
+})
