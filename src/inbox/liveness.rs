@@ -16,6 +16,10 @@ pub const LIVE_LOCK: &str = "live.lock";
 /// write a log the other owns.
 pub const WRITER_LOCK: &str = ".session-writer.lock";
 pub const LIVE_JSON: &str = "live.json";
+/// Newer DSH (0.1.3 on) holds an exclusive `flock` on this while it writes
+/// a session; a holder of the agent takes it too, and a held one means the
+/// session is owned and live to every view.
+pub const SESSION_LOCK: &str = "session.lock";
 
 /// What a resident process says it is doing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -61,32 +65,56 @@ fn read_info(dir: &Path) -> Option<LiveInfo> {
 /// Probe the session directory `dir`. Only a regular `live.lock` counts; a
 /// link, FIFO or anything else is not a resident process.
 pub fn probe(dir: &Path) -> Liveness {
+    if held(dir, LIVE_LOCK) {
+        // A holder that has not written live.json yet is between turns.
+        let state = read_info(dir).map_or(LiveState::Idle, |i| i.state);
+        return Liveness::Live { state };
+    }
+    // Newer DSH says nothing of what it is doing: live, state unknown.
+    if held(dir, SESSION_LOCK) {
+        return Liveness::Live {
+            state: LiveState::Idle,
+        };
+    }
+    Liveness::NotLive
+}
+
+/// Whether lock file `name` in `dir` is a regular file another process
+/// holds (a shared lock attempt would block).
+fn held(dir: &Path, name: &str) -> bool {
     // Most sessions were never held: one `statx` says so, where opening the
     // directory safely and failing to open the lock in it takes three calls.
-    if std::fs::symlink_metadata(dir.join(LIVE_LOCK))
+    if std::fs::symlink_metadata(dir.join(name))
         .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
     {
-        return Liveness::NotLive;
+        return false;
     }
-    let Ok(Some(file)) = Dir::session(dir).and_then(|d| d.open_read(LIVE_LOCK)) else {
-        return Liveness::NotLive;
+    let Ok(Some(file)) = Dir::session(dir).and_then(|d| d.open_read(name)) else {
+        return false;
     };
-    match file.try_lock_shared() {
-        Ok(()) => Liveness::NotLive,
-        Err(TryLockError::WouldBlock) => {
-            // A holder that has not written live.json yet is between turns.
-            let state = read_info(dir).map_or(LiveState::Idle, |i| i.state);
-            Liveness::Live { state }
-        }
-        Err(TryLockError::Error(_)) => Liveness::NotLive,
-    }
+    matches!(file.try_lock_shared(), Err(TryLockError::WouldBlock))
 }
 
 /// `live.lock` held exclusively; dropping it removes `live.json` and unlocks.
 pub struct LiveLock {
     file: File,
     writer: File,
+    /// `session.lock`, newer DSH's own.
+    owner: File,
     dir: Dir,
+}
+
+/// Take one of the writer locks newer DSH holds, without waiting.
+fn take_exclusive(session: &Dir, dir: &Path, id: &str, name: &str) -> Result<File, StoreError> {
+    let f = session.open_rw(name)?;
+    match f.try_lock() {
+        Ok(()) => Ok(f),
+        Err(TryLockError::WouldBlock) => Err(StoreError::WriterLocked {
+            id: id.to_string(),
+            path: dir.join(name),
+        }),
+        Err(TryLockError::Error(e)) => Err(StoreError::io(dir.join(name), e)),
+    }
 }
 
 /// Whether `live.json` names a process that no longer exists.
@@ -112,23 +140,23 @@ impl LiveLock {
         loop {
             match file.try_lock() {
                 Ok(()) => {
-                    let writer = session.open_rw(WRITER_LOCK)?;
-                    return match writer.try_lock() {
-                        Ok(()) => Ok(LiveLock {
+                    let taken = take_exclusive(&session, dir, id, WRITER_LOCK).and_then(|writer| {
+                        take_exclusive(&session, dir, id, SESSION_LOCK)
+                            .inspect_err(|_| {
+                                let _ = writer.unlock();
+                            })
+                            .map(|owner| (writer, owner))
+                    });
+                    return match taken {
+                        Ok((writer, owner)) => Ok(LiveLock {
                             file,
                             writer,
+                            owner,
                             dir: session,
                         }),
-                        Err(TryLockError::WouldBlock) => {
+                        Err(e) => {
                             let _ = file.unlock();
-                            Err(StoreError::WriterLocked {
-                                id: id.to_string(),
-                                path: dir.join(WRITER_LOCK),
-                            })
-                        }
-                        Err(TryLockError::Error(e)) => {
-                            let _ = file.unlock();
-                            Err(StoreError::io(dir.join(WRITER_LOCK), e))
+                            Err(e)
                         }
                     };
                 }
@@ -169,6 +197,7 @@ impl Drop for LiveLock {
         self.dir.remove(LIVE_JSON);
         // Unlock explicitly rather than by closing: a handler being forked
         // at this moment shares the descriptor until its exec.
+        let _ = self.owner.unlock();
         let _ = self.writer.unlock();
         let _ = self.file.unlock();
     }

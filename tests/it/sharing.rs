@@ -84,11 +84,38 @@ impl WriteAllExt for std::fs::File {
 
 #[test]
 fn serve_refuses_a_session_another_writer_owns() {
+    for name in [".session-writer.lock", "session.lock"] {
+        refused_while_held(name);
+    }
+}
+
+fn refused_while_held(name: &str) {
     let store = copy_store(&repo().join("testdata/stores/team"), "writer-lock");
     let s = store.path();
-    let lock_path = s.join("_no-cwd/rev-0001/.session-writer.lock");
+    let lock_path = s.join("_no-cwd/rev-0001").join(name);
     let lock = std::fs::File::create(&lock_path).unwrap();
     lock.try_lock().unwrap();
+    if name == "session.lock" {
+        // Newer DSH's lock means live to every view.
+        let tree = run(["--store", s.to_str().unwrap(), "--json", "tree", "--all"]);
+        let v: serde_json::Value = serde_json::from_str(&tree.stdout).unwrap();
+        let state = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|t| t["members"].as_array().unwrap())
+            .find(|m| m["id"] == "rev-0001")
+            .map(|m| m["state"].clone());
+        assert_eq!(state, Some(serde_json::json!("idle")), "{}", tree.stdout);
+        let v2 = run([
+            "--store",
+            s.to_str().unwrap(),
+            "list-agents",
+            "--as",
+            "lead-1",
+        ]);
+        assert!(v2.stdout.contains("reviewer [running]"), "{}", v2.stdout);
+    }
     run([
         "--store",
         s.to_str().unwrap(),
