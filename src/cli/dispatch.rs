@@ -631,7 +631,7 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
                     ),
                 })
             });
-            cache.commit();
+            // A read-only view writes nothing, its scan cache included.
             let handing = crate::inbox::handing::live(&rec.dir());
             Ok(Output::Text(if json {
                 to_json(&inbox_view::json(&fold, native.as_ref(), &handing))

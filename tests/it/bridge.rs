@@ -336,3 +336,43 @@ fn the_bridge_starts_on_a_store_that_does_not_exist_yet() {
     assert_eq!(serve.code, 3, "{}", serve.stderr);
     assert!(serve.stderr.contains("already live"), "{}", serve.stderr);
 }
+
+#[test]
+fn the_inbox_view_writes_nothing_into_the_store() {
+    let store = copy_store(&repo().join("testdata/stores/rc8-inbox"), "inbox-ro");
+    let s = store.path();
+    for f in walk(s) {
+        if f.ends_with("scan.cache") {
+            std::fs::remove_file(f).unwrap();
+        }
+    }
+    let before = crate::common::snapshot(s);
+    let tree = run_in(s, &["--json", "tree", "--all"]);
+    let v: Value = serde_json::from_str(&tree.stdout).unwrap();
+    for t in v.as_array().unwrap() {
+        for m in t["members"].as_array().unwrap() {
+            let id = m["id"].as_str().unwrap();
+            for args in [vec!["inbox", id], vec!["--json", "inbox", id]] {
+                let r = run_in(s, &args);
+                assert_eq!(r.code, 0, "{}", r.stderr);
+            }
+        }
+    }
+    assert!(
+        before == crate::common::snapshot(s),
+        "inbox wrote into the store"
+    );
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
