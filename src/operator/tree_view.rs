@@ -224,7 +224,13 @@ pub fn blocks<'a>(
                 parent: parent.map(position),
                 depth,
                 last_sibling: true,
-                state: State::of(&m.kind, m.live),
+                // A root log DSH itself could not reopen is a problem, not
+                // an inactive root.
+                state: if m.index == root && root_inspection.is_none() {
+                    State::Unavailable
+                } else {
+                    State::of(&m.kind, m.live)
+                },
                 mode: m.kind.mode(),
                 activity,
                 pending: None,

@@ -376,3 +376,26 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+#[test]
+fn a_root_log_dsh_cannot_reopen_is_a_problem_in_tree() {
+    // Two writers (a second DSH without the plugin) leave duplicate seqs.
+    let store = copy_store(&repo().join("testdata/stores/team"), "dup-seq");
+    let s = store.path();
+    let log = s.join("_no-cwd/lead-1/session.jsonl");
+    let text = std::fs::read_to_string(&log).unwrap();
+    let last = text.lines().last().unwrap().to_string();
+    std::fs::write(&log, format!("{text}{last}\n")).unwrap();
+    for args in [vec!["tree", "--all"], vec!["tree", "--all", "--problems"]] {
+        let r = run_in(s, &args);
+        let lead = r
+            .stdout
+            .lines()
+            .find(|l| l.starts_with("lead "))
+            .unwrap_or("");
+        assert!(lead.contains("unavailable"), "{args:?}: {}", r.stdout);
+    }
+    let r = run_in(s, &["check"]);
+    assert_eq!(r.code, 3, "{}", r.stdout);
+    assert!(r.stdout.contains("seq gap"), "{}", r.stdout);
+}
