@@ -45,10 +45,15 @@ pub fn open_for_name(
     if agent != ROOT_NAME {
         let mut level = vec![tree_root];
         for segment in agent.split('/') {
-            let next: Vec<String> = level
+            let mut next: Vec<String> = level
                 .iter()
                 .flat_map(|p| index.children_named(p, segment))
                 .collect();
+            // An unnamed member's segment is its Session id (the resolver
+            // decides whether it really is a child there).
+            if next.is_empty() {
+                next.push(segment.to_string());
+            }
             candidates.extend(next.iter().cloned());
             level = next;
             if level.is_empty() {

@@ -398,6 +398,17 @@ impl<'a> Corpus<'a> {
                         .filter(|c| self.record(*c).header.valid_name() == Some(segment)),
                 );
             }
+            // An unnamed member's segment is its Session id (what `tree`
+            // and the listing show for it), so `<childId>/<grandchildId>`
+            // walks the same path; a name wins over an id.
+            if next.is_empty() {
+                for node in &current {
+                    next.extend(self.subagent_children_of(self.id(*node)).filter(|c| {
+                        let h = &self.record(*c).header;
+                        h.valid_name().is_none() && &*h.id == segment
+                    }));
+                }
+            }
             current = next;
             if current.is_empty() {
                 break;

@@ -399,3 +399,58 @@ fn a_root_log_dsh_cannot_reopen_is_a_problem_in_tree() {
     assert_eq!(r.code, 3, "{}", r.stdout);
     assert!(r.stdout.contains("seq gap"), "{}", r.stdout);
 }
+
+#[test]
+fn an_unnamed_grandchild_is_addressed_by_the_path_of_ids() {
+    let store = crate::common::StoreBuilder::new("id-path")
+        .root("top")
+        .child("kid-x", 2, "top", "middle")
+        .session(
+            "grand-y",
+            &[
+                json!({"type":"session","version":0,"id":"grand-y","createdAt":3,"parentSession":"kid-x","origin":"subagent","delegationDepth":2}),
+                crate::common::fixture::descriptor(0, "deep"),
+            ],
+        )
+        .build();
+    let s = store.path();
+    for env in [None, Some("1")] {
+        let mut c = crate::common::cmd();
+        if let Some(v) = env {
+            c.env("DSH_AGENTS_FULL_SCAN", v);
+        }
+        let out = c
+            .args([
+                "--store",
+                s.to_str().unwrap(),
+                "send-message",
+                "--as",
+                "top",
+                "kid-x/grand-y",
+                "hello",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // A path of ids that is not a path in the tree is still refused.
+        let out = crate::common::cmd()
+            .args([
+                "--store",
+                s.to_str().unwrap(),
+                "send-message",
+                "--as",
+                "top",
+                "grand-y/kid-x",
+                "x",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+    }
+    assert_eq!(pending_ids(s, "grand-y").len(), 2);
+}
