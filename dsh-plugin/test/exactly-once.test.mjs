@@ -111,6 +111,7 @@ test(`a grandchild is reached through its resident parent, by id and by the name
       const g3 = await model.take('the grandchild turn by name', q => q.session === grand && q.all.includes('TO-GRAND-BY-NAME'))
       g3.text('GRAND-DONE-3')
       await untilState(store, grand, 'inactive')
+      assert.equal(model.requests.filter(q => q.session === grand && q.all.includes('TO-GRAND-BY-NAME')).length, 1)
       // So does the path of ids through the unnamed child.
       ok(dshAgents(store, 'send-message', '--as', root, `${child}/${grand}`, 'TO-GRAND-BY-PATH'), 'v2 send by the id path')
       const g4 = await model.take('the grandchild turn by path', q => q.session === grand && q.all.includes('TO-GRAND-BY-PATH'))
@@ -118,7 +119,6 @@ test(`a grandchild is reached through its resident parent, by id and by the name
       await untilState(store, grand, 'inactive')
       const seen = inTranscript(store, grand)
       assert.equal(seen.get(`to-grand-${run}`), 1)
-      assert.equal(model.requests.filter(q => q.session === grand && q.all.includes('TO-GRAND-BY-NAME')).length, 1)
       c2.text('CHILD-DONE')
       // The grandchild's settlement notices wake the child again: let it finish.
       model.auto(q => q.text('DONE'))
