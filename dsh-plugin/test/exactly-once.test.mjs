@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import assert from 'node:assert/strict'
 import { startFakeModel } from './fake-model.mjs'
 import { startDsh } from './cli.mjs'
-import { dshAgents, waitFor, tempStore } from './harness.mjs'
+import { dshAgents, waitFor, tempStore, sleep } from './harness.mjs'
 
 const ok = (r, what) => { assert.equal(r.code, 0, `${what}: ${r.stderr}`); return r.stdout }
 const states = store => {
@@ -186,6 +186,47 @@ test('a fresh store that does not exist yet works on the first start; a killed b
     dsh.child.kill('SIGTERM')
     assert.equal((await dsh.exit()).code, 0)
     assert.match(ok(dshAgents(store, 'check'), 'check'), /ok/)
+  } finally {
+    dsh.child.kill('SIGKILL')
+    model.close()
+  }
+})
+
+test('cancel racing delivery: a cancel that says yes never reaches the model; a refused one reaches it once', async () => {
+  const model = await startFakeModel()
+  model.auto(r => r.text('OK'))
+  const root = 'session-cancel-lead'
+  // The bridge pauses 200 ms before it hands messages on, so cancels win some races.
+  const dsh = startDsh({ model, mode: 'web', session: root, prompt: 'CANCEL-TASK', env: { DSH_AGENTS_FAULT: 'bridge-slow-hand' } })
+  const { store } = dsh
+  try {
+    await untilState(store, root, 'idle')
+    const canceled = []
+    const kept = []
+    for (let i = 0; i < 30; i++) {
+      const id = `race-${i}`
+      ok(dshAgents(store, 'followup', '--id', id, root, `RACE ${id} END`), 'followup')
+      // A growing pause, so cancels land before, during and after the hand-off.
+      await sleep(i * 15)
+      const c = dshAgents(store, 'cancel', '--to', root, id)
+      if (c.code === 0) {
+        canceled.push(id)
+      } else {
+        assert.equal(c.code, 2, c.stderr)
+        assert.match(c.stderr, /already being delivered|no longer pending/)
+        kept.push(id)
+      }
+    }
+    await waitFor('drained', () => drained(store, root), 60000)
+    const seen = inTranscript(store, root)
+    for (const id of canceled) {
+      assert.equal(seen.get(id) ?? 0, 0, `${id} was canceled yet reached the transcript`)
+      assert.ok(!model.requests.some(q => q.all.includes(`RACE ${id} END`)), `${id} was canceled yet reached the model`)
+    }
+    for (const id of kept) assert.equal(seen.get(id), 1, `${id}: refused to cancel, so delivered once`)
+    assert.ok(canceled.length > 0 && kept.length > 0, `both outcomes: ${canceled.length} canceled, ${kept.length} refused`)
+    dsh.child.kill('SIGTERM')
+    assert.equal((await dsh.exit()).code, 0)
   } finally {
     dsh.child.kill('SIGKILL')
     model.close()

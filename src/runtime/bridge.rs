@@ -741,6 +741,7 @@ impl Bridge {
         if fresh.is_empty() && !changed {
             return Ok(fresh);
         }
+        crate::support::fault::fault("bridge-slow-hand");
         let inbox = Inbox::new(dir);
         let guard = inbox.lock(self.limits.lock_timeout)?;
         let fold = inbox.read()?;

@@ -4,12 +4,18 @@
 //! Stages: inbox appends `after-lock`, `mid-record`, `before-sync`,
 //! `hold-lock`; served turns `serve-after-turn-start`, `serve-after-claim`,
 //! `serve-before-turn-end`; the bridge `bridge-before-claim` (DSH accepted
-//! a delivery, its claim is not written yet).
+//! a delivery, its claim is not written yet). `bridge-slow-hand` instead
+//! makes the bridge pause 200 ms before it takes an inbox lock to hand
+//! messages on, so a test can race `cancel` against delivery.
 
 use std::time::Duration;
 
 pub fn fault(stage: &str) {
     if std::env::var("DSH_AGENTS_FAULT").is_ok_and(|s| s == stage) {
+        if stage == "bridge-slow-hand" {
+            std::thread::sleep(Duration::from_millis(200));
+            return;
+        }
         if stage == "hold-lock" {
             loop {
                 std::thread::sleep(Duration::from_secs(3600));

@@ -28,8 +28,14 @@ impl Drop for Bridge {
 
 impl Bridge {
     fn start(store: &Path) -> Bridge {
+        Bridge::start_with(store, &[])
+    }
+
+    fn start_with(store: &Path, args: &[&str]) -> Bridge {
         let mut child = Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
-            .args(["--store", store.to_str().unwrap(), "bridge"])
+            .args(["--store", store.to_str().unwrap()])
+            .args(args)
+            .arg("bridge")
             .env("DSH_AGENTS_CACHE_DIR", run_dir("dsh-agents-test-cache-"))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -453,4 +459,42 @@ fn an_unnamed_grandchild_is_addressed_by_the_path_of_ids() {
         assert_eq!(out.status.code(), Some(1));
     }
     assert_eq!(pending_ids(s, "grand-y").len(), 2);
+}
+
+#[test]
+fn a_lock_timeout_is_ridden_out() {
+    let (store, dir) = team();
+    let s = store.path();
+    let r = run_in(s, &["followup", "--id", "m-late", "rev-0001", "late"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    // Another writer keeps the inbox locked longer than the bridge waits.
+    let lock = std::fs::File::open(dir.join("inbox.lock")).unwrap();
+    lock.try_lock().unwrap();
+    let mut b = Bridge::start_with(s, &["--lock-timeout", "0.1"]);
+    let r = b.request(
+        json!({"op":"created","agent":"rev-0001","status":"idle"}),
+        1,
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    // Several timed-out attempts later the bridge still answers, holding the agent.
+    for n in 2..5 {
+        std::thread::sleep(Duration::from_millis(300));
+        let r = b.request(
+            json!({"op":"delivered","agent":"rev-0001","message":"m-late"}),
+            n,
+        );
+        assert_eq!(r["ok"], false, "nothing was emitted: {r}");
+    }
+    assert!(
+        !b.seen.iter().any(|v| v["event"] == "deliver"),
+        "{:?}",
+        b.seen
+    );
+    let serve = run_in(s, &["serve", "--as", "rev-0001", "--once", "--", "true"]);
+    assert_eq!(serve.code, 3, "{}", serve.stderr);
+    drop(lock);
+    let d = b.expect("the delivery once the lock is free", |v| {
+        v["event"] == "deliver"
+    });
+    assert_eq!(d["message"]["id"], "m-late");
 }
