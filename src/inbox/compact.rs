@@ -2,9 +2,13 @@
 //! its lock, atomically (a temporary file renamed over it), keeping what
 //! answers still depend on: pending messages, consumed messages that carry
 //! a caller-chosen id (so a retried send stays a duplicate) with the claim
-//! or cancel that consumed them, wait records reduced to still-pending ids,
-//! and the newest interrupt when it still parks the queue (or stopped the
-//! agent). Readers holding the old file keep reading a complete inbox.
+//! or cancel that consumed them, the ids of the newest claim (a `serve`
+//! killed mid-turn reruns that claim's input from its log, and must still
+//! find it claimed), wait records reduced to still-pending ids,
+//! and the newest interrupt where it stands (so its id, which a bridge or
+//! `serve` compares, and whether it parks the queue never change), plus a
+//! permanent one that stopped the agent. Readers holding the old file keep
+//! reading a complete inbox.
 
 use super::lock::{INBOX, WriteGuard};
 use super::record::{InboxLine, Record, for_each_line, parse};
@@ -28,6 +32,8 @@ struct Survey {
     messages: Vec<(String, bool, u64)>,
     last_interrupt: Option<usize>,
     last_message: Option<usize>,
+    /// The ids of the newest claim record.
+    last_claim: HashSet<String>,
     permanent: bool,
     records: usize,
 }
@@ -67,7 +73,10 @@ pub fn maybe_compact(guard: &mut WriteGuard) -> Result<bool, StoreError> {
                 s.last_message = Some(at);
                 s.messages.push((id, keyed, l.len() as u64 + 1));
             }
-            Record::Claim { ids, .. } => s.claimed.extend(ids),
+            Record::Claim { ids, .. } => {
+                s.last_claim = ids.iter().cloned().collect();
+                s.claimed.extend(ids);
+            }
             Record::Cancel { ids, .. } => s.canceled.extend(ids),
             Record::Interrupt { permanent, .. } => {
                 s.last_interrupt = Some(at);
@@ -78,10 +87,11 @@ pub fn maybe_compact(guard: &mut WriteGuard) -> Result<bool, StoreError> {
     })
     .map_err(io)?;
     let pending = |id: &str| !s.claimed.contains(id) && !s.canceled.contains(id);
+    let kept = |id: &str, keyed: bool| keyed || pending(id);
     let live: u64 = s
         .messages
         .iter()
-        .filter(|(id, keyed, _)| *keyed || pending(id))
+        .filter(|(id, keyed, _)| kept(id, *keyed))
         .map(|(_, _, n)| n)
         .sum();
     // Compact only when at least three quarters of the bytes are history.
@@ -106,22 +116,35 @@ pub fn maybe_compact(guard: &mut WriteGuard) -> Result<bool, StoreError> {
     let mut kept_claimed = Vec::new();
     let mut kept_canceled = Vec::new();
     let mut waits: HashMap<String, Vec<String>> = HashMap::new();
-    let mut interrupts: Vec<(bool, Vec<u8>)> = Vec::new();
+    let mut permanent_line: Option<Vec<u8>> = None;
+    // The newest interrupt, waiting to be written just before the next kept
+    // message (it does not park) or at the end (it parks).
+    let mut newest_interrupt: Option<Vec<u8>> = None;
+    let mut at = 0usize;
     for_each_line(guard.reader()?, |line| {
         let InboxLine::Line(l) = line else { return };
         let Some(r) = parse::<IgnoredAny>(l) else {
             return;
         };
+        let index = at;
+        at += 1;
         match r {
             Record::Message { id, keyed, .. } => {
-                if pending(&id) {
+                // A message after a non-parking newest interrupt keeps it
+                // non-parking: the newest message is kept for that when no
+                // other message after the interrupt is.
+                let anchor = newest_interrupt.is_some() && Some(index) == s.last_message;
+                if kept(&id, keyed) || anchor {
+                    if let Some(i) = newest_interrupt.take() {
+                        put(&i, &mut out);
+                    }
                     put(l, &mut out);
-                } else if keyed {
-                    put(l, &mut out);
-                    if s.claimed.contains(&id) {
-                        kept_claimed.push(id);
-                    } else {
-                        kept_canceled.push(id);
+                    if !pending(&id) {
+                        if s.claimed.contains(&id) {
+                            kept_claimed.push(id);
+                        } else {
+                            kept_canceled.push(id);
+                        }
                     }
                 }
             }
@@ -131,13 +154,34 @@ pub fn maybe_compact(guard: &mut WriteGuard) -> Result<bool, StoreError> {
                     waits.entry(call).or_default().extend(still);
                 }
             }
-            Record::Interrupt { permanent, .. } => interrupts.push((permanent, l.to_vec())),
+            Record::Interrupt { permanent, .. } => {
+                if permanent {
+                    permanent_line = Some(l.to_vec());
+                }
+                if Some(index) == s.last_interrupt {
+                    newest_interrupt = Some(l.to_vec());
+                }
+            }
             Record::Claim { .. } | Record::Cancel { .. } => {}
         }
     })
     .map_err(io)?;
     let time = now_ms();
     let mut tail: Vec<Record> = Vec::new();
+    let already: HashSet<&String> = kept_claimed.iter().collect();
+    let mut newest_claim: Vec<String> = s
+        .last_claim
+        .iter()
+        .filter(|id| !already.contains(id))
+        .cloned()
+        .collect();
+    newest_claim.sort();
+    if !newest_claim.is_empty() {
+        tail.push(Record::Claim {
+            time,
+            ids: newest_claim,
+        });
+    }
     if !kept_claimed.is_empty() {
         tail.push(Record::Claim {
             time,
@@ -160,17 +204,15 @@ pub fn maybe_compact(guard: &mut WriteGuard) -> Result<bool, StoreError> {
     for record in &tail {
         put(&serde_json::to_vec(record).unwrap_or_default(), &mut out);
     }
-    // The interrupts go last, so they stay newer than every message: a
-    // permanent one (the agent stopped), then the newest if it still parks.
+    // What stays newer than every message goes last: a permanent interrupt
+    // (the agent stopped) unless it is the newest, then the newest if it parks.
     if s.permanent
-        && let Some((_, line)) = interrupts.iter().rev().find(|(p, _)| *p)
+        && let Some(line) = &permanent_line
+        && Some(line) != newest_interrupt.as_ref()
     {
         put(line, &mut out);
     }
-    if parked
-        && let Some((permanent, line)) = interrupts.last()
-        && !*permanent
-    {
+    if parked && let Some(line) = &newest_interrupt {
         put(line, &mut out);
     }
     written.map_err(io)?;

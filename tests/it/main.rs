@@ -16,6 +16,7 @@ mod located;
 mod messaging;
 mod operator;
 mod reading;
+mod recovery;
 mod rules;
 mod runtime;
 mod sharing;
