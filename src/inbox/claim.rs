@@ -17,6 +17,9 @@ pub struct Claimed {
     pub messages: Vec<Message>,
     /// The id of the newest interrupt when the claim was made.
     pub last_interrupt: Option<String>,
+    /// The inbox (inode, length) right after the claim: interrupts appended
+    /// from there on are new (`Inbox::interrupted_since`).
+    pub inbox_at: Option<(u64, u64)>,
 }
 
 /// Claim all pending next-step input plus one unparked next-turn message.
@@ -28,7 +31,7 @@ pub fn claim_with<T, E: From<DeliveryError>>(
     record_turn: impl FnOnce(&[Message]) -> Result<T, E>,
 ) -> Result<Option<(Claimed, T)>, E> {
     if inbox
-        .read()
+        .read_claimable()
         .map_err(DeliveryError::from)?
         .claimable()
         .is_empty()
@@ -36,7 +39,7 @@ pub fn claim_with<T, E: From<DeliveryError>>(
         return Ok(None);
     }
     let mut guard = inbox.lock(limits.lock_timeout)?;
-    let fold = inbox.read().map_err(DeliveryError::from)?;
+    let fold = inbox.read_claimable().map_err(DeliveryError::from)?;
     let messages: Vec<Message> = fold.claimable().into_iter().cloned().collect();
     if messages.is_empty() {
         return Ok(None);
@@ -52,10 +55,15 @@ pub fn claim_with<T, E: From<DeliveryError>>(
             },
         )
         .map_err(DeliveryError::from)?;
+    let inbox_at = {
+        use std::os::unix::fs::MetadataExt;
+        guard.inbox.metadata().ok().map(|m| (m.ino(), guard.len))
+    };
     Ok(Some((
         Claimed {
             messages,
             last_interrupt: fold.last_interrupt_id,
+            inbox_at,
         },
         recorded,
     )))

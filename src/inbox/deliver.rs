@@ -36,7 +36,7 @@ pub const INBOX_FOLD: &str = "inbox.fold";
 /// The consumed-id list an `inbox.fold` point stands on: appended as the
 /// fold moves on, so a point stays small and is read without parsing.
 pub const INBOX_CONSUMED: &str = "inbox.consumed";
-const FOLD_FORMAT: u32 = 3;
+const FOLD_FORMAT: u32 = 4;
 /// Inboxes smaller than this are folded from the start every time.
 const FOLD_MIN_BYTES: u64 = 256 * 1024;
 /// The largest fold point or consumed-id list read.
@@ -101,6 +101,19 @@ pub struct Receipt {
 #[derive(Debug, Clone)]
 pub struct Inbox {
     dir: PathBuf,
+    /// The fold point this handle's last read ended at, with its consumed
+    /// list, so a process that reads the same inbox again and again (`serve`
+    /// at every turn boundary) resumes from memory instead of parsing
+    /// `inbox.fold`. Believed only while the inbox is the same file with the
+    /// same bytes before the point.
+    memo: std::sync::Arc<std::sync::Mutex<Option<Memo>>>,
+}
+
+#[derive(Debug)]
+struct Memo {
+    ino: u64,
+    tail: u64,
+    point: FoldPoint,
 }
 
 /// The pending-count cache and what it must match.
@@ -132,6 +145,7 @@ impl Inbox {
     pub fn new(session_dir: &Path) -> Inbox {
         Inbox {
             dir: session_dir.to_path_buf(),
+            memo: Default::default(),
         }
     }
 
@@ -166,6 +180,17 @@ impl Inbox {
     /// (same file, its folded prefix's last 4 KiB unchanged), so a read
     /// costs what the inbox gained since.
     pub fn read(&self) -> Result<Fold, StoreError> {
+        self.read_as(false)
+    }
+
+    /// `read`, with the bodies of only what a claim can take (all
+    /// next-step input, the oldest next-turn message): what a turn boundary
+    /// needs, at a cost that does not grow with the queue behind it.
+    pub fn read_claimable(&self) -> Result<Fold, StoreError> {
+        self.read_as(true)
+    }
+
+    fn read_as(&self, claimable_only: bool) -> Result<Fold, StoreError> {
         if self.surely_absent() {
             return Ok(Fold::default());
         }
@@ -174,14 +199,46 @@ impl Inbox {
         };
         let io = |e| StoreError::io(self.path(), e);
         let meta = file.metadata().map_err(io)?;
-        let saved = self.saved_fold(&file, &meta);
+        let remembered = self.memo.lock().ok().and_then(|m| {
+            m.as_ref()
+                .filter(|m| {
+                    m.ino == meta.ino()
+                        && m.point.offset <= meta.len()
+                        && tail_hash(&file, m.point.offset) == Some(m.tail)
+                })
+                .map(|m| m.point.clone())
+        });
+        let from_memory = remembered.is_some();
+        let saved = match remembered {
+            Some(point) => Some(SavedFold {
+                format: FOLD_FORMAT,
+                ino: meta.ino(),
+                tail: 0,
+                consumed_tail: 0,
+                point,
+            }),
+            None => self.saved_fold(&file, &meta),
+        };
         let base_tail = saved.as_ref().map(|s| s.consumed_tail);
         let from = saved.as_ref().map_or(0, |s| s.point.offset);
-        let resumed = saved.and_then(|s| Fold::resume(BufReader::new(&file), s.point).ok());
-        let (fold, next) = match resumed {
-            Some(r) => r,
-            None => Fold::resume(BufReader::new(&file), FoldPoint::default()).map_err(io)?,
+        let base_list = saved
+            .as_ref()
+            .map(|s| s.point.consumed_bytes().to_vec())
+            .unwrap_or_default();
+        let resumed = saved
+            .and_then(|s| Fold::resume_as(BufReader::new(&file), s.point, claimable_only).ok());
+        let (fold, next, base_list) = match resumed {
+            Some((f, n)) => (f, n, base_list),
+            None => {
+                let (f, n) =
+                    Fold::resume_as(BufReader::new(&file), FoldPoint::default(), claimable_only)
+                        .map_err(io)?;
+                (f, n, Vec::new())
+            }
         };
+        self.remember(&file, &meta, next.as_ref(), base_list);
+        // A point resumed from memory has no on-disk list to extend.
+        let next = next.filter(|_| !from_memory);
         // Only large inboxes get a fold point, and only once it moved on
         // enough to be worth a write.
         if let Some(next) = next
@@ -192,6 +249,29 @@ impl Inbox {
             self.save_fold(&meta, tail, base_tail, next);
         }
         Ok(fold)
+    }
+
+    /// Keep `next` (whose list is `base_list` plus what it appends) as the
+    /// point this handle's next read resumes from.
+    fn remember(
+        &self,
+        file: &File,
+        meta: &std::fs::Metadata,
+        next: Option<&FoldPoint>,
+        mut base_list: Vec<u8>,
+    ) {
+        let memo = next.and_then(|next| {
+            base_list.extend_from_slice(next.appended());
+            let point = next.clone().with_consumed(IdList::from_bytes(base_list)?)?;
+            Some(Memo {
+                ino: meta.ino(),
+                tail: tail_hash(file, point.offset)?,
+                point,
+            })
+        });
+        if let Ok(mut m) = self.memo.lock() {
+            *m = memo;
+        }
     }
 
     /// The saved fold point, with its consumed-id list, when both still
@@ -274,6 +354,49 @@ impl Inbox {
             return Ok(History::default());
         };
         History::read(BufReader::new(file), id).map_err(|e| StoreError::io(self.path(), e))
+    }
+
+    /// Whether an interrupt other than `baseline` was recorded since `at`
+    /// (the inbox's inode and a length it had; moved on to what was read):
+    /// `Some(permanent)` when one was. Only the new bytes are read; an inbox
+    /// compacted meanwhile (another inode) is read whole, where compaction
+    /// kept the newest interrupt as it was.
+    pub fn interrupted_since(
+        &self,
+        at: &mut Option<(u64, u64)>,
+        baseline: Option<&str>,
+    ) -> Result<Option<bool>, StoreError> {
+        let Some(file) = self.open_read()? else {
+            return Ok(None);
+        };
+        let io = |e| StoreError::io(self.path(), e);
+        let meta = file.metadata().map_err(io)?;
+        let from = match *at {
+            Some((ino, len)) if ino == meta.ino() && len <= meta.len() => len,
+            _ => {
+                let fold = self.read_claimable()?;
+                *at = Some((meta.ino(), meta.len()));
+                return Ok((fold.last_interrupt_id.is_some()
+                    && fold.last_interrupt_id.as_deref() != baseline)
+                    .then_some(fold.stopped));
+            }
+        };
+        let mut f = &file;
+        f.seek(SeekFrom::Start(from)).map_err(io)?;
+        let mut reader = BufReader::new(f).take_until(meta.len() - from);
+        let mut found: Option<bool> = None;
+        let read = super::record::for_each_line_at(&mut reader, from, |line, _| {
+            if let InboxLine::Line(l) = line
+                && let Some(Record::Interrupt { id, permanent, .. }) =
+                    parse::<serde::de::IgnoredAny>(l)
+                && Some(id.as_str()) != baseline
+            {
+                found = Some(found.unwrap_or(false) | permanent);
+            }
+        })
+        .map_err(io)?;
+        *at = Some((meta.ino(), from + read));
+        Ok(found)
     }
 
     /// The `source` of interrupt record `id` (unlocked read).

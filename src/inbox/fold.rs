@@ -74,6 +74,8 @@ pub struct Fold {
     /// Complete lines that are not records (never written by us).
     pub bad_lines: usize,
     pub records: usize,
+    /// Pending messages, read or not (`resume_as` may skip bodies).
+    pending_total: usize,
 }
 
 /// Where a fold may resume: the folded state after a prefix of complete
@@ -102,10 +104,15 @@ pub struct FoldPoint {
     /// a consumed id never becomes pending again).
     waits: Vec<(String, Vec<String>)>,
     /// Pending messages: id, line offset, record position.
-    pending: Vec<(String, u64, usize)>,
+    pending: Vec<(String, u64, usize, Target)>,
 }
 
 impl FoldPoint {
+    /// The consumed-id list this point was loaded with.
+    pub fn consumed_bytes(&self) -> &[u8] {
+        self.consumed.as_bytes()
+    }
+
     /// The consumed-id list's length this point needs.
     pub fn consumed_len(&self) -> u64 {
         self.consumed_len
@@ -140,8 +147,20 @@ impl Fold {
     /// pending are then read whole, so memory follows pending work, not
     /// history. A point that does not describe these bytes is an error.
     pub fn resume<R: BufRead + Seek>(
+        reader: R,
+        point: FoldPoint,
+    ) -> std::io::Result<(Fold, Option<FoldPoint>)> {
+        Fold::resume_as(reader, point, false)
+    }
+
+    /// `resume`; with `claimable_only`, only the bodies a claim can take are
+    /// read (every next-step message, the oldest next-turn one), so a turn
+    /// boundary costs what it claims, not what is queued: `messages` then
+    /// holds those alone (`pending_count` still counts every pending one).
+    pub fn resume_as<R: BufRead + Seek>(
         mut reader: R,
         point: FoldPoint,
+        claimable_only: bool,
     ) -> std::io::Result<(Fold, Option<FoldPoint>)> {
         if point.consumed.len() != point.consumed_len {
             return Err(std::io::Error::new(
@@ -166,6 +185,7 @@ impl Fold {
             stopped: point.stopped,
             bad_lines: point.bad_lines,
             records: point.records,
+            pending_total: 0,
         };
         let mut candidates = point.pending;
         // Those pending at the point were not consumed before it (its list
@@ -176,8 +196,8 @@ impl Fold {
         let read = for_each_line_at(&mut reader, point.offset, |line, at| match line {
             InboxLine::Line(l) => match parse::<IgnoredAny>(l) {
                 Some(r) => {
-                    if let Record::Message { id, .. } = &r {
-                        candidates.push((id.clone(), at, fold.records));
+                    if let Record::Message { id, target, .. } = &r {
+                        candidates.push((id.clone(), at, fold.records, *target));
                     }
                     fold.tally(r)
                 }
@@ -186,7 +206,7 @@ impl Fold {
             InboxLine::TooLong => fold.bad_lines += 1,
         })?;
         let mut n = 0;
-        candidates.retain(|(id, _, _)| {
+        candidates.retain(|(id, _, _, _)| {
             n += 1;
             if n <= at_point {
                 fold.consumed.is_pending_since_point(id)
@@ -194,7 +214,15 @@ impl Fold {
                 fold.consumed.is_pending(id)
             }
         });
-        for (id, at, position) in &candidates {
+        fold.pending_total = candidates.len();
+        let mut turn_taken = false;
+        for (id, at, position, target) in &candidates {
+            if claimable_only && *target == Target::NextTurn {
+                if turn_taken {
+                    continue;
+                }
+                turn_taken = true;
+            }
             reader.seek(SeekFrom::Start(*at))?;
             let mut lines =
                 crate::store::lines::Lines::new(&mut reader, crate::store::limits::MAX_LINE);
@@ -287,7 +315,7 @@ impl Fold {
     }
 
     pub fn pending_count(&self) -> usize {
-        self.messages.len()
+        self.pending_total.max(self.messages.len())
     }
 
     /// Parked: an interrupt is newer than the newest message of either
@@ -454,6 +482,7 @@ mod tests {
             turn("c"),
             r#"{"type":"interrupt","id":"j","time":7,"source":{"kind":"user"},"permanent":true}"#
                 .to_string(),
+            turn("d"),
             step("u"),
         ];
         let text = lines.join("\n") + "\n" + &turn("torn")[..15];
@@ -512,6 +541,20 @@ mod tests {
             let point = point.with_consumed(list).unwrap();
             let (resumed, next) = Fold::resume(std::io::Cursor::new(bytes), point.clone()).unwrap();
             assert_eq!(key(&resumed), key(&full), "resumed at byte {cut}");
+            // Reading only what a claim can take claims the same, counts the same.
+            let (lean, _) =
+                Fold::resume_as(std::io::Cursor::new(bytes), point.clone(), true).unwrap();
+            assert_eq!(
+                lean.claimable(),
+                full.claimable(),
+                "claimable at byte {cut}"
+            );
+            assert_eq!(lean.pending_count(), full.pending_count());
+            assert!(
+                lean.messages.len() < full.messages.len(),
+                "a queued body was skipped"
+            );
+            assert_eq!(lean.parked(), full.parked());
             let next = next.unwrap();
             assert_eq!(next.offset as usize, at, "the torn tail is left for later");
             // The next point's list is this one's plus what it appends.

@@ -46,6 +46,37 @@ impl Watcher {
         Watcher { fd: inotify(dir) }
     }
 
+    /// `wait`, also returning as soon as `also` (a pidfd, say) is readable.
+    pub fn wait_also(&self, also: Option<&OwnedFd>, timeout: Duration) {
+        let Some(other) = also else {
+            return self.wait(timeout);
+        };
+        let mut fds = vec![libc::pollfd {
+            fd: other.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        }];
+        if let Some(fd) = &self.fd {
+            fds.push(libc::pollfd {
+                fd: fd.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            });
+        }
+        let cap = if self.fd.is_some() { RECHECK } else { POLL };
+        let ms = timeout.min(cap).as_millis() as libc::c_int;
+        // SAFETY: valid pollfds for the duration of the call.
+        let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
+        if ready > 0
+            && let Some(fd) = &self.fd
+            && fds[1].revents != 0
+        {
+            let mut buf = [0u8; 4096];
+            // SAFETY: the buffer is valid for its length; the fd is non-blocking.
+            while unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) } > 0 {}
+        }
+    }
+
     /// Return after a change in the directory, or after at most `timeout`
     /// (capped at the re-check interval).
     pub fn wait(&self, timeout: Duration) {

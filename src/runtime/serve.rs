@@ -56,6 +56,23 @@ fn check_handler(program: &str) -> Result<()> {
     }
 }
 
+/// A descriptor that becomes readable when process `pid` exits (Linux
+/// 5.3 on); `None` elsewhere, and the wait polls.
+fn pidfd(pid: u32) -> Option<std::os::fd::OwnedFd> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::FromRawFd;
+        // SAFETY: a plain syscall; the fd is owned from here on.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
+        (fd >= 0).then(|| unsafe { std::os::fd::OwnedFd::from_raw_fd(fd as i32) })
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pid;
+        None
+    }
+}
+
 /// How a running turn ended.
 enum Ending {
     Exited(std::process::ExitStatus),
@@ -162,9 +179,10 @@ impl Runtime {
             let Claimed {
                 messages,
                 last_interrupt,
+                inbox_at,
             } = claimed;
             turns += 1;
-            if self.turn(live, transcript, turn, &messages, last_interrupt)? {
+            if self.turn(live, transcript, turn, &messages, last_interrupt, inbox_at)? {
                 return Ok(turns);
             }
         }
@@ -179,8 +197,15 @@ impl Runtime {
         }
         let fold = self.inbox.read()?;
         let turn = transcript.last_turn;
-        self.turn(live, transcript, turn, &claimed, fold.last_interrupt_id)
-            .map(Some)
+        self.turn(
+            live,
+            transcript,
+            turn,
+            &claimed,
+            fold.last_interrupt_id,
+            None,
+        )
+        .map(Some)
     }
 
     /// Run one recorded turn to its end; `true` when serving must stop.
@@ -191,10 +216,11 @@ impl Runtime {
         turn: u64,
         messages: &[Message],
         last_interrupt: Option<String>,
+        inbox_at: Option<(u64, u64)>,
     ) -> Result<bool> {
         live.publish(LiveState::Running, turn)?;
         let started = Instant::now();
-        let ran = self.run_turn(turn, messages, last_interrupt);
+        let ran = self.run_turn(turn, messages, last_interrupt, inbox_at);
         let ending = match &ran {
             Ok(Ending::Exited(status)) if status.success() => TurnEnding::Completed,
             Ok(Ending::Exited(status)) => TurnEnding::Error {
@@ -264,8 +290,16 @@ impl Runtime {
         Ok(child)
     }
 
-    fn run_turn(&self, turn: u64, claimed: &[Message], baseline: Option<String>) -> Result<Ending> {
+    fn run_turn(
+        &self,
+        turn: u64,
+        claimed: &[Message],
+        baseline: Option<String>,
+        mut inbox_at: Option<(u64, u64)>,
+    ) -> Result<Ending> {
         let mut child = self.spawn(turn, claimed)?;
+        // The handler's exit wakes the wait at once where pidfds exist.
+        let exited = pidfd(child.id());
         let mut seen = None;
         loop {
             if let Some(status) = child
@@ -281,15 +315,21 @@ impl Runtime {
             let now = stamp(&self.inbox.path());
             if now != seen {
                 seen = now;
-                let fold = self.inbox.read()?;
-                if fold.last_interrupt_id.is_some() && fold.last_interrupt_id != baseline {
+                // Only what was appended since the claim is read.
+                if let Some(permanent) = self
+                    .inbox
+                    .interrupted_since(&mut inbox_at, baseline.as_deref())?
+                {
                     self.stop(&mut child);
-                    return Ok(Ending::Interrupted {
-                        permanent: fold.stopped,
-                    });
+                    return Ok(Ending::Interrupted { permanent });
                 }
             }
-            self.watcher.wait(Duration::from_millis(50));
+            let wait = if exited.is_some() {
+                Duration::from_millis(50)
+            } else {
+                Duration::from_millis(5)
+            };
+            self.watcher.wait_also(exited.as_ref(), wait);
         }
     }
 
