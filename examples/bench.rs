@@ -13,8 +13,8 @@ use dsh_agents::formats::encode_frame;
 use dsh_agents::{Cli, Output};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::Instant;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 #[derive(Parser)]
 struct Args {
@@ -68,6 +68,16 @@ struct Args {
     /// beside the same on a 1 KB one (needs `cargo build --release`)
     #[arg(long)]
     large: bool,
+    /// Time `serve --once -- cat` draining an inbox instead: turns per
+    /// second at each of `--pending` queued messages (needs `cargo build --release`)
+    #[arg(long)]
+    drain: bool,
+    /// With --drain: the queue lengths
+    #[arg(long, value_delimiter = ',', default_value = "10,10000")]
+    pending: Vec<usize>,
+    /// With --drain: stop after this many turns (the rate at that queue length)
+    #[arg(long, default_value_t = 1000)]
+    turns: usize,
     /// Internal: time one form on an existing store and print one line
     #[arg(long, num_args = 2, value_names = ["STORE", "FORM"])]
     measure: Option<Vec<String>>,
@@ -503,7 +513,8 @@ type Mode = fn(&Args);
 fn main() {
     let args = Args::parse();
     RANDOM_IDS.store(args.random_ids, std::sync::atomic::Ordering::Relaxed);
-    let modes: [(bool, Mode); 5] = [
+    let modes: [(bool, Mode); 6] = [
+        (args.drain, bench_drain),
         (args.wake, bench_wake),
         (args.send, bench_sends),
         (args.hostile, bench_hostile),
@@ -1027,4 +1038,62 @@ fn bench_hostile(args: &Args) {
         println!("| {} | {ms:.0} | {rss:.1} | {code} |", argv.join(" "));
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `serve --once -- cat` on an agent with N next-turn messages queued: one
+/// turn each; the rate over the first `--turns` turns (or all of them).
+fn bench_drain(args: &Args) {
+    let bin = binary();
+    println!("| pending | turns | seconds | turns/s |");
+    println!("|---:|---:|---:|---:|");
+    for &n in &args.pending {
+        let dir = std::env::temp_dir().join(format!("dsh-bench-drain-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let kid = dir.join("_no-cwd/kid");
+        std::fs::create_dir_all(&kid).unwrap();
+        std::fs::write(kid.join("session.jsonl"), "{\"type\":\"session\",\"version\":0,\"id\":\"kid\",\"createdAt\":2,\"delegationDepth\":0}\n").unwrap();
+        let mut inbox =
+            std::io::BufWriter::new(std::fs::File::create(kid.join("inbox.jsonl")).unwrap());
+        for i in 0..n {
+            writeln!(inbox, "{{\"type\":\"message\",\"id\":\"m-{i:07}\",\"time\":{i},\"target\":\"next-turn\",\"source\":{{\"kind\":\"user\"}},\"content\":[{{\"type\":\"text\",\"text\":\"message {i}\"}}]}}").unwrap();
+        }
+        inbox.flush().unwrap();
+        drop(inbox);
+        let want = n.min(args.turns);
+        let mut serve = Command::new(&bin)
+            .args([
+                "--store",
+                dir.to_str().unwrap(),
+                "serve",
+                "--as",
+                "kid",
+                "--once",
+                "--quiet",
+                "--",
+                "cat",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let start = Instant::now();
+        let log = kid.join("session.jsonl");
+        let done = || {
+            std::fs::read(&log)
+                .map(|b| memchr::memmem::find_iter(&b, b"\"turn/end\"").count())
+                .unwrap_or(0)
+        };
+        loop {
+            if serve.try_wait().unwrap().is_some() || done() >= want {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let secs = start.elapsed().as_secs_f64();
+        let _ = serve.kill();
+        let _ = serve.wait();
+        let turns = done();
+        println!("| {n} | {turns} | {secs:.2} | {:.0} |", turns as f64 / secs);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
