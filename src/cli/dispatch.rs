@@ -398,7 +398,7 @@ fn tool_call(command: &Command, contract: Contract) -> Result<Option<Invocation<
 /// The flag each spawn refusal concerns.
 fn spawn_flag(e: SpawnError) -> Error {
     let flag = match &e {
-        SpawnError::Store(_) => None,
+        SpawnError::Store(_) | SpawnError::ParentBusy(_) => None,
         SpawnError::EmptyId | SpawnError::DuplicateId(_) => Some("--id: "),
         SpawnError::RelativeCwd(_) | SpawnError::NoProjectDir => Some("--cwd: "),
         SpawnError::UnsafeCreatedAt(_) => Some("--created-at: "),
@@ -408,6 +408,7 @@ fn spawn_flag(e: SpawnError) -> Error {
     };
     match (flag, e) {
         (_, SpawnError::Store(s)) => Error::Store(s),
+        (_, SpawnError::ParentBusy(d)) => Error::Delivery(d),
         (Some(flag), e) => Error::usage(format!("{flag}{e}")),
         (None, e) => Error::usage(e.to_string()),
     }

@@ -7,6 +7,7 @@ pub mod deliver;
 pub mod inbox_view;
 pub mod log_view;
 pub mod spawn;
+pub mod spawn_names;
 pub mod table;
 pub mod trace;
 pub mod tree_view;

@@ -2,6 +2,7 @@
 //! descriptor where DSH puts it, and an initial turn carrying the prompt —
 //! published the way DSH materializes a log.
 
+use super::spawn_names::NameReservation;
 use crate::store::header::{MAX_SAFE_INTEGER, Member, is_valid_name};
 use crate::store::paths::{encode_segment, project_dir_name};
 use crate::store::reader::Encoding;
@@ -48,9 +49,14 @@ pub enum SpawnError {
     UnsafeCreatedAt(u64),
     NameWithoutParent,
     InvalidName(String),
-    NameTaken { name: String, parent: String },
+    NameTaken {
+        name: String,
+        parent: String,
+    },
     Parent(ResolveError),
     NoProjectDir,
+    /// The parent's lock (taken to keep sibling names unique) was not had.
+    ParentBusy(crate::inbox::DeliveryError),
     Store(StoreError),
 }
 
@@ -72,6 +78,7 @@ impl fmt::Display for SpawnError {
             ),
             SpawnError::Parent(e) => e.fmt(f),
             SpawnError::NoProjectDir => f.write_str("the project directory cannot be derived"),
+            SpawnError::ParentBusy(e) => e.fmt(f),
             SpawnError::Store(e) => e.fmt(f),
         }
     }
@@ -110,6 +117,8 @@ pub fn spawn(corpus: &Corpus, req: &SpawnRequest) -> Result<String, SpawnError> 
     header.insert("version".into(), json!(0));
     header.insert("id".into(), json!(id));
     header.insert("createdAt".into(), json!(created_at));
+    // Held from the sibling-name check until the child is made and its name recorded.
+    let mut reservation: Option<NameReservation> = None;
     let events = match &req.parent {
         None => {
             if req.name.is_some() || req.label.is_some() {
@@ -125,6 +134,20 @@ pub fn spawn(corpus: &Corpus, req: &SpawnRequest) -> Result<String, SpawnError> 
             let parent_index = resolve_agent(store, parent).map_err(SpawnError::Parent)?;
             let parent = corpus.record(parent_index);
             if let Some(name) = &req.name {
+                let taken = |name: &str| SpawnError::NameTaken {
+                    name: name.to_string(),
+                    parent: parent.header.id.to_string(),
+                };
+                if is_valid_name(name) {
+                    reservation = match NameReservation::take(&store.root, &parent.dir(), name) {
+                        Ok(Some(r)) => Some(r),
+                        Ok(None) => return Err(taken(name)),
+                        Err(crate::inbox::DeliveryError::Store(e)) => {
+                            return Err(SpawnError::Store(e));
+                        }
+                        Err(e) => return Err(SpawnError::ParentBusy(e)),
+                    };
+                }
                 if !is_valid_name(name) {
                     return Err(SpawnError::InvalidName(name.clone()));
                 }
@@ -186,6 +209,9 @@ pub fn spawn(corpus: &Corpus, req: &SpawnRequest) -> Result<String, SpawnError> 
         suffix.file_name(),
         &content,
     )?;
+    if let Some(r) = reservation {
+        r.record(&project, &id)?;
+    }
     Ok(id)
 }
 

@@ -210,12 +210,20 @@ fn spawned_logs_are_shaped_like_dsh_children() {
             "turn/end"
         ]
     );
-    // Nothing but the log (no temp files) is left in a session directory.
-    let names: Vec<_> = std::fs::read_dir(tmp.path().join("_no-cwd/a"))
+    // Nothing but the log and known sidecars (no temp files) is left in a
+    // session directory: a parent of named children keeps its lock and the
+    // names it gave out.
+    let mut names: Vec<String> = std::fs::read_dir(tmp.path().join("_no-cwd/a"))
         .unwrap()
-        .map(|e| e.unwrap().file_name())
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(names, ["session.jsonl"]);
+    names.sort();
+    let known = ["inbox.jsonl", "inbox.lock", "session.jsonl", "spawn.names"];
+    assert!(
+        names.iter().all(|n| known.contains(&n.as_str())),
+        "{names:?}"
+    );
+    assert!(names.contains(&"session.jsonl".to_string()));
 }
 
 #[test]
@@ -292,4 +300,53 @@ fn spawn_creates_the_first_session_of_an_empty_store() {
     let r = crate::common::run_in(&store, &["spawn", "--id", "r1"]);
     assert_eq!((r.code, r.stdout.as_str()), (0, "r1\n"), "{}", r.stderr);
     assert!(store.join("_no-cwd/r1/session.jsonl").is_file());
+}
+
+#[test]
+fn concurrent_spawns_of_one_name_make_one_child() {
+    let tmp = TempDir::new("spawn-race");
+    let s = tmp.path().to_str().unwrap().to_string();
+    spawn(&s, &["--id", "root"]);
+    let children: Vec<std::process::Child> = (0..8)
+        .map(|_| {
+            std::process::Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
+                .args([
+                    "--store",
+                    &s,
+                    "--no-cache",
+                    "spawn",
+                    "--parent",
+                    "root",
+                    "--name",
+                    "dup",
+                ])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let outcomes: Vec<(Option<i32>, String)> = children
+        .into_iter()
+        .map(|c| {
+            let out = c.wait_with_output().unwrap();
+            (
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+            )
+        })
+        .collect();
+    let made = outcomes.iter().filter(|(c, _)| *c == Some(0)).count();
+    assert_eq!(made, 1, "{outcomes:?}");
+    for (code, err) in outcomes.iter().filter(|(c, _)| *c != Some(0)) {
+        assert_eq!(*code, Some(2), "{err}");
+        assert!(err.contains("already used by a sibling"), "{err}");
+    }
+    let tree = run(["--store", &s, "--json", "tree", "--all"]);
+    assert_eq!(
+        tree.stdout.matches("\"name\":\"dup\"").count(),
+        1,
+        "{}",
+        tree.stdout
+    );
 }
