@@ -107,7 +107,13 @@ export function apply (ctx, config = {}) {
   // the lock is ours before the first read, and refuse when another holds it.
   const prepare = persistence.prepare
   persistence.prepare = async function (/** @type {string} */ id, /** @type {AbortSignal} */ signal) {
-    const reply = await bridge.request({ op: 'hold', agent: String(id) })
+    // A holder that is going away (the bridge of a DSH process that just
+    // died lets go when it sees its stdin close) gets a moment to do so.
+    let reply = await bridge.request({ op: 'hold', agent: String(id) })
+    for (let tries = 0; !reply.ok && tries < 10; tries++) {
+      await new Promise(resolve => setTimeout(resolve, 200))
+      reply = await bridge.request({ op: 'hold', agent: String(id) })
+    }
     if (!reply.ok) throw new Error(`dsh-agents: cannot resume ${id}: ${reply.error}`)
     try {
       return await prepare.call(this, id, signal)

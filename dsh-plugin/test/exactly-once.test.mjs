@@ -46,7 +46,7 @@ test(`SIGKILL mid-burst, ${ROUNDS} rounds of 50 followups: every acknowledged me
   const { store } = dsh
   const acked = []
   try {
-    await untilState(store, root, 'idle')
+    await untilState(store, root, 'idle', 60000)
     for (let round = 0; round < ROUNDS; round++) {
       for (let i = 0; i < 50; i++) {
         const id = `burst-${round}-${i}`
@@ -62,6 +62,7 @@ test(`SIGKILL mid-burst, ${ROUNDS} rounds of 50 followups: every acknowledged me
       }
       dsh = startDsh({ model, mode: 'web', session: root, resume: true, store })
       await waitFor(`round ${round} drained`, () => drained(store, root), 90000)
+        .catch(e => { throw new Error(`${e.message}\n${JSON.stringify(inbox(store, root))}\n${dsh.stderr}`) })
     }
     const seen = inTranscript(store, root)
     const lost = acked.filter(id => !seen.has(id))
