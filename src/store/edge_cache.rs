@@ -50,7 +50,7 @@ pub fn load(cache: &Path, root: &Path) -> Vec<(u64, u64)> {
 /// Save the edges of every session of `store` for the next listing. A
 /// cache inside the store is never written (it would be a project to DSH).
 pub fn save(cache: &Path, store: &Store) {
-    if cache.starts_with(&store.root) {
+    if super::name_index::inside_store(cache, &store.root) {
         return;
     }
     let mut bytes = Vec::with_capacity(16 + store.sessions.len() * 16);

@@ -25,7 +25,7 @@ pub const CACHE_DIR_ENV: &str = "DSH_AGENTS_CACHE_DIR";
 const STATE: &str = "state.json";
 const NAMES: &str = "names.idx";
 const MAGIC: &[u8; 8] = b"DSHNIDX2";
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 
 /// The cache directory, when one can be named.
 pub fn cache_dir() -> Option<PathBuf> {
@@ -37,6 +37,38 @@ pub fn cache_dir() -> Option<PathBuf> {
         return Some(PathBuf::from(d).join("dsh-agents"));
     }
     var("HOME").map(|h| PathBuf::from(h).join(".cache").join("dsh-agents"))
+}
+
+/// Whether the cache directory `cache` lies inside the store at `root`,
+/// compared as the file system resolves them (links, `..`), not as text:
+/// a symlinked store or `x/../store` must not slip a cache into the store.
+pub fn inside_store(cache: &Path, root: &Path) -> bool {
+    cache.starts_with(root) || resolved(cache).starts_with(resolved(root))
+}
+
+/// `path` with its deepest existing ancestor canonicalized and the rest
+/// appended lexically (`..` taking a component off).
+fn resolved(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let parts: Vec<Component> = absolute.components().collect();
+    for split in (0..=parts.len()).rev() {
+        let head: PathBuf = parts[..split].iter().collect();
+        let Ok(mut out) = std::fs::canonicalize(&head) else {
+            continue;
+        };
+        for c in &parts[split..] {
+            match c {
+                Component::ParentDir => {
+                    out.pop();
+                }
+                Component::Normal(n) => out.push(n),
+                _ => {}
+            }
+        }
+        return out;
+    }
+    absolute
 }
 
 /// This store's own directory in the cache.
@@ -168,7 +200,8 @@ impl NameIndex {
     }
 
     fn read(dir: &Path) -> Option<NameIndex> {
-        let mut file = File::open(dir.join(NAMES)).ok()?;
+        // Never blocks on a FIFO planted in the cache, never follows a link.
+        let mut file = super::sidecar::open_regular(&dir.join(NAMES)).ok()?;
         let mut head = [0u8; 16];
         file.read_exact(&mut head).ok()?;
         if &head[..8] != MAGIC {
@@ -310,15 +343,50 @@ fn write(dir: &Path, state: &State, entries: &[Entry]) -> std::io::Result<()> {
 }
 
 /// Write `bytes` to a temporary file beside `path`, then rename it over.
+/// The temporary file is made new (`O_EXCL`), so a link planted at its
+/// name is removed, not written through.
 pub(crate) fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, bytes)?;
+    let _ = std::fs::remove_file(&tmp);
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)?;
+    f.write_all(bytes)?;
+    drop(f);
     std::fs::rename(&tmp, path)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cache_inside_the_store_is_seen_through_links_and_dots() {
+        let base = std::env::temp_dir().join(format!("inside-{}", std::process::id()));
+        let store = base.join("store");
+        std::fs::create_dir_all(store.join("proj")).unwrap();
+        std::fs::create_dir_all(base.join("x")).unwrap();
+        std::os::unix::fs::symlink(&store, base.join("link")).unwrap();
+        let table = [
+            (base.join("store/cache"), true),
+            (base.join("x/../store/cache"), true),
+            (base.join("link/cache/deeper"), true),
+            (base.join("x/cache"), false),
+            (base.join("storefront"), false),
+        ];
+        for (cache, inside) in table {
+            assert_eq!(inside_store(&cache, &store), inside, "{}", cache.display());
+            assert_eq!(
+                inside_store(&cache, &base.join("link")),
+                inside,
+                "via the link: {}",
+                cache.display()
+            );
+        }
+        std::fs::remove_dir_all(&base).unwrap();
+    }
 
     #[test]
     fn keys_are_stable_and_separate_parts() {

@@ -4,6 +4,9 @@
 //! session directory whose log was not published yet is looked at again.
 //! Stamps are trusted only when every mtime was already a second old when
 //! they were taken, so a change within the same clock tick cannot hide.
+//! Each directory's ctime is kept beside its mtime: `cp -a` and `rsync -a`
+//! set a directory's mtime back to the source's after filling it, but
+//! nothing sets a ctime, so a restored session still shows.
 
 use super::enumerate::{Store, Suffix};
 use serde::{Deserialize, Serialize};
@@ -14,10 +17,16 @@ use std::path::{Path, PathBuf};
 /// may change again within the same mtime tick.
 const SETTLE_NS: i128 = 1_000_000_000;
 
-fn mtime_ns(path: &Path) -> Option<i128> {
+/// A directory's (mtime, ctime), in nanoseconds.
+fn mtime_ns(path: &Path) -> Option<Times> {
     let m = std::fs::symlink_metadata(path).ok()?;
-    Some(i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()))
+    Some((
+        i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
+        i128::from(m.ctime()) * 1_000_000_000 + i128::from(m.ctime_nsec()),
+    ))
 }
+
+type Times = (i128, i128);
 
 fn now_ns() -> i128 {
     std::time::SystemTime::now()
@@ -50,9 +59,9 @@ impl Unpublished {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Stamps {
     root: PathBuf,
-    root_mtime: i128,
+    root_mtime: Times,
     /// Every project directory and its mtime, in name order.
-    projects: Vec<(PathBuf, i128)>,
+    projects: Vec<(PathBuf, Times)>,
     unpublished: Vec<Unpublished>,
 }
 
@@ -87,7 +96,7 @@ impl Stamps {
         let now = now_ns();
         std::iter::once(self.root_mtime)
             .chain(self.projects.iter().map(|p| p.1))
-            .all(|m| now - m >= SETTLE_NS)
+            .all(|m| now - m.0 >= SETTLE_NS)
             .then_some(self)
     }
 

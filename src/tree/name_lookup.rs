@@ -25,7 +25,7 @@ pub fn open_for_name(
         return Store::open(root);
     };
     // A cache inside the store would be a project directory to DSH.
-    if cache.starts_with(&located.root) {
+    if crate::store::name_index::inside_store(cache, &located.root) {
         return Store::open(root);
     }
     let corpus = Corpus::new(&located);

@@ -514,3 +514,98 @@ fn a_cache_inside_the_store_is_not_used() {
     assert_eq!(send(store, outside.path(), "kid", &[]).0, Some(0));
     assert!(outside.path().join("stores").is_dir());
 }
+
+/// A cache may skip work, never change an answer: a session restored with
+/// its project's mtime set back (as `cp -a` and `rsync -a` leave it), a FIFO
+/// planted as the index, a link planted at its temporary name, and a cache
+/// that reaches the store through a link or `..`.
+#[test]
+fn a_tampered_or_fooled_cache_answers_as_a_scan() {
+    use crate::common::{StoreBuilder, snapshot, write_log};
+    let tmp = StoreBuilder::new("name-index-tamper").root("lead").build();
+    let store = tmp.path();
+    let cache = TempDir::new("name-index-tamper-cache");
+    write_log(
+        store,
+        "_no-cwd",
+        "kid-1",
+        &named_child("kid-1", "lead", "kid"),
+    );
+    age(store);
+    assert_eq!(send(store, cache.path(), "kid", &[]).0, Some(0));
+    // Restored: the project directory's mtime is set back after the copy.
+    let project = store.join("_no-cwd");
+    let old = std::fs::metadata(&project).unwrap().modified().unwrap();
+    write_log(
+        store,
+        "_no-cwd",
+        "back-1",
+        &named_child("back-1", "lead", "restored"),
+    );
+    std::fs::File::open(&project)
+        .unwrap()
+        .set_times(std::fs::FileTimes::new().set_modified(old))
+        .unwrap();
+    assert_eq!(
+        std::fs::metadata(&project).unwrap().modified().unwrap(),
+        old
+    );
+    let (code, text) = send(store, cache.path(), "restored", &[]);
+    assert_eq!(code, Some(0), "the restored session is found: {text}");
+    // A FIFO where the index was: answered without hanging.
+    let idx = walk_for(cache.path(), "names.idx").expect("the index was built");
+    std::fs::remove_file(&idx).unwrap();
+    let c = std::ffi::CString::new(idx.to_str().unwrap()).unwrap();
+    // SAFETY: a valid C string.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let (code, text) = send(store, cache.path(), "kid", &[]);
+    assert_eq!(code, Some(0), "{text}");
+    // A link planted at the rewrite's temporary name is not written through.
+    std::fs::remove_file(&idx).unwrap();
+    let victim = cache.path().join("victim");
+    std::fs::write(&victim, "keep").unwrap();
+    let dir = idx.parent().unwrap();
+    for pid in 0..64 {
+        let _ = std::os::unix::fs::symlink(&victim, dir.join(format!("names.tmp{pid}")));
+    }
+    let _ = std::fs::remove_file(dir.join("state.json"));
+    age(store);
+    let (code, text) = send(store, cache.path(), "kid", &[]);
+    assert_eq!(code, Some(0), "{text}");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+    // A cache inside the store, named through a link to the store or `..`.
+    let link = TempDir::new("name-index-link");
+    let via = link.path().join("store");
+    std::os::unix::fs::symlink(store, &via).unwrap();
+    for inside in [
+        via.join("_no-cwd/cache"),
+        store.join("_no-cwd/../_no-cwd/cache"),
+    ] {
+        let (code, text) = send(store, &inside, "kid", &[]);
+        assert_eq!(code, Some(0), "{text}");
+        let cached: Vec<PathBuf> = snapshot(store)
+            .into_iter()
+            .map(|f| f.0)
+            .filter(|p| p.starts_with(store.join("_no-cwd/cache")))
+            .collect();
+        assert!(
+            cached.is_empty(),
+            "a cache was written in the store: {cached:?}"
+        );
+    }
+}
+
+fn walk_for(dir: &Path, name: &str) -> Option<PathBuf> {
+    for e in std::fs::read_dir(dir).ok()?.flatten() {
+        let p = e.path();
+        if p.file_name().is_some_and(|n| n == name) {
+            return Some(p);
+        }
+        if p.is_dir()
+            && let Some(found) = walk_for(&p, name)
+        {
+            return Some(found);
+        }
+    }
+    None
+}
