@@ -42,12 +42,18 @@ pub struct LiveInfo {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Liveness {
     NotLive,
-    Live { state: LiveState },
+    Live {
+        state: LiveState,
+    },
+    /// A lock file is there but cannot be probed (no permission to open
+    /// it, say): maybe held. Never taken for "not live": it may be.
+    Unknown,
 }
 
 impl Liveness {
+    /// Live, or maybe live: nothing may take it as free.
     pub fn is_live(self) -> bool {
-        matches!(self, Liveness::Live { .. })
+        matches!(self, Liveness::Live { .. } | Liveness::Unknown)
     }
 
     /// Live and mid-turn.
@@ -65,34 +71,50 @@ fn read_info(dir: &Path) -> Option<LiveInfo> {
 /// Probe the session directory `dir`. Only a regular `live.lock` counts; a
 /// link, FIFO or anything else is not a resident process.
 pub fn probe(dir: &Path) -> Liveness {
-    if held(dir, LIVE_LOCK) {
-        // A holder that has not written live.json yet is between turns.
-        let state = read_info(dir).map_or(LiveState::Idle, |i| i.state);
-        return Liveness::Live { state };
+    match held(dir, LIVE_LOCK) {
+        Some(true) => {
+            // A holder that has not written live.json yet is between turns.
+            let state = read_info(dir).map_or(LiveState::Idle, |i| i.state);
+            return Liveness::Live { state };
+        }
+        None => return Liveness::Unknown,
+        Some(false) => {}
     }
     // Newer DSH says nothing of what it is doing: live, state unknown.
-    if held(dir, SESSION_LOCK) {
-        return Liveness::Live {
+    match held(dir, SESSION_LOCK) {
+        Some(true) => Liveness::Live {
             state: LiveState::Idle,
-        };
+        },
+        None => Liveness::Unknown,
+        Some(false) => Liveness::NotLive,
     }
-    Liveness::NotLive
 }
 
-/// Whether lock file `name` in `dir` is a regular file another process
-/// holds (a shared lock attempt would block).
-fn held(dir: &Path, name: &str) -> bool {
+/// Whether lock file `name` in `dir` is held by another process (a shared
+/// lock attempt would block); `None` when it is there but cannot be
+/// probed. Only a regular file counts: a link, FIFO or anything else is no
+/// resident process.
+fn held(dir: &Path, name: &str) -> Option<bool> {
     // Most sessions were never held: one `statx` says so, where opening the
     // directory safely and failing to open the lock in it takes three calls.
-    if std::fs::symlink_metadata(dir.join(name))
-        .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
-    {
-        return false;
-    }
-    let Ok(Some(file)) = Dir::session(dir).and_then(|d| d.open_read(name)) else {
-        return false;
+    let meta = match std::fs::symlink_metadata(dir.join(name)) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(false),
+        Err(_) => return None,
+        Ok(m) => m,
     };
-    matches!(file.try_lock_shared(), Err(TryLockError::WouldBlock))
+    if !meta.file_type().is_file() {
+        return Some(false);
+    }
+    let file = match Dir::session(dir).and_then(|d| d.open_read(name)) {
+        Ok(Some(f)) => f,
+        Ok(None) => return Some(false),
+        Err(_) => return None,
+    };
+    match file.try_lock_shared() {
+        Ok(()) => Some(false),
+        Err(TryLockError::WouldBlock) => Some(true),
+        Err(TryLockError::Error(_)) => None,
+    }
 }
 
 /// `live.lock` held exclusively; dropping it removes `live.json` and unlocks.
@@ -200,5 +222,32 @@ impl Drop for LiveLock {
         let _ = self.owner.unlock();
         let _ = self.writer.unlock();
         let _ = self.file.unlock();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lock_that_cannot_be_probed_is_unknown_never_free() {
+        let dir = std::env::temp_dir().join(format!("probe-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        assert_eq!(probe(&dir), Liveness::NotLive);
+        let lock = dir.join(LIVE_LOCK);
+        std::fs::write(&lock, "").unwrap();
+        assert_eq!(probe(&dir), Liveness::NotLive);
+        let held = std::fs::File::open(&lock).unwrap();
+        held.lock().unwrap();
+        assert!(probe(&dir).is_live());
+        drop(held);
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&lock, std::fs::Permissions::from_mode(0o000)).unwrap();
+        // Root opens it anyway; everyone else cannot probe it.
+        if std::fs::File::open(&lock).is_err() {
+            assert_eq!(probe(&dir), Liveness::Unknown);
+            assert!(probe(&dir).is_live());
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

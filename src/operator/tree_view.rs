@@ -34,6 +34,8 @@ pub enum State {
     Corrupt,
     Unsupported,
     Unavailable,
+    /// Its lock cannot be probed: maybe live.
+    Unknown,
 }
 
 impl State {
@@ -46,13 +48,14 @@ impl State {
             State::Corrupt => "corrupt",
             State::Unsupported => "unsupported",
             State::Unavailable => "unavailable",
+            State::Unknown => "unknown",
         }
     }
 
     pub fn is_problem(self) -> bool {
         matches!(
             self,
-            State::Corrupt | State::Unsupported | State::Unavailable
+            State::Corrupt | State::Unsupported | State::Unavailable | State::Unknown
         )
     }
 
@@ -69,6 +72,7 @@ impl State {
                 },
             ) => State::Running,
             (_, Liveness::Live { .. }) => State::Idle,
+            (_, Liveness::Unknown) => State::Unknown,
             _ => State::Inactive,
         }
     }

@@ -32,6 +32,7 @@ fn live_code(l: Liveness) -> u8 {
         Liveness::Live {
             state: LiveState::Running,
         } => 3,
+        Liveness::Unknown => 4,
     }
 }
 
@@ -44,6 +45,7 @@ fn live_of(code: u8) -> Option<Liveness> {
         3 => Some(Liveness::Live {
             state: LiveState::Running,
         }),
+        4 => Some(Liveness::Unknown),
         _ => None,
     }
 }

@@ -129,7 +129,14 @@ impl Corpus<'_> {
             })
         };
         let glance = self.listing_glance(index, Dialect::Rc8);
-        if let Liveness::Live { state } = self.live(index) {
+        // A lock that cannot be probed may be held: idle, never ready.
+        let live = match self.live(index) {
+            Liveness::Unknown => Liveness::Live {
+                state: LiveState::Idle,
+            },
+            l => l,
+        };
+        if let Liveness::Live { state } = live {
             // A live session is read from its in-memory projection in DSH; a
             // snapshot that throws is corrupt, a missing identity is omitted.
             let Glance::Read { identity, .. } = glance else {
