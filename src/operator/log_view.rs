@@ -257,7 +257,7 @@ fn json_line(line: &Line, rec: &SessionRecord) -> Value {
                 v["shadowed"] = json!(true);
             }
             match &e.item {
-                Item::User { from, text, id } => {
+                Item::User { from, text, id, .. } => {
                     v["kind"] = json!("user");
                     v["from"] = json!(from.kind());
                     if let Some(s) = from.sender() {

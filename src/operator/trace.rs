@@ -81,18 +81,35 @@ pub struct Trace {
     pub verdict: Verdict,
 }
 
+/// The transcript event that carried message `id` (by its own id, or the
+/// one a bridge delivery to a cold child carried). A message a crashed turn
+/// held and a rerun carried again is reported where it last ran to an end
+/// that counts: the newest carrier whose turn completed or still runs, else
+/// the newest.
 fn find_carrier(c: &Conversation, id: &str) -> Option<Carried> {
-    let e = c
+    let carriers: Vec<Carried> = c
         .entries
         .iter()
-        .find(|e| matches!(&e.item, Item::User { id: Some(m), .. } if m == id))?;
-    let turn = c.turns.iter().rev().find(|t| t.start_seq <= e.seq);
-    Some(Carried {
-        seq: e.seq,
-        time: e.time,
-        turn: turn.map_or(e.turn, |t| t.number),
-        ending: turn.and_then(|t| t.end.as_ref().map(|(_, _, end)| end.clone())),
-    })
+        .filter(|e| {
+            matches!(&e.item, Item::User { id: m, relayed, .. }
+                if m.as_deref() == Some(id) || relayed.as_deref() == Some(id))
+        })
+        .map(|e| {
+            let turn = c.turns.iter().rev().find(|t| t.start_seq <= e.seq);
+            Carried {
+                seq: e.seq,
+                time: e.time,
+                turn: turn.map_or(e.turn, |t| t.number),
+                ending: turn.and_then(|t| t.end.as_ref().map(|(_, _, end)| end.clone())),
+            }
+        })
+        .collect();
+    let counts = |c: &Carried| matches!(c.ending, None | Some(Ending::Completed));
+    let best = carriers
+        .iter()
+        .rposition(counts)
+        .or(carriers.len().checked_sub(1))?;
+    carriers.into_iter().nth(best)
 }
 
 /// Trace message `id` in the inbox and log of session `target`.

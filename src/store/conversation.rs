@@ -77,6 +77,9 @@ pub enum Item {
         from: From,
         text: String,
         id: Option<String>,
+        /// The sidecar message id a bridge delivery to a cold child carried
+        /// (`source.dshAgentsMessageId`: rc.8 gives such a message a new id).
+        relayed: Option<String>,
     },
     Assistant {
         text: String,
@@ -281,6 +284,9 @@ fn item(ty: &str, data: &Value) -> Option<Item> {
             from: From::of(&data["source"]),
             text: text_of(&data["content"]),
             id: data["id"].as_str().map(str::to_string),
+            relayed: data["source"]["dshAgentsMessageId"]
+                .as_str()
+                .map(str::to_string),
         },
         "assistant/message" => {
             let message = &data["message"];

@@ -59,6 +59,9 @@ fn a_serve_killed_after_a_compacting_claim_reruns_its_input() {
     )
     .unwrap();
     let before = std::fs::metadata(dir.join("inbox.jsonl")).unwrap().len();
+    let listed: serde_json::Value =
+        serde_json::from_str(&run_in(s, &["--json", "inbox", "rev-0001"]).stdout).unwrap();
+    let the_one = listed["nextTurn"][0]["id"].as_str().unwrap().to_string();
     // The process dies after the claim, before the handler ran.
     let crashed = serve(s, &handler, Some("serve-after-claim"));
     assert!(!crashed.status.success());
@@ -90,6 +93,12 @@ fn a_serve_killed_after_a_compacting_claim_reruns_its_input() {
         })
         .collect();
     assert_eq!(endings.last(), Some(&"completed"), "{log}");
+    // `trace` reports the rerun that completed, not the interrupted first turn.
+    let t = run_in(s, &["--json", "trace", "--to", "rev-0001", &the_one]);
+    assert_eq!(t.code, 0, "{}", t.stderr);
+    let t: serde_json::Value = serde_json::from_str(&t.stdout).unwrap();
+    assert_eq!(t["status"], "delivered", "{t}");
+    assert_eq!(t["transcript"]["ending"], "completed", "{t}");
 }
 
 #[test]
