@@ -38,13 +38,20 @@ impl ScanCache {
 
     fn inspect_once(&self, path: &Path, session_dir: &Path) -> Result<Inspection, String> {
         let cache = session_dir.join(SCAN_CACHE);
-        let resume = read_small(&cache).and_then(|b| serde_json::from_slice::<Resume>(&b).ok());
+        let raw = read_small(&cache);
+        let resume = raw
+            .as_ref()
+            .and_then(|b| serde_json::from_slice::<Resume>(b).ok());
         let (inspection, next) = match inspect_from(path, resume) {
             Ok(r) => r,
             // A stale or lying cache must never decide: read from the start.
             Err(_) => inspect_from(path, None)?,
         };
-        if let Some(next) = next {
+        // A cache that says what it already said is not written again: a
+        // send down a deep chain would otherwise rename one file a level.
+        if let Some(next) = next
+            && raw.as_deref() != serde_json::to_vec(&next).ok().as_deref()
+        {
             self.pending
                 .borrow_mut()
                 .push((session_dir.to_path_buf(), next));

@@ -609,3 +609,37 @@ fn walk_for(dir: &Path, name: &str) -> Option<PathBuf> {
     }
     None
 }
+
+/// A scan cache that would say what it says already is not rewritten: a
+/// second send over unchanged logs replaces no `scan.cache`.
+#[test]
+fn an_unchanged_scan_cache_is_not_rewritten() {
+    use std::os::unix::fs::MetadataExt;
+    let store = crate::common::copy_store(
+        &crate::common::repo().join("testdata/stores/team"),
+        "cache-same",
+    );
+    let s = store.path();
+    let caches = || -> Vec<(PathBuf, u64)> {
+        let mut out = Vec::new();
+        for p in std::fs::read_dir(s.join("_no-cwd")).unwrap().flatten() {
+            if let Ok(m) = std::fs::metadata(p.path().join("scan.cache")) {
+                out.push((p.path(), m.ino()));
+            }
+        }
+        out.sort();
+        out
+    };
+    let send = |text: &str| {
+        let r = crate::common::run_in(
+            s,
+            &["send-message", "--as", "lead-1", "reviewer/checker", text],
+        );
+        assert_eq!(r.code, 0, "{}", r.stderr);
+    };
+    send("one");
+    let first = caches();
+    assert!(!first.is_empty(), "the first send left caches");
+    send("two");
+    assert_eq!(caches(), first, "the second send replaced no cache");
+}
