@@ -541,7 +541,14 @@ impl Inbox {
             return Err(DeliveryError::Stopped);
         }
         if let Some(id) = &message.id {
-            match self.find_id(&guard, id)? {
+            // A new id (the usual case) is told from the key index alone;
+            // anything else reads the inbox.
+            let used = if super::key_index::surely_absent(&guard, id) {
+                IdUse::Unused
+            } else {
+                self.find_id(&guard, id)?
+            };
+            match used {
                 IdUse::Unused => {}
                 IdUse::Message {
                     index,

@@ -11,6 +11,7 @@ pub mod framing;
 pub mod handing;
 pub mod history;
 pub mod id_list;
+pub mod key_index;
 pub mod liveness;
 pub mod locate;
 pub mod lock;
