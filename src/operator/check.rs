@@ -39,7 +39,8 @@ pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
         .problems
         .iter()
         .map(|p| Finding {
-            severity: if p.fatal {
+            // A session this build cannot read is an error, never "ok".
+            severity: if p.fatal || store.unsupported.iter().any(|(d, _)| p.path.starts_with(d)) {
                 Severity::Error
             } else {
                 Severity::Warning

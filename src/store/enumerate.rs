@@ -103,6 +103,10 @@ pub struct Store {
     /// Session directories whose log is not published yet (no log, or no
     /// complete header line): a name index must look at them again.
     pub unpublished: Vec<PathBuf>,
+    /// Session directories whose logs are a newer format generation
+    /// (`session.v<N>.jsonl[.zstd]`), with the highest N: never read, never
+    /// silently left out (every reading command reports them).
+    pub unsupported: Vec<(PathBuf, u32)>,
     /// The project of the last record made, shared with the next one.
     last_project: Option<Arc<Path>>,
     /// What was read ahead of each record's log, by position, up to the
@@ -114,7 +118,33 @@ impl Store {
     /// Enumerate the store and fail on its first fatal problem.
     pub fn open(root: &Path) -> Result<Store, StoreError> {
         let store = Store::scan(root)?.nonempty()?;
-        store.fail_on_fatal()
+        store.fail_on_fatal()?.honest()
+    }
+
+    /// A store whose sessions are all of a format generation this build
+    /// does not read is an error naming one, never an empty store; in a
+    /// mixed store each unread session is said on stderr, so no listing
+    /// leaves one out silently.
+    pub fn honest(self) -> Result<Store, StoreError> {
+        if let Some((dir, generation)) = self.unsupported.first()
+            && self.sessions.is_empty()
+        {
+            return Err(StoreError::Fatal {
+                path: dir.clone(),
+                message: format!(
+                    "unsupported format generation {generation}: the sessions of this store (\"{}\" and {} more) are written by a newer DSH (session.v{generation}.jsonl); this dsh-agents reads the generation-0 logs of DSH 0.1.0-rc.8 only",
+                    dir.display(),
+                    self.unsupported.len() - 1
+                ),
+            });
+        }
+        for (dir, generation) in &self.unsupported {
+            eprintln!(
+                "warning: {}: unsupported format generation {generation}: not read",
+                dir.display()
+            );
+        }
+        Ok(self)
     }
 
     /// As `open`, but an existing store with no project directory yet is
@@ -189,6 +219,7 @@ impl Store {
             problems: Vec::new(),
             projects: 0,
             unpublished: Vec::new(),
+            unsupported: Vec::new(),
             last_project: None,
             glances: Mutex::new(Vec::new()),
         })
@@ -302,7 +333,20 @@ impl Store {
 
     pub(super) fn apply_probe(&mut self, dir: &Path, probe: DirProbe) {
         let (found, read, identity, glance) = match probe {
-            DirProbe::Empty => return self.unpublished.push(dir.to_path_buf()),
+            DirProbe::Empty => {
+                if let Some((generation, log)) = newer_generation(dir) {
+                    self.unsupported.push((dir.to_path_buf(), generation));
+                    return self.note(
+                        &log,
+                        format!(
+                            "unsupported format generation {generation}: the session in \"{}\" is written by a newer DSH (session.v{generation}.jsonl); this dsh-agents reads the generation-0 logs of DSH 0.1.0-rc.8 (session.jsonl) only",
+                            dir.display()
+                        ),
+                        false,
+                    );
+                }
+                return self.unpublished.push(dir.to_path_buf());
+            }
             DirProbe::Both => {
                 let configured = self.suffix.unwrap_or(Suffix::Jsonl);
                 let odd = dir.join(configured.opposite().file_name());
@@ -434,6 +478,29 @@ impl Store {
 const PROBE_BATCH: usize = 4096;
 
 /// What one session directory holds, read without touching shared state.
+/// The highest format generation `N` of a `session.v<N>.jsonl[.zstd]` in
+/// session directory `dir` (newer DSH writes generations side by side; the
+/// highest is current), with its path. Read only for a directory without a
+/// generation-0 log, so a store of rc.8 sessions pays nothing.
+pub fn newer_generation(dir: &Path) -> Option<(u32, PathBuf)> {
+    fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name();
+            let name = name.to_str()?;
+            let rest = name.strip_prefix("session.v")?;
+            let digits = rest
+                .strip_suffix(".jsonl")
+                .or_else(|| rest.strip_suffix(".jsonl.zstd"))?;
+            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            Some((digits.parse::<u32>().ok()?, e.path()))
+        })
+        .max_by_key(|(n, _)| *n)
+}
+
 pub(super) enum DirProbe {
     Empty,
     Both,

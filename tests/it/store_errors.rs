@@ -422,3 +422,62 @@ fn missing_file_or_empty_store_roots_fail_every_command() {
     let r = run(["--store", empty.to_str().unwrap(), "spawn", "--id", "r"]);
     assert_eq!((r.code, r.stdout.as_str()), (0, "r\n"), "{}", r.stderr);
 }
+
+/// A store of a newer format generation is never "0 sessions, ok": every
+/// reading command names the generation, and `check` fails on it.
+#[test]
+fn a_newer_format_generation_is_never_invisible() {
+    let only = crate::common::TempDir::new("gen-only");
+    for id in ["root-1", "kid-1"] {
+        let dir = only.path().join("_no-cwd").join(id);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("session.v4.jsonl"),
+            format!("{{\"type\":\"session\",\"version\":4,\"id\":\"{id}\"}}\n"),
+        )
+        .unwrap();
+    }
+    let s = only.path().to_str().unwrap();
+    for args in [
+        vec!["tree"],
+        vec!["tree", "--all"],
+        vec!["list-agents", "--as", "root-1"],
+        vec!["check"],
+    ] {
+        let mut argv = vec!["--store", s];
+        argv.extend(args.iter().copied());
+        let r = crate::common::run(&argv);
+        assert_eq!(r.code, 3, "{args:?}: {}{}", r.stdout, r.stderr);
+        let said = format!("{}{}", r.stdout, r.stderr);
+        assert!(
+            said.contains("unsupported format generation 4"),
+            "{args:?}: {said}"
+        );
+        assert!(!said.contains("ok:"), "{args:?}: {said}");
+    }
+    // Beside generation-0 sessions: read what can be, say what cannot.
+    let mixed = crate::common::copy_store(
+        &crate::common::repo().join("testdata/stores/team"),
+        "gen-mixed",
+    );
+    let dir = mixed.path().join("_no-cwd/new-0001");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("session.v5.jsonl.zstd"), b"").unwrap();
+    let s = mixed.path().to_str().unwrap();
+    let r = crate::common::run(["--store", s, "tree", "--all"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("lead"), "{}", r.stdout);
+    assert!(
+        r.stderr
+            .contains("new-0001: unsupported format generation 5"),
+        "{}",
+        r.stderr
+    );
+    let r = crate::common::run(["--store", s, "check"]);
+    assert_eq!(r.code, 3);
+    assert!(
+        r.stdout.contains("error: ") && r.stdout.contains("generation 5"),
+        "{}",
+        r.stdout
+    );
+}
