@@ -30,6 +30,12 @@ if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ]; then
   npm install --before 2026-08-24T15:00:00Z --no-audit --no-fund --silent
 fi
 (cd .. && cargo build --quiet)
+# The binary under test is the one cargo just built, wherever its target
+# directory is (CARGO_TARGET_DIR, a config's build.target-dir).
+if [ -z "${DSH_AGENTS_BIN:-}" ]; then
+  target_dir=$(cd .. && cargo metadata --format-version 1 --no-deps | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).target_directory))')
+  export DSH_AGENTS_BIN="$target_dir/debug/dsh-agents"
+fi
 # The name index of the stores these tests make goes to the build tree, not $HOME.
 export DSH_AGENTS_CACHE_DIR="$PWD/../target/test-cache"
 npm test

@@ -277,8 +277,8 @@ pub enum Command {
     Log {
         /// A Session id, unique id prefix (4+ characters) or name path (reviewer/checker)
         agent: String,
-        /// Only the last N turns
-        #[arg(long, value_name = "N")]
+        /// Only the last N turns (N at least 1)
+        #[arg(long, value_name = "N", value_parser = at_least_one, allow_negative_numbers = true)]
         last: Option<usize>,
         /// Show reasoning text instead of folding it
         #[arg(long)]
@@ -370,4 +370,15 @@ pub struct SpawnArgs {
     /// Subagent provider recorded in the descriptor
     #[arg(long, default_value = "spawn")]
     pub provider: String,
+}
+
+/// A count of turns to show: a whole number, 1 or more.
+fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("shows the last N turns: N must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!(
+            "\"{text}\" is not a whole number of turns (1 or more)"
+        )),
+    }
 }

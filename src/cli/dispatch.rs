@@ -124,6 +124,24 @@ fn refuse_unrunnable(corpus: &Corpus, target: usize) -> Result<()> {
     })
 }
 
+/// An operator interrupt needs a turn that can be running: a session whose
+/// log cannot be used, or a one-shot that is not live (its one turn is
+/// over, and it never runs another), is refused. A live one-shot and an
+/// external execution (which an interrupt stops for good) take it.
+fn refuse_uninterruptible(corpus: &Corpus, target: usize) -> Result<()> {
+    use crate::tree::v2::NotRunnable;
+    let cache = ScanCache::default();
+    match corpus.runnable(&cache, target) {
+        Ok(()) | Err(NotRunnable::External) => Ok(()),
+        Err(NotRunnable::OneShot) if corpus.live(target).is_live() => Ok(()),
+        Err(why) => Err(Error::usage(format!(
+            "agent \"{}\" has no turn to interrupt: {}; nothing was written",
+            corpus.id(target),
+            why.why()
+        ))),
+    }
+}
+
 /// The name, mode and label `log` shows first: as the agent's tree sees it.
 fn log_title(corpus: &Corpus, index: usize) -> log_view::Title {
     let rec = corpus.record(index);
@@ -601,6 +619,7 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
             let store = open_named(&root, Some(agent))?;
             let corpus = Corpus::new(&store);
             let target = resolve_agent(&store, agent)?;
+            refuse_uninterruptible(&corpus, target)?;
             let text = deliver::interrupt_as_user(&corpus, target, limits)?;
             Ok(Output::Text(if json {
                 to_json(&serde_json::json!({"accepted": true}))

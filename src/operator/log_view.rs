@@ -89,7 +89,8 @@ fn lines(c: &Conversation, from_seq: u64) -> Vec<Line<'_>> {
 /// The first seq shown under `--last N`.
 fn first_seq(c: &Conversation, last: Option<usize>) -> u64 {
     match last {
-        Some(n) if n < c.turns.len() => c.turns[c.turns.len() - n].start_seq,
+        // (`--last 0` is refused by the CLI; here it would show everything.)
+        Some(n) if n > 0 && n < c.turns.len() => c.turns[c.turns.len() - n].start_seq,
         Some(_) | None => 0,
     }
 }

@@ -536,3 +536,46 @@ fn tree_into_a_closed_pipe_ends_quietly() {
     assert!(out.status.success(), "{:?}", out.status);
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
+
+#[test]
+fn interrupt_refuses_a_session_with_no_turn_to_stop_and_last_zero_is_refused() {
+    let store = crate::common::copy_store(
+        &crate::common::repo().join("testdata/stores/team"),
+        "op-refuse",
+    );
+    let s = store.path();
+    let before = crate::common::snapshot(s);
+    for (agent, why) in [
+        ("sct-0001", "one-shot"),
+        ("brk-0001", "no valid subagent descriptor"),
+        ("unr-0001", "cannot be read"),
+    ] {
+        let r = crate::common::run_in(s, &["interrupt", agent]);
+        assert_eq!(r.code, 2, "{agent}: {}", r.stdout);
+        assert!(
+            r.stderr.contains(why) && r.stderr.contains("nothing was written"),
+            "{}",
+            r.stderr
+        );
+    }
+    assert!(
+        before == crate::common::snapshot(s),
+        "a refused interrupt wrote nothing"
+    );
+    // A one-shot running its one turn can be stopped.
+    let lock = std::fs::File::create(s.join("_no-cwd/sct-0001/live.lock")).unwrap();
+    lock.lock().unwrap();
+    let r = crate::common::run_in(s, &["interrupt", "sct-0001"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    drop(lock);
+    for args in [
+        vec!["log", "rev-0001", "--last", "0"],
+        vec!["--json", "log", "rev-0001", "--last", "0"],
+        vec!["log", "rev-0001", "--last", "-1"],
+    ] {
+        let r = crate::common::run_in(s, &args);
+        assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
+        assert!(r.stderr.contains("--last"), "{args:?}: {}", r.stderr);
+        assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
+    }
+}
