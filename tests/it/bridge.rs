@@ -98,6 +98,12 @@ fn team() -> (TempDir, PathBuf) {
     (store, dir)
 }
 
+/// A keyed followup to rev-0001, which must be acknowledged.
+fn followup(store: &Path, id: &str, text: &str) {
+    let r = run_in(store, &["followup", "--id", id, "rev-0001", text]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+}
+
 fn inbox(store: &Path, agent: &str) -> Value {
     let r = run_in(store, &["--json", "inbox", agent]);
     assert_eq!(r.code, 0, "{}", r.stderr);
@@ -145,10 +151,8 @@ fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
 fn a_claim_waits_for_the_agents_log_and_a_lost_hand_off_is_handed_again() {
     let (store, dir) = team();
     let s = store.path();
-    let r = run_in(s, &["followup", "--id", "m-one", "rev-0001", "first"]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    let r = run_in(s, &["followup", "--id", "m-two", "rev-0001", "second"]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    followup(s, "m-one", "first");
+    followup(s, "m-two", "second");
 
     let mut b = Bridge::start(s);
     let created = b.request(
@@ -208,8 +212,7 @@ fn a_claim_waits_for_the_agents_log_and_a_lost_hand_off_is_handed_again() {
 fn a_message_pending_in_dshs_own_inbox_is_not_handed_twice() {
     let (store, dir) = team();
     let s = store.path();
-    let r = run_in(s, &["followup", "--id", "m-queued", "rev-0001", "queued"]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    followup(s, "m-queued", "queued");
     append_events(
         &dir.join("session.jsonl"),
         &[
@@ -225,8 +228,7 @@ fn a_message_pending_in_dshs_own_inbox_is_not_handed_twice() {
         inbox(s, "rev-0001")["handing"] == json!(["m-queued"])
     });
     // A later message goes on, and the queued one was never emitted.
-    let r = run_in(s, &["followup", "--id", "m-later", "rev-0001", "later"]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    followup(s, "m-later", "later");
     let d = b.expect("the later delivery", |v| v["event"] == "deliver");
     assert_eq!(d["message"]["id"], "m-later");
     assert!(
@@ -240,8 +242,7 @@ fn a_message_pending_in_dshs_own_inbox_is_not_handed_twice() {
 fn a_message_in_flight_cannot_be_canceled() {
     let (store, _dir) = team();
     let s = store.path();
-    let r = run_in(s, &["followup", "--id", "m-race", "rev-0001", "racing"]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    followup(s, "m-race", "racing");
     let mut b = Bridge::start(s);
     b.request(
         json!({"op":"created","agent":"rev-0001","status":"idle"}),
@@ -265,8 +266,7 @@ fn hostile_protocol_lines_change_nothing() {
     let (store, dir) = team();
     let s = store.path();
     let outside = TempDir::new("bridge-outside");
-    let r = run_in(s, &["followup", "--id", "m-keep", "rev-0001", "keep me"]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    followup(s, "m-keep", "keep me");
     let mut b = Bridge::start(s);
     let cases = [
         // A directory of the peer's choosing is not a field the bridge takes.
@@ -347,7 +347,7 @@ fn the_bridge_starts_on_a_store_that_does_not_exist_yet() {
 fn the_inbox_view_writes_nothing_into_the_store() {
     let store = copy_store(&repo().join("testdata/stores/rc8-inbox"), "inbox-ro");
     let s = store.path();
-    for f in walk(s) {
+    for (f, _) in crate::common::snapshot(s) {
         if f.ends_with("scan.cache") {
             std::fs::remove_file(f).unwrap();
         }
@@ -368,19 +368,6 @@ fn the_inbox_view_writes_nothing_into_the_store() {
         before == crate::common::snapshot(s),
         "inbox wrote into the store"
     );
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }
 
 #[test]
@@ -465,8 +452,7 @@ fn an_unnamed_grandchild_is_addressed_by_the_path_of_ids() {
 fn a_lock_timeout_is_ridden_out() {
     let (store, dir) = team();
     let s = store.path();
-    let r = run_in(s, &["followup", "--id", "m-late", "rev-0001", "late"]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    followup(s, "m-late", "late");
     // Another writer keeps the inbox locked longer than the bridge waits.
     let lock = std::fs::File::open(dir.join("inbox.lock")).unwrap();
     lock.try_lock().unwrap();

@@ -359,6 +359,18 @@ fn named_child(id: &str, parent: &str, name: &str) -> Vec<String> {
     vec![header.to_string(), fixture::descriptor(0, name).to_string()]
 }
 
+/// A store of `lead` and its child `kid` (kid-1), and an empty cache.
+fn lead_and_kid(tag: &str) -> (TempDir, TempDir) {
+    let tmp = crate::common::StoreBuilder::new(tag).root("lead").build();
+    crate::common::write_log(
+        tmp.path(),
+        "_no-cwd",
+        "kid-1",
+        &named_child("kid-1", "lead", "kid"),
+    );
+    (tmp, TempDir::new(&format!("{tag}-cache")))
+}
+
 fn send(store: &Path, cache: &Path, name: &str, extra: &[&str]) -> (Option<i32>, String) {
     let o = cmd()
         .args(["--store", store.to_str().unwrap()])
@@ -444,16 +456,9 @@ fn the_name_index_answers_only_what_a_scan_would() {
 /// unseen, while the new name resolves; the store's own answer is the scan's.
 #[test]
 fn a_new_session_rescans_only_its_project() {
-    use crate::common::{StoreBuilder, write_log};
-    let tmp = StoreBuilder::new("name-index-project").root("lead").build();
+    use crate::common::write_log;
+    let (tmp, cache) = lead_and_kid("name-index-project");
     let store = tmp.path();
-    let cache = TempDir::new("name-index-project-cache");
-    write_log(
-        store,
-        "_no-cwd",
-        "kid-1",
-        &named_child("kid-1", "lead", "kid"),
-    );
     // Not a header yet: a scan skips it.
     let other = write_log(store, "zz-elsewhere", "other-1", &["{}"]);
     age(store);
@@ -521,16 +526,9 @@ fn a_cache_inside_the_store_is_not_used() {
 /// that reaches the store through a link or `..`.
 #[test]
 fn a_tampered_or_fooled_cache_answers_as_a_scan() {
-    use crate::common::{StoreBuilder, snapshot, write_log};
-    let tmp = StoreBuilder::new("name-index-tamper").root("lead").build();
+    use crate::common::{snapshot, write_log};
+    let (tmp, cache) = lead_and_kid("name-index-tamper");
     let store = tmp.path();
-    let cache = TempDir::new("name-index-tamper-cache");
-    write_log(
-        store,
-        "_no-cwd",
-        "kid-1",
-        &named_child("kid-1", "lead", "kid"),
-    );
     age(store);
     assert_eq!(send(store, cache.path(), "kid", &[]).0, Some(0));
     // Restored: the project directory's mtime is set back after the copy.
