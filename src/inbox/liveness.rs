@@ -36,6 +36,12 @@ pub struct LiveInfo {
     pub state: LiveState,
     pub since: i64,
     pub turn: u64,
+    /// For an agent a bridge holds: the DSH process it is resident in. A
+    /// `live.json` left by a bridge that died (its lock released) still
+    /// names it, and while that process lives the agent is resident there
+    /// without a bridge: maybe live, never free.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dsh: Option<u32>,
 }
 
 /// The probe's answer for one session.
@@ -78,7 +84,11 @@ pub fn probe(dir: &Path) -> Liveness {
             return Liveness::Live { state };
         }
         None => return Liveness::Unknown,
-        Some(false) => {}
+        Some(false) => {
+            if dsh_without_bridge(dir).is_some() {
+                return Liveness::Unknown;
+            }
+        }
     }
     // Newer DSH says nothing of what it is doing: live, state unknown.
     match held(dir, SESSION_LOCK) {
@@ -124,6 +134,12 @@ pub struct LiveLock {
     /// `session.lock`, newer DSH's own.
     owner: File,
     dir: Dir,
+    /// The DSH process the agent is resident in (a bridge's hold).
+    dsh: Option<u32>,
+}
+
+fn parent_pid() -> u32 {
+    std::os::unix::process::parent_id()
 }
 
 /// Take one of the writer locks newer DSH holds, without waiting.
@@ -137,6 +153,27 @@ fn take_exclusive(session: &Dir, dir: &Path, id: &str, name: &str) -> Result<Fil
         }),
         Err(TryLockError::Error(e)) => Err(StoreError::io(dir.join(name), e)),
     }
+}
+
+/// Whether process `pid` exists (one we may not signal exists too).
+fn alive(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    // SAFETY: signal 0 only checks whether the process exists.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+/// The DSH process an agent is resident in while no bridge holds it: its
+/// `live.lock` is free but a `live.json` a bridge wrote (and did not take
+/// away: the bridge died) names a DSH process that still runs. Call only
+/// once the lock is known to be free.
+pub fn dsh_without_bridge(dir: &Path) -> Option<u32> {
+    if std::fs::symlink_metadata(dir.join(LIVE_JSON)).is_err() {
+        return None;
+    }
+    read_info(dir).and_then(|i| i.dsh).filter(|pid| alive(*pid))
 }
 
 /// Whether `live.json` names a process that no longer exists.
@@ -155,6 +192,18 @@ impl LiveLock {
     /// tearing down (its descriptors close after the kill returns), so a
     /// lock whose recorded holder is dead is tried again for a moment.
     pub fn take(dir: &Path, id: &str) -> Result<LiveLock, StoreError> {
+        LiveLock::take_inner(dir, id, false)
+    }
+
+    /// `take` for a bridge: an agent its own DSH process (our parent) holds
+    /// without a bridge is taken back, and `live.json` names that process.
+    pub fn take_as_bridge(dir: &Path, id: &str) -> Result<LiveLock, StoreError> {
+        let mut lock = LiveLock::take_inner(dir, id, true)?;
+        lock.dsh = Some(parent_pid());
+        Ok(lock)
+    }
+
+    fn take_inner(dir: &Path, id: &str, bridge: bool) -> Result<LiveLock, StoreError> {
         let path = dir.join(LIVE_LOCK);
         let session = Dir::session(dir)?;
         let file = session.open_rw(LIVE_LOCK)?;
@@ -162,6 +211,19 @@ impl LiveLock {
         loop {
             match file.try_lock() {
                 Ok(()) => {
+                    // An agent resident in a DSH process whose bridge died
+                    // is that process's: only a bridge of its own (a child
+                    // of it) may take it over.
+                    if let Some(dsh) = dsh_without_bridge(dir)
+                        && !(bridge && dsh == parent_pid())
+                    {
+                        let _ = file.unlock();
+                        return Err(StoreError::AlreadyLive {
+                            id: id.to_string(),
+                            holder: Some(dsh),
+                            path: dir.join(LIVE_JSON),
+                        });
+                    }
                     let taken = take_exclusive(&session, dir, id, WRITER_LOCK).and_then(|writer| {
                         take_exclusive(&session, dir, id, SESSION_LOCK)
                             .inspect_err(|_| {
@@ -175,6 +237,7 @@ impl LiveLock {
                             writer,
                             owner,
                             dir: session,
+                            dsh: None,
                         }),
                         Err(e) => {
                             let _ = file.unlock();
@@ -205,6 +268,7 @@ impl LiveLock {
             state,
             since: now_ms(),
             turn,
+            dsh: self.dsh,
         };
         self.dir.replace(
             LIVE_JSON,

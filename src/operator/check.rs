@@ -128,6 +128,19 @@ fn session_findings(store: &Store, rec: &SessionRecord) -> Vec<Finding> {
         });
     };
     let h = &rec.header;
+    if let crate::inbox::liveness::Liveness::Unknown = crate::inbox::liveness::probe(&rec.dir()) {
+        let why = match crate::inbox::liveness::dsh_without_bridge(&rec.dir()) {
+            Some(pid) => format!(
+                "session \"{}\" is resident in DSH pid {pid} without a bridge (it died; the plugin starts another): until one holds it, nothing keeps another writer off its log",
+                h.id
+            ),
+            None => format!(
+                "the liveness of session \"{}\" cannot be probed (its lock file cannot be opened): it may be live",
+                h.id
+            ),
+        };
+        push(Severity::Error, &rec.dir().join("live.lock"), why);
+    }
     match reader::inspect(&rec.log()) {
         Err(reason) => push(
             Severity::Error,

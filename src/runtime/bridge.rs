@@ -153,7 +153,7 @@ impl Bridge {
     }
 
     fn take_lock(id: &str, dir: &Path, state: LiveState) -> std::result::Result<LiveLock, String> {
-        let lock = LiveLock::take(dir, id).map_err(|e| e.to_string())?;
+        let lock = LiveLock::take_as_bridge(dir, id).map_err(|e| e.to_string())?;
         lock.publish(state, 0).map_err(|e| e.to_string())?;
         Ok(lock)
     }

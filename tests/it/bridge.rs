@@ -484,3 +484,46 @@ fn a_lock_timeout_is_ridden_out() {
     });
     assert_eq!(d["message"]["id"], "m-late");
 }
+
+#[test]
+fn an_agent_whose_bridge_died_is_held_by_its_dsh_process_in_every_view() {
+    let (store, dir) = team();
+    let s = store.path();
+    let mut b = Bridge::start(s);
+    b.request(
+        json!({"op":"created","agent":"rev-0001","status":"idle"}),
+        1,
+    );
+    wait_for("live.json", || dir.join("live.json").exists());
+    // The bridge dies; its DSH process (this test) goes on.
+    let _ = b.child.kill();
+    let _ = b.child.wait();
+    let r = run_in(s, &["check"]);
+    assert_eq!(r.code, 3, "{}", r.stdout);
+    let me = std::process::id();
+    assert!(
+        r.stdout
+            .contains(&format!("resident in DSH pid {me} without a bridge")),
+        "{}",
+        r.stdout
+    );
+    let tree = run_in(s, &["tree", "--all"]).stdout;
+    let row = tree.lines().find(|l| l.contains("reviewer")).unwrap_or("");
+    assert!(row.contains("unknown"), "{tree}");
+    let serve = run_in(s, &["serve", "--as", "rev-0001", "--once", "--", "true"]);
+    assert_eq!(serve.code, 3, "{}", serve.stderr);
+    assert!(
+        serve.stderr.contains(&format!("pid {me}")),
+        "{}",
+        serve.stderr
+    );
+    // A new bridge of the same DSH process takes the agent back.
+    let mut b = Bridge::start(s);
+    let r = b.request(
+        json!({"op":"created","agent":"rev-0001","status":"idle"}),
+        1,
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    let r = run_in(s, &["check"]);
+    assert!(!r.stdout.contains("without a bridge"), "{}", r.stdout);
+}
