@@ -275,7 +275,7 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             break
         }
         'dsh-agents;log' {
-            [CompletionResult]::new('--last', '--last', [CompletionResultType]::ParameterName, 'Only the last N turns')
+            [CompletionResult]::new('--last', '--last', [CompletionResultType]::ParameterName, 'Only the last N turns (N at least 1)')
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
             [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract model tools speak (list-agents, send-message, call, …)')
             [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds (commands that write an inbox)')
