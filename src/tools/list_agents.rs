@@ -163,11 +163,23 @@ pub fn v2_rows(members: impl Iterator<Item = Member>) -> Vec<V2Row> {
 
 /// Seed-001 `list_agents`: the whole tree holding the caller.
 pub fn list_v2(cx: &Context) -> Result<Vec<V2Row>> {
+    let root = cx.root()?;
     // The walk classifies its members as it is made: what was read ahead
     // is all taken by then.
-    let walk = cx.corpus.v2_walk(cx.root()?, false);
+    let walk = cx.corpus.v2_walk(root, false);
     cx.corpus.store.release_glances();
-    Ok(v2_rows(walk))
+    let mut rows = v2_rows(walk);
+    // A root log DSH itself could not reopen (two writers left duplicate
+    // seqs, say) is a problem here too, not an inactive root. Resumed from
+    // the scan cache a send left, if any; a listing writes no cache.
+    let rec = cx.corpus.record(root);
+    let look = crate::store::scan_cache::ScanCache::default();
+    if let Some(first) = rows.first_mut()
+        && look.inspect(&rec.log(), &rec.dir()).is_err()
+    {
+        first.status = V2Status::Unavailable;
+    }
+    Ok(rows)
 }
 
 /// The v2 text handed to `out` a row at a time (see `render_v1_to`).

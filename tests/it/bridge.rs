@@ -388,6 +388,12 @@ fn a_root_log_dsh_cannot_reopen_is_a_problem_in_tree() {
             .unwrap_or("");
         assert!(lead.contains("unavailable"), "{args:?}: {}", r.stdout);
     }
+    let r = run_in(s, &["list-agents", "--as", "lead-1"]);
+    assert!(
+        r.stdout.starts_with("lead [unavailable] — root agent\n"),
+        "{}",
+        r.stdout
+    );
     let r = run_in(s, &["check"]);
     assert_eq!(r.code, 3, "{}", r.stdout);
     assert!(r.stdout.contains("seq gap"), "{}", r.stdout);
