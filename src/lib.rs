@@ -50,3 +50,8 @@ pub mod formats {
         Frame, FrameReader, decode_frame, decode_torn_prefix, encode_frame,
     };
 }
+
+/// The exit status of a command a signal stopped (128 + its number), if one did.
+pub fn stopped_by_signal() -> Option<u8> {
+    support::signals::exit_status()
+}

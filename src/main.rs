@@ -9,13 +9,16 @@ fn main() -> ExitCode {
     let json = cli.global.json;
     let result = dsh_agents::run(cli);
     let mut stdout = std::io::stdout().lock();
+    // A command a signal stopped (Ctrl-C: 130) says so, whatever it printed.
+    let stopped = dsh_agents::stopped_by_signal().map(ExitCode::from);
     let (written, code) = match result {
         Ok(Output::Text(text)) => (writeln!(stdout, "{text}"), ExitCode::SUCCESS),
         Ok(Output::Raw(text)) => (write!(stdout, "{text}"), ExitCode::SUCCESS),
         Ok(Output::Failed(text, kind)) => (writeln!(stdout, "{text}"), kind.into()),
         Err(err) => {
             let _ = stdout.flush();
-            return dsh_agents::report(&err, json);
+            let code = dsh_agents::report(&err, json);
+            return stopped.unwrap_or(code);
         }
     };
     // A closed stdout pipe is not an error (DESIGN §8).
@@ -24,6 +27,6 @@ fn main() -> ExitCode {
             let _ = writeln!(std::io::stderr(), "Error: {e}");
             ErrorKind::Store.into()
         }
-        _ => code,
+        _ => stopped.unwrap_or(code),
     }
 }

@@ -649,7 +649,11 @@ fn ctrl_c_ends_a_wait_with_an_error() {
     // SAFETY: signalling our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "128 + SIGINT, as shells expect"
+    );
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
         "Error: wait_agent was cancelled\n"
@@ -674,7 +678,7 @@ fn ctrl_c_stops_serve_cleanly() {
     // SAFETY: signalling our own child.
     unsafe { libc::kill(served.0.id() as i32, libc::SIGINT) };
     let status = served.0.wait().unwrap();
-    assert_eq!(status.code(), Some(0), "a clean stop");
+    assert_eq!(status.code(), Some(130), "a clean stop, 128 + SIGINT");
     let last = log_events(s, "rev-0001").last().unwrap().clone();
     assert_eq!(
         last["data"]["reason"],
