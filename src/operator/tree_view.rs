@@ -10,7 +10,7 @@ use crate::inbox::Inbox;
 use crate::inbox::liveness::{LiveState, Liveness};
 use crate::store::Store;
 use crate::store::reader;
-use crate::support::clock::{human_duration, rfc3339};
+use crate::support::clock::{rfc3339, since, when};
 use crate::support::json_out;
 use crate::tree::Corpus;
 use crate::tree::collate::sibling_order;
@@ -338,16 +338,12 @@ impl Branches {
 fn last_text(a: Option<&Activity>, now: i64) -> String {
     match a {
         None => "-".into(),
-        Some(a) if a.open_turn => format!(
-            "turn {} open {}",
-            a.last_turn,
-            human_duration(now - a.turn_time)
-        ),
+        Some(a) if a.open_turn => format!("turn {} open {}", a.last_turn, since(now, a.turn_time)),
         Some(Activity {
             last_ending: Some(e),
             turn_time,
             ..
-        }) => format!("{} {} ago", e.describe(), human_duration(now - turn_time)),
+        }) => format!("{} {}", e.describe(), when(now, *turn_time)),
         Some(_) => "no turns".into(),
     }
 }

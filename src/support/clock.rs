@@ -61,6 +61,30 @@ pub fn human_duration(ms: i64) -> String {
     }
 }
 
+/// When `t` was, seen at `now`: a duration for the last week (`3 s ago`),
+/// else the day (`on 2026-11-02`); a time ahead of the clock is said as
+/// its day too (`on 2027-01-15`), never as `0 ms ago`.
+pub fn when(now: i64, t: i64) -> String {
+    const WEEK: i64 = 7 * 86_400_000;
+    let ago = now - t;
+    if (0..WEEK).contains(&ago) {
+        format!("{} ago", human_duration(ago))
+    } else {
+        format!("on {}", &rfc3339(t)[..10])
+    }
+}
+
+/// How long since `t`, seen at `now` (`3 s`), or `since <day>` past a week.
+pub fn since(now: i64, t: i64) -> String {
+    const WEEK: i64 = 7 * 86_400_000;
+    let ago = now - t;
+    if (0..WEEK).contains(&ago) {
+        human_duration(ago)
+    } else {
+        format!("since {}", &rfc3339(t)[..10])
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -74,6 +98,20 @@ mod tests {
             (-1, "1969-12-31T23:59:59.999Z"),
         ] {
             assert_eq!(rfc3339(ms), want, "{ms}");
+        }
+    }
+
+    #[test]
+    fn when_and_since() {
+        let now = 1_800_000_000_000;
+        for (t, w, s) in [
+            (now - 3_000, "3 s ago", "3 s"),
+            (now - 6 * 86_400_000, "6 d ago", "6 d"),
+            (0, "on 1970-01-01", "since 1970-01-01"),
+            (now + 5_000, "on 2027-01-15", "since 2027-01-15"),
+        ] {
+            assert_eq!(when(now, t), w);
+            assert_eq!(since(now, t), s);
         }
     }
 
