@@ -51,16 +51,24 @@ pub fn resolve_agent(store: &Store, text: &str) -> Result<usize, ResolveError> {
         other => return other,
     }
     let corpus = Corpus::new(store);
-    let paths: Vec<(usize, String)> = (0..store.sessions.len())
-        .filter(|i| store.sessions[*i].header.origin_subagent)
-        .filter_map(|i| Some((i, corpus.v2_name(corpus.root_of(i).ok()?, i))))
+    // A full name path from any root first, as `tree` and the v2 listing
+    // show it: `lead` (a root), `reviewer/checker`, or an unnamed member's
+    // Session id as its step (`<childId>/<grandchildId>`).
+    let mut matches: Vec<usize> = (0..store.sessions.len())
+        .filter(|i| !store.sessions[*i].header.origin_subagent)
+        .flat_map(|root| corpus.v2_named(root, text))
         .collect();
-    // A full name path first; else a last step (`checker`) unique in the store.
-    let mut matches: Vec<usize> = paths
-        .iter()
-        .filter(|(_, p)| p == text)
-        .map(|(i, _)| *i)
-        .collect();
+    matches.sort_unstable();
+    matches.dedup();
+    let paths: Vec<(usize, String)> = if matches.is_empty() && !text.contains('/') {
+        (0..store.sessions.len())
+            .filter(|i| store.sessions[*i].header.origin_subagent)
+            .filter_map(|i| Some((i, corpus.v2_name(corpus.root_of(i).ok()?, i))))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    // Else a last step (`checker`) unique in the store.
     if matches.is_empty() && !text.contains('/') {
         matches = paths
             .iter()

@@ -385,7 +385,7 @@ impl<'a> Corpus<'a> {
 
     /// Sessions whose full v2 name is `name`, walking header names down from
     /// the root (reachability is checked by the caller).
-    fn v2_named(&self, root: usize, name: &str) -> Vec<usize> {
+    pub(crate) fn v2_named(&self, root: usize, name: &str) -> Vec<usize> {
         if name == ROOT_NAME {
             return vec![root];
         }

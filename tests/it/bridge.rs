@@ -452,6 +452,28 @@ fn an_unnamed_grandchild_is_addressed_by_the_path_of_ids() {
         assert_eq!(out.status.code(), Some(1));
     }
     assert_eq!(pending_ids(s, "grand-y").len(), 2);
+    // Every command that takes an agent takes the names `tree` shows.
+    for args in [
+        vec!["log", "kid-x/grand-y"],
+        vec!["inbox", "kid-x/grand-y"],
+        vec!["log", "lead"],
+    ] {
+        let r = run_in(s, &args);
+        assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+    }
+    let r = run_in(s, &["--json", "inbox", "kid-x/grand-y"]);
+    assert_eq!(
+        serde_json::from_str::<Value>(&r.stdout).unwrap()["nextTurn"]
+            .as_array()
+            .map(Vec::len),
+        Some(2)
+    );
+    let r = run_in(
+        &repo().join("testdata/stores/rc8-cli"),
+        &["log", "lead", "--last", "1"],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("· lead · root"), "{}", r.stdout);
 }
 
 #[test]
