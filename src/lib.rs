@@ -35,6 +35,7 @@ pub mod formats {
     pub use crate::inbox::Target;
     pub use crate::inbox::fold::{Fold, count_pending};
     pub use crate::store::descriptor::{Dialect, parse as parse_descriptor};
+    pub use crate::store::edge_cache::{edges_file, load as load_edges};
     pub use crate::store::enumerate::expected_session_dir;
     pub use crate::store::events::validate_event;
     pub use crate::store::header::{
@@ -43,6 +44,7 @@ pub mod formats {
     pub use crate::store::json::parse_borrowed;
     pub use crate::store::jv::Jv;
     pub use crate::store::jv_read::parse as read_json;
+    pub use crate::store::native_inbox::NativeInbox;
     pub use crate::store::packed::decode_storage_record;
     pub use crate::store::paths::{encode_segment, project_key};
     pub use crate::store::reader::{Encoding, Inspection, inspect};

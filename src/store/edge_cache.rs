@@ -23,10 +23,15 @@ pub fn key(id: &str) -> u64 {
     fnv(&[id.as_bytes()]) & !SUBAGENT
 }
 
+/// Where the edges of the store at `root` are saved in `cache`.
+pub fn edges_file(cache: &Path, root: &Path) -> std::path::PathBuf {
+    store_dir(cache, root).join(FILE)
+}
+
 /// The edges saved for the store at `root`: (child key, parent key with
 /// `SUBAGENT` set for a subagent child). Empty when there is none to read.
 pub fn load(cache: &Path, root: &Path) -> Vec<(u64, u64)> {
-    let path = store_dir(cache, root).join(FILE);
+    let path = edges_file(cache, root);
     let Some(bytes) = super::sidecar::read_capped(&path, 16 + MAX_EDGES * 16) else {
         return Vec::new();
     };
@@ -39,7 +44,10 @@ pub fn load(cache: &Path, root: &Path) -> Vec<(u64, u64)> {
     if bytes.get(..8) != Some(MAGIC) {
         return Vec::new();
     }
-    let Some(count) = word(8).filter(|n| 16 + n * 16 == bytes.len() as u64) else {
+    // A crafted count must match the file's length without overflowing.
+    let Some(count) = word(8)
+        .filter(|n| n.checked_mul(16).and_then(|b| b.checked_add(16)) == Some(bytes.len() as u64))
+    else {
         return Vec::new();
     };
     (0..count as usize)
@@ -113,7 +121,17 @@ mod tests {
         assert_eq!(loaded, want);
         let file = store_dir(&cache, &root).join(FILE);
         let bytes = std::fs::read(&file).unwrap();
-        for damaged in [&bytes[..bytes.len() - 1], &bytes[1..], b"DSHEDGE1"] {
+        // A count whose byte length wraps to the file's (32 bytes claiming
+        // 2^60 + 1 edges) must neither hang nor be believed.
+        let mut wrapping = bytes[..8].to_vec();
+        wrapping.extend_from_slice(&((1u64 << 60) + 1).to_le_bytes());
+        wrapping.extend_from_slice(&[0; 16]);
+        for damaged in [
+            &bytes[..bytes.len() - 1],
+            &bytes[1..],
+            b"DSHEDGE1",
+            &wrapping[..],
+        ] {
             std::fs::write(&file, damaged).unwrap();
             assert!(load(&cache, &root).is_empty(), "a damaged file is no guess");
         }

@@ -72,7 +72,12 @@ impl NativeInbox {
         };
         let start = count(Some(&data["start"]))?;
         let removed = count(data.get("removedCount"))?;
-        if start > list.len() || start + removed > list.len() {
+        // A crafted count must not overflow: it is data, not a length we made.
+        if start > list.len()
+            || start
+                .checked_add(removed)
+                .is_none_or(|end| end > list.len())
+        {
             return Err("invalid inbox splice".into());
         }
         let inserted = data["inserted"]
@@ -120,6 +125,23 @@ mod tests {
 
     fn m(id: &str) -> Value {
         json!({"content":[{"type":"text","text":id}],"source":{"kind":"user"},"role":"user","id":id})
+    }
+
+    #[test]
+    fn crafted_counts_are_refused_not_panicked_on() {
+        for data in [
+            json!({"target":"next-turn","start":0,"removedCount":u64::MAX,"inserted":[]}),
+            json!({"target":"next-turn","start":u64::MAX,"removedCount":u64::MAX,"inserted":[]}),
+            json!({"target":"next-step","start":1,"removedCount":usize::MAX,"inserted":[]}),
+        ] {
+            let mut inbox = NativeInbox::default();
+            inbox.apply(
+                &json!({"target":"next-step","start":0,"inserted":[m("a")]}),
+                0,
+            );
+            inbox.apply(&data, 1);
+            assert!(inbox.error.is_some(), "{data}");
+        }
     }
 
     #[test]
