@@ -296,8 +296,25 @@ fn json_line(line: &Line, rec: &SessionRecord) -> Value {
     }
 }
 
-fn read(rec: &SessionRecord) -> Result<Conversation> {
-    Conversation::read(&rec.log()).map_err(|reason| {
+/// The conversation `--last` shows (its last `last` turns, read from where
+/// they start when the log allows), and where it was read from.
+fn read(rec: &SessionRecord, last: Option<usize>) -> Result<(Conversation, u64)> {
+    Conversation::read_last(&rec.log(), last).map_err(|reason| {
+        Error::Store(StoreError::Log {
+            path: rec.log(),
+            reason,
+        })
+    })
+}
+
+/// The conversation from byte `offset` on again (a follower's re-read).
+fn read_again(rec: &SessionRecord, offset: u64) -> Result<Conversation> {
+    let read = if offset == 0 {
+        Conversation::read(&rec.log())
+    } else {
+        Conversation::read_from(&rec.log(), offset).map(|(c, _)| c)
+    };
+    read.map_err(|reason| {
         Error::Store(StoreError::Log {
             path: rec.log(),
             reason,
@@ -351,7 +368,7 @@ pub fn log(
     title: &Title,
     opts: LogOptions,
 ) -> Result<()> {
-    let c = read(rec)?;
+    let (c, offset) = read(rec, opts.last)?;
     let head = if opts.json {
         json!({"kind": "session", "session": rec.header.id, "name": title.name,
                "parent": title.parent, "label": title.label,
@@ -387,7 +404,7 @@ pub fn log(
             continue;
         }
         seen = now;
-        c = read(rec)?;
+        c = read_again(rec, offset)?;
         next = print(out, rec, &c, next, opts)?;
     }
     Ok(())

@@ -209,11 +209,39 @@ fn text_of(blocks: &Value) -> String {
 impl Conversation {
     /// Fold the committed events of the log at `path`.
     pub fn read(path: &Path) -> Result<Conversation, String> {
+        Conversation::read_from(path, 0).map(|(c, _)| c)
+    }
+
+    /// The conversation of the last `turns` turns (all of it for `None`),
+    /// read from where they start when the log is raw: what the rest
+    /// holds is not read. A tail whose surface edits reach back before it
+    /// (a compaction replacing earlier items) is read whole, so what is
+    /// shown is what a whole read shows. Also returns where it was read
+    /// from, for a follower to read from again.
+    pub fn read_last(path: &Path, turns: Option<usize>) -> Result<(Conversation, u64), String> {
+        let Some(offset) = turns.and_then(|n| super::log_tail::start_of_last_turns(path, n)) else {
+            return Ok((Conversation::read(path)?, 0));
+        };
+        match Conversation::read_from(path, offset)? {
+            (c, false) => Ok((c, offset)),
+            (_, true) => Ok((Conversation::read(path)?, 0)),
+        }
+    }
+
+    /// Fold the events from byte `offset` on (0: the whole log); also
+    /// whether a surface edit reached back before the first event read.
+    pub fn read_from(path: &Path, offset: u64) -> Result<(Conversation, bool), String> {
         let mut c = Conversation::default();
         let mut turn = 0u64;
-        for_each_event(path, |ev| {
+        let mut first_seq: Option<u64> = None;
+        let mut reaches_back = false;
+        let fold = |ev: &Value| {
             let seq = safe_int(ev.get("seq")).unwrap_or(0).max(0) as u64;
             let time = safe_int(ev.get("time")).unwrap_or(0);
+            let first = *first_seq.get_or_insert(seq);
+            if replace_range(ev).is_some_and(|(start, _)| start < first) {
+                reaches_back = true;
+            }
             c.events = c.events.max(seq + 1);
             c.last_time = c.last_time.max(time);
             let data = &ev["data"];
@@ -262,8 +290,13 @@ impl Conversation {
                 }
                 _ => {}
             }
-        })?;
-        Ok(c)
+        };
+        if offset == 0 {
+            for_each_event(path, fold)?;
+        } else {
+            super::log_tail::for_each_event_from(path, offset, fold)?;
+        }
+        Ok((c, reaches_back))
     }
 
     /// Whether the log ends inside a turn.

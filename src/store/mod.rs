@@ -18,6 +18,7 @@ pub mod jv_read;
 pub mod limits;
 pub mod lines;
 pub mod locate;
+pub mod log_tail;
 pub mod name_index;
 pub mod native_inbox;
 pub mod packed;

@@ -579,3 +579,69 @@ fn interrupt_refuses_a_session_with_no_turn_to_stop_and_last_zero_is_refused() {
         assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
     }
 }
+
+/// `log --last N` reads only the last turns of a raw log, and shows exactly
+/// what the whole read shows from the N-th last turn on, on every store
+/// the repository carries, for every agent and every N.
+#[test]
+fn log_last_shows_what_a_whole_read_shows() {
+    let stores = repo().join("testdata/stores");
+    let mut checked = 0;
+    for store in std::fs::read_dir(&stores).unwrap().flatten() {
+        let s = store.path();
+        if !s.is_dir() {
+            continue;
+        }
+        let tree = run(["--store", s.to_str().unwrap(), "--json", "tree", "--all"]);
+        let Ok(trees) = serde_json::from_str::<Value>(&tree.stdout) else {
+            continue;
+        };
+        for t in trees.as_array().unwrap() {
+            for m in t["members"].as_array().unwrap() {
+                let id = m["id"].as_str().unwrap();
+                for json in [false, true] {
+                    let mut base = vec!["--store", s.to_str().unwrap()];
+                    if json {
+                        base.push("--json");
+                    }
+                    let whole = run([&base[..], &["log", id, "--full"]].concat());
+                    if whole.code != 0 {
+                        continue;
+                    }
+                    let lines: Vec<&str> = whole.stdout.lines().collect();
+                    let starts: Vec<usize> = (0..lines.len())
+                        .filter(|i| {
+                            lines[*i].starts_with("── turn ")
+                                && !lines[*i].contains(" after ")
+                                && !lines[*i].contains(" ended ")
+                                || lines[*i].contains("\"kind\":\"turn-start\"")
+                        })
+                        .collect();
+                    for n in 1..=starts.len() + 1 {
+                        let last =
+                            run(
+                                [&base[..], &["log", id, "--full", "--last", &n.to_string()]]
+                                    .concat(),
+                            );
+                        assert_eq!(last.code, 0, "{}", last.stderr);
+                        let want = if n < starts.len() {
+                            let mut w = vec![lines[0]];
+                            w.extend(&lines[starts[starts.len() - n]..]);
+                            w.join("\n") + "\n"
+                        } else {
+                            whole.stdout.clone()
+                        };
+                        assert_eq!(
+                            last.stdout,
+                            want,
+                            "{} {id} --last {n} json={json}",
+                            s.display()
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 50, "{checked} cases");
+}

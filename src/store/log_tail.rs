@@ -1,0 +1,100 @@
+//! Reading only the end of a raw log: where its last N turns start, found
+//! by scanning backwards for `turn/start` lines, and its events from there
+//! on. `log --last N` on a large log then costs what those turns hold, not
+//! what the log holds. Zstandard logs are read from the start (their frames
+//! cannot be entered from the end).
+
+use super::limits::MAX_LINE;
+use super::lines::{Line, Lines};
+use super::packed::decode_storage_record;
+use super::sidecar::open_regular;
+use super::zstd_frames::ZSTD_MAGIC;
+use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+
+/// How much of the log one backward step reads.
+const STEP: u64 = 1 << 20;
+
+/// The byte offset of the line that starts the `turns`-th last turn of
+/// the raw log at `path`, when an earlier turn starts before it (with no
+/// more turns than that, `--last` shows the whole log, events before the
+/// first turn included); `None` then, or when the log is Zstandard or
+/// cannot be read.
+pub fn start_of_last_turns(path: &Path, turns: usize) -> Option<u64> {
+    if turns == 0 {
+        return None;
+    }
+    let file = open_regular(path).ok()?;
+    let mut magic = [0u8; 4];
+    if file.read_exact_at(&mut magic, 0).is_ok() && magic == ZSTD_MAGIC {
+        return None;
+    }
+    let len = file.metadata().ok()?.len();
+    let needle: &[u8] = b"\n{\"type\":\"turn/start\"";
+    let mut found = 0usize;
+    let mut nth: Option<u64> = None;
+    let mut end = len;
+    // Each step overlaps the next by the needle's length, so a match that
+    // straddles two steps is seen once, in the later one.
+    let mut buf = Vec::new();
+    while end > 0 {
+        let start = end.saturating_sub(STEP);
+        let take = (end - start) as usize;
+        let over = if end < len { needle.len() - 1 } else { 0 };
+        buf.resize(take + over, 0);
+        let got = read_at_most(&file, &mut buf, start);
+        buf.truncate(got);
+        let mut hay = &buf[..];
+        while let Some(at) = memchr::memmem::rfind(hay, needle) {
+            found += 1;
+            if found == turns {
+                nth = Some(start + at as u64 + 1);
+            } else if found > turns {
+                return nth;
+            }
+            hay = &hay[..at];
+        }
+        end = start;
+    }
+    None
+}
+
+fn read_at_most(file: &std::fs::File, buf: &mut [u8], at: u64) -> usize {
+    let mut done = 0;
+    while done < buf.len() {
+        match file.read_at(&mut buf[done..], at + done as u64) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => done += n,
+        }
+    }
+    done
+}
+
+/// Call `f` on every event of the raw log at `path` from byte `offset` (a
+/// line start) on, as `reader::for_each_event` does from the start.
+pub fn for_each_event_from(
+    path: &Path,
+    offset: u64,
+    mut f: impl FnMut(&serde_json::Value),
+) -> Result<(), String> {
+    let mut file = open_regular(path).map_err(|e| e.to_string())?;
+    file.seek(SeekFrom::Start(offset))
+        .map_err(|e| e.to_string())?;
+    let reader = BufReader::with_capacity(64 * 1024, file.by_ref());
+    let mut lines = Lines::new(reader, MAX_LINE);
+    loop {
+        match lines.next_line().map_err(|e| e.to_string())? {
+            Line::Complete(l) if !l.is_empty() => {
+                let mut scratch = String::new();
+                let parsed = super::json::parse_borrowed(l, &mut scratch)
+                    .and_then(|v| decode_storage_record(v).ok());
+                for event in parsed.into_iter().flatten() {
+                    f(&event.to_value());
+                }
+            }
+            Line::Complete(_) | Line::TooLong(_) => {}
+            Line::End { .. } => return Ok(()),
+        }
+    }
+}
