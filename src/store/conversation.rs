@@ -219,11 +219,25 @@ impl Conversation {
     /// shown is what a whole read shows. Also returns where it was read
     /// from, for a follower to read from again.
     pub fn read_last(path: &Path, turns: Option<usize>) -> Result<(Conversation, u64), String> {
-        let Some(offset) = turns.and_then(|n| super::log_tail::start_of_last_turns(path, n)) else {
+        let Some(n) = turns else {
             return Ok((Conversation::read(path)?, 0));
         };
-        match Conversation::read_from(path, offset)? {
-            (c, false) => Ok((c, offset)),
+        if let Some(offset) = super::log_tail::start_of_last_turns(path, n) {
+            return match Conversation::read_from(path, offset)? {
+                (c, false) => Ok((c, offset)),
+                (_, true) => Ok((Conversation::read(path)?, 0)),
+            };
+        }
+        // A Zstandard log cannot be entered from the end: a first pass counts
+        // its turns without parsing a line, the second folds the last ones,
+        // so memory follows what is shown.
+        let total = super::log_tail::count_turn_starts(path)?;
+        if total <= n {
+            return Ok((Conversation::read(path)?, 0));
+        }
+        let skip = total - n;
+        match Conversation::fold(|f| super::log_tail::for_each_event_after_turns(path, skip, f))? {
+            (c, false) => Ok((c, 0)),
             (_, true) => Ok((Conversation::read(path)?, 0)),
         }
     }
@@ -231,11 +245,25 @@ impl Conversation {
     /// Fold the events from byte `offset` on (0: the whole log); also
     /// whether a surface edit reached back before the first event read.
     pub fn read_from(path: &Path, offset: u64) -> Result<(Conversation, bool), String> {
+        Conversation::fold(|f| {
+            if offset == 0 {
+                for_each_event(path, f)
+            } else {
+                super::log_tail::for_each_event_from(path, offset, f)
+            }
+        })
+    }
+
+    /// Fold the events `feed` hands over; also whether a surface edit
+    /// reached back before the first of them.
+    fn fold(
+        feed: impl FnOnce(&mut dyn FnMut(&Value)) -> Result<(), String>,
+    ) -> Result<(Conversation, bool), String> {
         let mut c = Conversation::default();
         let mut turn = 0u64;
         let mut first_seq: Option<u64> = None;
         let mut reaches_back = false;
-        let fold = |ev: &Value| {
+        let mut fold = |ev: &Value| {
             let seq = safe_int(ev.get("seq")).unwrap_or(0).max(0) as u64;
             let time = safe_int(ev.get("time")).unwrap_or(0);
             let first = *first_seq.get_or_insert(seq);
@@ -291,11 +319,7 @@ impl Conversation {
                 _ => {}
             }
         };
-        if offset == 0 {
-            for_each_event(path, fold)?;
-        } else {
-            super::log_tail::for_each_event_from(path, offset, fold)?;
-        }
+        feed(&mut fold)?;
         Ok((c, reaches_back))
     }
 

@@ -1,8 +1,9 @@
 //! Reading only the end of a raw log: where its last N turns start, found
 //! by scanning backwards for `turn/start` lines, and its events from there
 //! on. `log --last N` on a large log then costs what those turns hold, not
-//! what the log holds. Zstandard logs are read from the start (their frames
-//! cannot be entered from the end).
+//! what the log holds. A Zstandard log cannot be entered from the end: its
+//! turn starts are counted in a first pass over its lines (no JSON parsed),
+//! and only the last turns' events are parsed in a second.
 
 use super::limits::MAX_LINE;
 use super::lines::{Line, Lines};
@@ -97,4 +98,42 @@ pub fn for_each_event_from(
             Line::End { .. } => return Ok(()),
         }
     }
+}
+
+/// A line that starts a turn, as DSH and this tool write it.
+const TURN_START: &[u8] = b"{\"type\":\"turn/start\"";
+
+/// How many turns the log at `path` starts (its lines, raw or Zstandard).
+pub fn count_turn_starts(path: &Path) -> Result<usize, String> {
+    let mut n = 0;
+    super::reader::for_each_line(path, |l| {
+        if l.starts_with(TURN_START) {
+            n += 1;
+        }
+    })?;
+    Ok(n)
+}
+
+/// Call `f` on every event from the start of turn `skip + 1` (counting
+/// turn starts) on, parsing no line before it.
+pub fn for_each_event_after_turns(
+    path: &Path,
+    skip: usize,
+    f: &mut dyn FnMut(&serde_json::Value),
+) -> Result<(), String> {
+    let mut seen = 0;
+    super::reader::for_each_line(path, |l| {
+        if seen <= skip && l.starts_with(TURN_START) {
+            seen += 1;
+        }
+        if seen <= skip {
+            return;
+        }
+        let mut scratch = String::new();
+        let parsed = super::json::parse_borrowed(l, &mut scratch)
+            .and_then(|v| decode_storage_record(v).ok());
+        for event in parsed.into_iter().flatten() {
+            f(&event.to_value());
+        }
+    })
 }

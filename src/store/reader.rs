@@ -813,6 +813,19 @@ impl Scanner {
 /// rows expanded); the header is skipped. For logs that already inspect
 /// cleanly: a line that does not parse is passed over.
 pub fn for_each_event(path: &Path, mut f: impl FnMut(&serde_json::Value)) -> Result<(), String> {
+    for_each_line(path, |line| {
+        let mut scratch = String::new();
+        let parsed = super::json::parse_borrowed(line, &mut scratch)
+            .and_then(|v| decode_storage_record(v).ok());
+        for event in parsed.into_iter().flatten() {
+            f(&event.to_value());
+        }
+    })
+}
+
+/// Call `f` on every complete line after the header of the log at `path`,
+/// raw or Zstandard (empty lines and lines over the cap are skipped).
+pub fn for_each_line(path: &Path, mut f: impl FnMut(&[u8])) -> Result<(), String> {
     let file = open_regular(path).map_err(|e| e.to_string())?;
     let mut reader = BufReader::with_capacity(64 * 1024, file);
     let mut line_no = 0u64;
@@ -821,12 +834,7 @@ pub fn for_each_event(path: &Path, mut f: impl FnMut(&serde_json::Value)) -> Res
         if line_no == 1 || line.is_empty() {
             return;
         }
-        let mut scratch = String::new();
-        let parsed = super::json::parse_borrowed(line, &mut scratch)
-            .and_then(|v| decode_storage_record(v).ok());
-        for event in parsed.into_iter().flatten() {
-            f(&event.to_value());
-        }
+        f(line);
     };
     match sniff(&mut reader).map_err(|e| e.to_string())? {
         Encoding::Raw => {
