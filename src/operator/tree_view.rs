@@ -485,13 +485,18 @@ pub fn json_to(blocks: &[TreeBlock], out: &mut dyn FnMut(&str)) {
                 "depth": r.depth,
                 "state": r.state.as_str(),
                 "mode": r.mode.as_str(),
-                "lastTurn": r.activity.as_ref().map(|a| json!({
-                    "turn": a.last_turn,
-                    "open": a.open_turn,
-                    "ending": a.last_ending.as_ref().map(|e| e.word()),
-                    "endingDetail": a.last_ending.as_ref().map(|e| e.describe()),
-                    "time": rfc3339(a.turn_time),
-                })),
+                // An open turn has no ending yet (the last ending is an
+                // earlier turn's): null, not that turn's word.
+                "lastTurn": r.activity.as_ref().map(|a| {
+                    let ended = a.last_ending.as_ref().filter(|_| !a.open_turn);
+                    json!({
+                        "turn": a.last_turn,
+                        "open": a.open_turn,
+                        "ending": ended.map(|e| e.word()),
+                        "endingDetail": ended.map(|e| e.describe()),
+                        "time": rfc3339(a.turn_time),
+                    })
+                }),
                 "pending": r.pending,
                 "pendingDsh": r.activity.as_ref().map(|a| a.native_pending),
                 "parkedDsh": r.activity.as_ref().map(|a| a.native_parked),

@@ -645,3 +645,33 @@ fn log_last_shows_what_a_whole_read_shows() {
     }
     assert!(checked > 50, "{checked} cases");
 }
+
+#[test]
+fn an_open_turn_has_no_ending_in_tree_json() {
+    let r = run([
+        "--store",
+        repo().join("testdata/stores/rc8-inbox").to_str().unwrap(),
+        "--json",
+        "tree",
+        "--all",
+    ]);
+    let trees: Value = serde_json::from_str(&r.stdout).unwrap();
+    let members: Vec<&Value> = trees
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|t| t["members"].as_array().unwrap())
+        .collect();
+    let open: Vec<&&Value> = members
+        .iter()
+        .filter(|m| m["lastTurn"]["open"] == true)
+        .collect();
+    assert!(!open.is_empty(), "{}", r.stdout);
+    for m in open {
+        assert!(
+            m["lastTurn"]["ending"].is_null() && m["lastTurn"]["endingDetail"].is_null(),
+            "{m}"
+        );
+    }
+    assert!(members.iter().any(|m| m["lastTurn"]["ending"] == "aborted"));
+}
