@@ -58,6 +58,11 @@ export function startDsh ({ model, mode, task = '', session, prompt, resume = fa
     exited,
     get stdout () { return stdout },
     get stderr () { return stderr },
+    /** SIGTERM, as a user stops `dsh web`; resolves with the exit code. */
+    async stop () {
+      child.kill('SIGTERM')
+      return (await this.exit()).code
+    },
     /** Resolves with the exit status; rejects (with what dsh printed) after `ms`. */
     async exit (ms = 30000) {
       let timer

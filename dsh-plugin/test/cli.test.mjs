@@ -174,8 +174,7 @@ test('dsh web: an idle root gets a new turn, a running one the steer; interrupt 
     assert.equal(serve.code, 3, serve.stderr)
     assert.match(serve.stderr, /already live/)
 
-    dsh.child.kill('SIGTERM')
-    assert.equal((await dsh.exit()).code, 0)
+    assert.equal(await dsh.stop(), 0)
     assert.equal(states(store)[root], 'inactive')
     assert.match(ok(dshAgents(store, 'check'), 'check'), /ok/)
   } finally {
@@ -216,8 +215,7 @@ test('SIGKILL of dsh between delivery and claim: after a restart the message rea
     assert.equal(model.requests.filter(q => q.all.includes('ONCE-ONLY') && !q.all.includes('AFTER-RESTART')).length, 1, 'the model got it once before the kill, and no other request since')
     r.text('KILL-DONE-2')
     await untilState(store, root, 'idle')
-    dsh.child.kill('SIGTERM')
-    assert.equal((await dsh.exit()).code, 0)
+    assert.equal(await dsh.stop(), 0)
     assert.match(ok(dshAgents(store, 'check'), 'check'), /ok/)
   } finally {
     dsh.child.kill('SIGKILL')

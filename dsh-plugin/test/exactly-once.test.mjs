@@ -70,8 +70,7 @@ test(`SIGKILL mid-burst, ${ROUNDS} rounds of 50 followups: every acknowledged me
     assert.deepEqual({ lost, twice }, { lost: [], twice: [] })
     const asked = acked.filter(id => !model.requests.some(q => q.all.includes(`BURST ${id} END`)))
     assert.deepEqual(asked, [], 'every message was in a model request')
-    dsh.child.kill('SIGTERM')
-    assert.equal((await dsh.exit()).code, 0)
+    assert.equal(await dsh.stop(), 0)
     assert.match(ok(dshAgents(store, 'check'), 'check'), /ok/)
   } finally {
     dsh.child.kill('SIGKILL')
@@ -124,8 +123,7 @@ test(`a grandchild is reached through its resident parent, by id and by the name
       // The grandchild's settlement notices wake the child again: let it finish.
       model.auto(q => q.text('DONE'))
       await untilState(store, child, 'inactive')
-      dsh.child.kill('SIGTERM')
-      assert.equal((await dsh.exit()).code, 0)
+      assert.equal(await dsh.stop(), 0)
       assert.match(ok(dshAgents(store, 'check'), 'check'), /ok/)
     } finally {
       dsh.child.kill('SIGKILL')
@@ -184,8 +182,7 @@ test('a fresh store that does not exist yet works on the first start; a killed b
     r = await model.take('the followup after the restart', q => q.session === root && q.all.includes('AFTER-RESTART'))
     r.text('FRESH-DONE-3')
     await untilState(store, root, 'idle')
-    dsh.child.kill('SIGTERM')
-    assert.equal((await dsh.exit()).code, 0)
+    assert.equal(await dsh.stop(), 0)
     assert.match(ok(dshAgents(store, 'check'), 'check'), /ok/)
   } finally {
     dsh.child.kill('SIGKILL')
@@ -226,8 +223,7 @@ test('cancel racing delivery: a cancel that says yes never reaches the model; a 
     }
     for (const id of kept) assert.equal(seen.get(id), 1, `${id}: refused to cancel, so delivered once`)
     assert.ok(canceled.length > 0 && kept.length > 0, `both outcomes: ${canceled.length} canceled, ${kept.length} refused`)
-    dsh.child.kill('SIGTERM')
-    assert.equal((await dsh.exit()).code, 0)
+    assert.equal(await dsh.stop(), 0)
   } finally {
     dsh.child.kill('SIGKILL')
     model.close()
