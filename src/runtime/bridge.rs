@@ -507,6 +507,22 @@ impl Bridge {
         for agent in &locked {
             self.confirm(agent, false);
         }
+        // A cold child held only for a delivery, with nothing left in
+        // flight and never made resident by DSH, is let go: holding it
+        // longer would only keep `serve` off it.
+        let done: Vec<String> = self
+            .held
+            .iter()
+            .filter(|(id, h)| {
+                h.via.is_some()
+                    && !h.resident
+                    && self.flights.get(*id).is_none_or(BTreeMap::is_empty)
+            })
+            .map(|(id, _)| id.clone())
+            .collect();
+        for agent in &done {
+            self.release(agent);
+        }
         let resident: Vec<String> = self
             .held
             .iter()

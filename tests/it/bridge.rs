@@ -555,3 +555,47 @@ fn an_agent_whose_bridge_died_is_held_by_its_dsh_process_in_every_view() {
     let r = run_in(s, &["check"]);
     assert!(!r.stdout.contains("without a bridge"), "{}", r.stdout);
 }
+
+#[test]
+fn a_cold_child_is_reached_through_its_resident_parent_and_let_go_once_delivered() {
+    let (store, dir) = team();
+    let s = store.path();
+    followup(s, "m-cold", "cold");
+    let mut b = Bridge::start(s);
+    b.request(json!({"op":"created","agent":"lead-1","status":"idle"}), 1);
+    let d = b.expect("the delivery through the parent", |v| {
+        v["event"] == "deliver"
+    });
+    assert_eq!(
+        (d["agent"].as_str(), d["via"].as_str()),
+        (Some("rev-0001"), Some("lead-1"))
+    );
+    assert_eq!(d["target"], "next-turn");
+    assert_eq!(d["message"]["source"]["dshAgentsMessageId"], "m-cold");
+    // Held while the delivery is under way: nothing else may take it.
+    assert!(dir.join("live.json").exists());
+    let r = b.request(
+        json!({"op":"delivered","agent":"rev-0001","message":"m-cold"}),
+        2,
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    // rc.8 ran it under a new id, carrying ours in its source.
+    append_events(
+        &dir.join("session.jsonl"),
+        &[
+            json!({"type":"turn/start","data":{"turn":2}}),
+            json!({"type":"user/message","data":{"content":[{"type":"text","text":"cold"}],"source":{"kind":"user","dshAgentsMessageId":"m-cold"},"role":"user","id":"rc8-new-id"},"surfaceOp":"append"}),
+            json!({"type":"turn/end","data":{"turn":2,"reason":{"kind":"completed"}}}),
+        ],
+    );
+    wait_for("the claim, and the child let go", || {
+        pending_ids(s, "rev-0001").is_empty() && !dir.join("live.json").exists()
+    });
+    let serve = run_in(
+        s,
+        &[
+            "serve", "--as", "rev-0001", "--once", "--quiet", "--", "true",
+        ],
+    );
+    assert_eq!(serve.code, 0, "{}", serve.stderr);
+}
