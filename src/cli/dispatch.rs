@@ -444,6 +444,7 @@ fn spawn_request(args: &SpawnArgs) -> SpawnRequest {
         cwd: args.cwd.clone(),
         encoding: args.compression.into(),
         provider: args.provider.clone(),
+        cache: None,
     }
 }
 
@@ -588,7 +589,9 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
         Command::Spawn(args) => {
             let store = Store::open_for_spawn(&root)?;
             let corpus = Corpus::new(&store);
-            let id = spawn::spawn(&corpus, &spawn_request(args)).map_err(spawn_flag)?;
+            let mut request = spawn_request(args);
+            request.cache = name_cache(&cli);
+            let id = spawn::spawn(&corpus, &request).map_err(spawn_flag)?;
             Ok(Output::Text(if json {
                 to_json(&serde_json::json!({"id": id}))
             } else {

@@ -37,6 +37,9 @@ pub struct SpawnRequest {
     pub cwd: Option<String>,
     /// The encoding of a new store (an existing store keeps its own).
     pub encoding: Encoding,
+    /// The name index's cache directory, to take the new session in (none:
+    /// `--no-cache`; the next lookup rescans).
+    pub cache: Option<std::path::PathBuf>,
     pub provider: String,
 }
 
@@ -119,6 +122,7 @@ pub fn spawn(corpus: &Corpus, req: &SpawnRequest) -> Result<String, SpawnError> 
     header.insert("createdAt".into(), json!(created_at));
     // Held from the sibling-name check until the child is made and its name recorded.
     let mut reservation: Option<NameReservation> = None;
+    let mut parent_id: Option<String> = None;
     let events = match &req.parent {
         None => {
             if req.name.is_some() || req.label.is_some() {
@@ -170,6 +174,7 @@ pub fn spawn(corpus: &Corpus, req: &SpawnRequest) -> Result<String, SpawnError> 
                 header.insert("cwd".into(), cwd);
             }
             header.insert("parentSession".into(), json!(parent.header.id));
+            parent_id = Some(parent.header.id.to_string());
             header.insert("origin".into(), json!("subagent"));
             header.insert(
                 "delegationDepth".into(),
@@ -202,6 +207,8 @@ pub fn spawn(corpus: &Corpus, req: &SpawnRequest) -> Result<String, SpawnError> 
     let header_line = Value::Object(header).to_string();
     let lines: Vec<String> = events.iter().map(Value::to_string).collect();
     let content = writer::encode_log(encoding, &header_line, &lines)?;
+    let project_dir = store.root.join(&project);
+    let before = crate::store::stamps::dir_times(&project_dir);
     writer::materialize(
         &store.root,
         &project,
@@ -209,6 +216,15 @@ pub fn spawn(corpus: &Corpus, req: &SpawnRequest) -> Result<String, SpawnError> 
         suffix.file_name(),
         &content,
     )?;
+    if let Some(cache) = &req.cache {
+        crate::store::name_index::note_spawn(
+            cache,
+            &store.root,
+            &project_dir,
+            before,
+            (&id, parent_id.as_deref(), req.name.as_deref()),
+        );
+    }
     if let Some(r) = reservation {
         r.record(&project, &id)?;
     }

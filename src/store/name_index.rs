@@ -71,6 +71,51 @@ fn resolved(path: &Path) -> PathBuf {
     absolute
 }
 
+/// Take session `id` (a child of `parent`, named `name`), just spawned
+/// into project directory `project` of the store at `root`, into its index,
+/// when the index is current and nothing else can have changed
+/// (`Stamps::after_spawn`); otherwise leave it: the next lookup rescans.
+pub fn note_spawn(
+    cache: &Path,
+    root: &Path,
+    project: &Path,
+    before: Option<super::stamps::Times>,
+    child: (&str, Option<&str>, Option<&str>),
+) {
+    let (id, parent, name) = child;
+    let update = || -> Option<()> {
+        let dir = store_dir(cache, root);
+        if inside_store(cache, root) {
+            return None;
+        }
+        let state: State =
+            serde_json::from_slice(&super::sidecar::read_small(&dir.join(STATE))?).ok()?;
+        if state.format != FORMAT || state.stamps.root() != root {
+            return None;
+        }
+        let after = super::stamps::dir_times(project)?;
+        let stamps = state.stamps.after_spawn(project, before?, after)?;
+        let mut entries = NameIndex::read(&dir)?.all()?;
+        if let (Some(parent), Some(name)) = (parent, name.filter(|n| is_valid_name(n))) {
+            entries.push(Entry {
+                key: key(parent, name),
+                id: id.to_string(),
+                project: u32::try_from(stamps.projects().position(|p| p == project)?).ok()?,
+            });
+        }
+        write(
+            &dir,
+            &State {
+                format: FORMAT,
+                stamps,
+            },
+            &entries,
+        )
+        .ok()
+    };
+    let _ = update();
+}
+
 /// This store's own directory in the cache.
 pub fn store_dir(cache: &Path, root: &Path) -> PathBuf {
     cache.join("stores").join(format!(

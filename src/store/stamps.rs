@@ -17,16 +17,25 @@ use std::path::{Path, PathBuf};
 /// may change again within the same mtime tick.
 const SETTLE_NS: i128 = 1_000_000_000;
 
-/// A directory's (mtime, ctime), in nanoseconds.
+/// A directory's (mtime, ctime) in nanoseconds, and its link count (on
+/// most file systems 2 + its subdirectories: a session directory added in
+/// the same clock tick still shows).
 fn mtime_ns(path: &Path) -> Option<Times> {
     let m = std::fs::symlink_metadata(path).ok()?;
     Some((
         i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
         i128::from(m.ctime()) * 1_000_000_000 + i128::from(m.ctime_nsec()),
+        m.nlink(),
     ))
 }
 
-type Times = (i128, i128);
+/// What a stamp records of one directory.
+pub type Times = (i128, i128, u64);
+
+/// The stamp of directory `path` now.
+pub fn dir_times(path: &Path) -> Option<Times> {
+    mtime_ns(path)
+}
 
 fn now_ns() -> i128 {
     std::time::SystemTime::now()
@@ -139,6 +148,24 @@ impl Stamps {
         }
         changed.sort_unstable();
         Some((now, changed))
+    }
+
+    /// These stamps after a spawn added one session directory to project
+    /// `project`, whose stamp was `before` just before and is `after` now:
+    /// `None` unless nothing else can have changed (the project stood as
+    /// these stamps say, its link count grew by exactly the one directory,
+    /// on a file system that counts subdirectories, and the root is as it
+    /// was), so a spawn need not cost the next send a rescan.
+    pub fn after_spawn(&self, project: &Path, before: Times, after: Times) -> Option<Stamps> {
+        let k = self.projects.iter().position(|(p, _)| p == project)?;
+        let counted = before.2 >= 2 && after.2 == before.2 + 1;
+        let root_same = mtime_ns(&self.root)? == self.root_mtime;
+        if self.projects[k].1 != before || !counted || !root_same {
+            return None;
+        }
+        let mut next = self.clone();
+        next.projects[k].1 = after;
+        Some(next)
     }
 
     /// The position of the project holding session directory `dir`.

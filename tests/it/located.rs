@@ -641,3 +641,76 @@ fn an_unchanged_scan_cache_is_not_rewritten() {
     send("two");
     assert_eq!(caches(), first, "the second send replaced no cache");
 }
+
+/// A spawn takes its session into a current name index, so the next send
+/// by its name needs no rescan of the project; what the index answers is
+/// what a scan answers.
+#[test]
+fn a_spawn_takes_its_session_into_the_name_index() {
+    let (tmp, cache) = lead_and_kid("name-index-spawn");
+    let store = tmp.path();
+    age(store);
+    assert_eq!(send(store, cache.path(), "kid", &[]).0, Some(0));
+    let idx = walk_for(cache.path(), "names.idx").expect("the index was built");
+    let before = std::fs::read(&idx).unwrap();
+    let out = cmd()
+        .args([
+            "--store",
+            store.to_str().unwrap(),
+            "spawn",
+            "--parent",
+            "lead",
+            "--name",
+            "fresh",
+            "--id",
+            "fresh-1",
+        ])
+        .env("DSH_AGENTS_CACHE_DIR", cache.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let after = std::fs::read(&idx).unwrap();
+    // (Only where a directory's link count counts its subdirectories: elsewhere
+    // the next lookup rescans the project instead.)
+    use std::os::unix::fs::MetadataExt;
+    if std::fs::metadata(store.join("_no-cwd")).unwrap().nlink() > 2 {
+        assert!(
+            memchr::memmem::find(&after, b"fresh-1").is_some() && after != before,
+            "the spawn took its session into the index"
+        );
+    }
+    for extra in [&[][..], &["--no-cache"][..]] {
+        let (code, text) = send(store, cache.path(), "fresh", extra);
+        assert_eq!(code, Some(0), "{extra:?}: {text}");
+    }
+    // With no cache, a spawn touches no index.
+    let out = cmd()
+        .args([
+            "--store",
+            store.to_str().unwrap(),
+            "--no-cache",
+            "spawn",
+            "--parent",
+            "lead",
+            "--name",
+            "quiet",
+            "--id",
+            "quiet-1",
+        ])
+        .env("DSH_AGENTS_CACHE_DIR", cache.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(memchr::memmem::find(&std::fs::read(&idx).unwrap(), b"quiet-1").is_none());
+    let (code, text) = send(store, cache.path(), "quiet", &[]);
+    assert_eq!(
+        code,
+        Some(0),
+        "the index sees the change and rescans: {text}"
+    );
+}
