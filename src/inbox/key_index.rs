@@ -23,7 +23,7 @@ pub const KEYS: &str = "inbox.keys";
 const CAP: u64 = 1 << 30;
 
 /// The index lines for one record that ends at `end`.
-fn lines_for(record: &Record<IgnoredAny>, end: u64, out: &mut Vec<u8>) {
+fn lines_for<P>(record: &Record<P>, end: u64, out: &mut Vec<u8>) {
     let mut put = |kind: &str, id: &str| {
         let _ = writeln!(out, "{end}\t{kind}\t{id}");
     };
@@ -44,16 +44,13 @@ fn lines_for(record: &Record<IgnoredAny>, end: u64, out: &mut Vec<u8>) {
 /// Note the record just appended (the inbox now ends at `guard.len`).
 /// Best effort: a note that fails leaves an index that does not match,
 /// which the next lookup rebuilds.
-pub fn note(guard: &WriteGuard, line: &[u8]) {
-    let Some(record) = parse::<IgnoredAny>(line) else {
-        return;
-    };
+pub fn note(guard: &WriteGuard, record: &Record) {
     // No index yet: the first keyed send builds it whole.
     if !guard.dir.exists(KEYS) {
         return;
     }
     let mut out = Vec::new();
-    lines_for(&record, guard.len, &mut out);
+    lines_for(record, guard.len, &mut out);
     if let Ok(mut f) = guard.dir.open_existing_rw(KEYS) {
         use std::io::Seek;
         let _ = f

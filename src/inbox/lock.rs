@@ -121,8 +121,7 @@ impl WriteGuard {
             return Err(StoreError::io(&self.path, e));
         }
         self.len += line.len() as u64;
-        line.pop();
-        super::key_index::note(self, &line);
+        super::key_index::note(self, record);
         Ok(())
     }
 }

@@ -217,12 +217,14 @@ impl Bridge {
     /// Let `agent` go: what its log shows delivered is claimed first; what
     /// it does not stays pending for the next holder.
     fn release(&mut self, agent: &str) {
-        if self.held.get(agent).is_some_and(|h| h.lock.is_some()) {
+        let locked = self.held.get(agent).is_some_and(|h| h.lock.is_some());
+        if locked {
             self.confirm(agent, true);
-            self.flights.remove(agent);
-            self.sync_handing(agent);
         }
         self.flights.remove(agent);
+        if locked {
+            self.sync_handing(agent);
+        }
         if let Some(h) = self.held.remove(agent)
             && let Some(wd) = h.watch
         {

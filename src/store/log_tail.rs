@@ -7,7 +7,7 @@
 
 use super::limits::MAX_LINE;
 use super::lines::{Line, Lines};
-use super::packed::decode_storage_record;
+use super::reader::events_of_line;
 use super::sidecar::open_regular;
 use super::zstd_frames::ZSTD_MAGIC;
 use std::io::{BufReader, Read, Seek, SeekFrom};
@@ -86,14 +86,7 @@ pub fn for_each_event_from(
     let mut lines = Lines::new(reader, MAX_LINE);
     loop {
         match lines.next_line().map_err(|e| e.to_string())? {
-            Line::Complete(l) if !l.is_empty() => {
-                let mut scratch = String::new();
-                let parsed = super::json::parse_borrowed(l, &mut scratch)
-                    .and_then(|v| decode_storage_record(v).ok());
-                for event in parsed.into_iter().flatten() {
-                    f(&event.to_value());
-                }
-            }
+            Line::Complete(l) if !l.is_empty() => events_of_line(l, &mut f),
             Line::Complete(_) | Line::TooLong(_) => {}
             Line::End { .. } => return Ok(()),
         }
@@ -126,14 +119,8 @@ pub fn for_each_event_after_turns(
         if seen <= skip && l.starts_with(TURN_START) {
             seen += 1;
         }
-        if seen <= skip {
-            return;
-        }
-        let mut scratch = String::new();
-        let parsed = super::json::parse_borrowed(l, &mut scratch)
-            .and_then(|v| decode_storage_record(v).ok());
-        for event in parsed.into_iter().flatten() {
-            f(&event.to_value());
+        if seen > skip {
+            events_of_line(l, f);
         }
     })
 }

@@ -813,14 +813,18 @@ impl Scanner {
 /// rows expanded); the header is skipped. For logs that already inspect
 /// cleanly: a line that does not parse is passed over.
 pub fn for_each_event(path: &Path, mut f: impl FnMut(&serde_json::Value)) -> Result<(), String> {
-    for_each_line(path, |line| {
-        let mut scratch = String::new();
-        let parsed = super::json::parse_borrowed(line, &mut scratch)
-            .and_then(|v| decode_storage_record(v).ok());
-        for event in parsed.into_iter().flatten() {
-            f(&event.to_value());
-        }
-    })
+    for_each_line(path, |line| events_of_line(line, &mut f))
+}
+
+/// Call `f` on each event one log line holds (a packed line holds several;
+/// a line that is not a record holds none).
+pub fn events_of_line(line: &[u8], f: &mut dyn FnMut(&serde_json::Value)) {
+    let mut scratch = String::new();
+    let parsed =
+        super::json::parse_borrowed(line, &mut scratch).and_then(|v| decode_storage_record(v).ok());
+    for event in parsed.into_iter().flatten() {
+        f(&event.to_value());
+    }
 }
 
 /// Call `f` on every complete line after the header of the log at `path`,

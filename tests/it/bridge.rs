@@ -63,6 +63,14 @@ impl Bridge {
         b
     }
 
+    /// A bridge that holds `agent` as resident in DSH (request 1).
+    fn holding(store: &Path, agent: &str) -> Bridge {
+        let mut b = Bridge::start(store);
+        let r = b.request(json!({"op":"created","agent":agent,"status":"idle"}), 1);
+        assert_eq!(r["ok"], true, "{r}");
+        b
+    }
+
     fn send_raw(&mut self, line: &str) {
         self.stdin.write_all(line.as_bytes()).unwrap();
         self.stdin.write_all(b"\n").unwrap();
@@ -154,12 +162,7 @@ fn a_claim_waits_for_the_agents_log_and_a_lost_hand_off_is_handed_again() {
     followup(s, "m-one", "first");
     followup(s, "m-two", "second");
 
-    let mut b = Bridge::start(s);
-    let created = b.request(
-        json!({"op":"created","agent":"rev-0001","status":"idle"}),
-        1,
-    );
-    assert_eq!(created["ok"], true, "{created}");
+    let mut b = Bridge::holding(s, "rev-0001");
     // FIFO: the oldest next-turn message is emitted; DSH queues the rest as
     // they come, so the second follows once the first is in flight.
     let d1 = b.expect("the first delivery", |v| v["event"] == "deliver");
@@ -195,11 +198,7 @@ fn a_claim_waits_for_the_agents_log_and_a_lost_hand_off_is_handed_again() {
     drop(b);
     assert_eq!(pending_ids(s, "rev-0001"), ["m-two"]);
     // A new process: m-two, found nowhere the model will see it, is handed again.
-    let mut b = Bridge::start(s);
-    b.request(
-        json!({"op":"created","agent":"rev-0001","status":"idle"}),
-        1,
-    );
+    let mut b = Bridge::holding(s, "rev-0001");
     let again = b.expect("m-two handed again", |v| v["event"] == "deliver");
     assert_eq!(again["message"]["id"], "m-two");
     assert_eq!(
@@ -219,11 +218,7 @@ fn a_message_pending_in_dshs_own_inbox_is_not_handed_twice() {
             json!({"type":"agent/inbox/spliced","data":{"target":"next-turn","start":0,"inserted":[{"role":"user","id":"m-queued","content":[{"type":"text","text":"queued"}],"source":{"kind":"user"}}]}}),
         ],
     );
-    let mut b = Bridge::start(s);
-    b.request(
-        json!({"op":"created","agent":"rev-0001","status":"idle"}),
-        1,
-    );
+    let mut b = Bridge::holding(s, "rev-0001");
     wait_for("m-queued listed as being delivered", || {
         inbox(s, "rev-0001")["handing"] == json!(["m-queued"])
     });
@@ -243,11 +238,7 @@ fn a_message_in_flight_cannot_be_canceled() {
     let (store, _dir) = team();
     let s = store.path();
     followup(s, "m-race", "racing");
-    let mut b = Bridge::start(s);
-    b.request(
-        json!({"op":"created","agent":"rev-0001","status":"idle"}),
-        1,
-    );
+    let mut b = Bridge::holding(s, "rev-0001");
     b.expect("the delivery", |v| v["event"] == "deliver");
     let r = run_in(s, &["cancel", "--to", "rev-0001", "m-race"]);
     assert_eq!(r.code, 2, "{}", r.stdout);
@@ -517,11 +508,7 @@ fn a_lock_timeout_is_ridden_out() {
 fn an_agent_whose_bridge_died_is_held_by_its_dsh_process_in_every_view() {
     let (store, dir) = team();
     let s = store.path();
-    let mut b = Bridge::start(s);
-    b.request(
-        json!({"op":"created","agent":"rev-0001","status":"idle"}),
-        1,
-    );
+    let mut b = Bridge::holding(s, "rev-0001");
     wait_for("live.json", || dir.join("live.json").exists());
     // The bridge dies; its DSH process (this test) goes on.
     let _ = b.child.kill();
@@ -546,12 +533,7 @@ fn an_agent_whose_bridge_died_is_held_by_its_dsh_process_in_every_view() {
         serve.stderr
     );
     // A new bridge of the same DSH process takes the agent back.
-    let mut b = Bridge::start(s);
-    let r = b.request(
-        json!({"op":"created","agent":"rev-0001","status":"idle"}),
-        1,
-    );
-    assert_eq!(r["ok"], true, "{r}");
+    let _held = Bridge::holding(s, "rev-0001");
     let r = run_in(s, &["check"]);
     assert!(!r.stdout.contains("without a bridge"), "{}", r.stdout);
 }
@@ -561,8 +543,7 @@ fn a_cold_child_is_reached_through_its_resident_parent_and_let_go_once_delivered
     let (store, dir) = team();
     let s = store.path();
     followup(s, "m-cold", "cold");
-    let mut b = Bridge::start(s);
-    b.request(json!({"op":"created","agent":"lead-1","status":"idle"}), 1);
+    let mut b = Bridge::holding(s, "lead-1");
     let d = b.expect("the delivery through the parent", |v| {
         v["event"] == "deliver"
     });

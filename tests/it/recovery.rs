@@ -5,7 +5,6 @@
 
 use crate::common::{copy_store, repo, run_in};
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 fn big_steers(s: &Path, agent: &str, n: usize) {
     let big = "y".repeat(5000);
@@ -16,7 +15,7 @@ fn big_steers(s: &Path, agent: &str, n: usize) {
 }
 
 fn serve(s: &Path, handler: &Path, fault: Option<&str>) -> std::process::Output {
-    let mut c = Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"));
+    let mut c = crate::common::cmd();
     c.args([
         "--store",
         s.to_str().unwrap(),
@@ -27,12 +26,7 @@ fn serve(s: &Path, handler: &Path, fault: Option<&str>) -> std::process::Output 
         "--quiet",
         "--",
     ])
-    .arg(handler)
-    .env(
-        "DSH_AGENTS_CACHE_DIR",
-        crate::common::run_dir("dsh-agents-test-cache-"),
-    )
-    .stdin(Stdio::null());
+    .arg(handler);
     if let Some(f) = fault {
         c.env("DSH_AGENTS_FAULT", f);
     }
