@@ -642,7 +642,7 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
                 let inbox = if i.native.pending() == 0 {
                     i.native.clone()
                 } else {
-                    crate::store::native_inbox::read(&rec.log(), rec.header.seed_len()).ok()?
+                    crate::store::native_inbox::read(&rec.log(), &rec.header).ok()?
                 };
                 Some(inbox_view::NativeView {
                     inbox,

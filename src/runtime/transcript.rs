@@ -84,7 +84,7 @@ impl Transcript {
             reason,
         };
         let dir = Dir::session(&rec.dir())?;
-        let name = rec.suffix.file_name().to_string();
+        let name = rec.log_name().file_name().to_string();
         // Refuse a log that is a link, a special file or hard-linked
         // elsewhere before reading it: we are about to write it.
         let file = dir.open_existing_rw(&name)?;

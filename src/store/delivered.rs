@@ -7,7 +7,6 @@
 //! after it, counts as nowhere: rc.8 ends such a turn `interrupted` on
 //! restart and the item is gone.
 
-use super::enumerate::Suffix;
 use super::reader::{for_each_event, inspect};
 use serde_json::Value;
 use std::collections::HashSet;
@@ -75,10 +74,7 @@ impl LogMessages {
 
 /// The log of the session in `dir`: the raw one, else the Zstandard one.
 pub fn log_in(dir: &Path) -> Option<PathBuf> {
-    [Suffix::Jsonl, Suffix::JsonlZstd]
-        .iter()
-        .map(|s| dir.join(s.file_name()))
-        .find(|p| p.is_file())
+    super::generation::current_log(dir).filter(|p| p.is_file())
 }
 
 #[cfg(test)]

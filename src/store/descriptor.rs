@@ -97,21 +97,31 @@ fn check_tool_filter(value: &Value) -> Result<(), String> {
 /// Parse one payload. `Ok(None)` is "no descriptor" (another version);
 /// `Err` is a malformed payload. Both reset the listing identity.
 pub fn parse(data: &Value, dialect: Dialect) -> Result<Option<Identity>, String> {
+    parse_in(data, dialect, 0)
+}
+
+/// `parse` for a log of format generation `generation` (which descriptor
+/// versions count differs; `store::generation::descriptor_accepted`).
+pub fn parse_in(
+    data: &Value,
+    dialect: Dialect,
+    generation: u32,
+) -> Result<Option<Identity>, String> {
     let Value::Object(map) = data else {
         return Err("persisted subagent descriptor payload must be an object".into());
     };
     let Some(version) = map.get("version").and_then(Value::as_f64) else {
         return Err("persisted subagent descriptor version must be a number".into());
     };
-    let accepted = version == 2.0 || (dialect == Dialect::Seed001 && version == 3.0);
-    if !accepted {
+    if !super::generation::descriptor_accepted(generation, version, dialect) {
         return Ok(None);
     }
+    let seed001 = dialect == Dialect::Seed001;
     let mode = match map.get("mode").and_then(Value::as_str) {
         Some("one-shot") => Mode::OneShot,
         Some("continuable") => Mode::Continuable,
-        Some("external") if dialect == Dialect::Seed001 => Mode::External,
-        Some(other) if dialect == Dialect::Seed001 => {
+        Some("external") if seed001 => Mode::External,
+        Some(other) if seed001 => {
             // An unknown mode is still an identity: the row reads `unsupported`.
             return Ok(Some(Identity {
                 mode: Mode::Unknown(other.to_string()),
@@ -128,8 +138,11 @@ pub fn parse(data: &Value, dialect: Dialect) -> Result<Option<Identity>, String>
     if mode != Mode::OneShot {
         extra.extend_from_slice(CONTINUABLE_KEYS);
     }
-    if version == 3.0 && mode != Mode::OneShot {
+    if version >= 3.0 && mode != Mode::OneShot {
         extra.push("agentReasoningEffort");
+    }
+    if version == 4.0 && mode != Mode::OneShot {
+        extra.push("agentMaxTokens");
     }
     check_keys(map, &extra)?;
     if !map.get("provider").is_some_and(Value::is_string) {
@@ -166,8 +179,9 @@ pub struct IdentityFold {
 }
 
 impl IdentityFold {
-    pub fn apply(&mut self, data: &Value, dialect: Dialect) {
-        self.identity = parse(data, dialect).ok().flatten();
+    /// Fold one descriptor of a log of format generation `generation`.
+    pub fn apply_in(&mut self, data: &Value, dialect: Dialect, generation: u32) {
+        self.identity = parse_in(data, dialect, generation).ok().flatten();
     }
 }
 

@@ -6,6 +6,7 @@
 
 use super::ahead::{Glance, Kept, ReadAhead};
 use super::error::StoreError;
+use super::generation::{Current, LogName, NEWEST_READ};
 use super::header::{Header, HeaderParse, Member};
 use super::id_index::IdIndex;
 use super::paths::{encode_segment, project_dir_name};
@@ -60,8 +61,10 @@ pub struct SessionRecord {
     /// The session directory's name when it is not `encodeSegment(id)`
     /// (a path that only resolves to the derived one); nearly always `None`.
     dir_name: Option<Box<OsStr>>,
-    /// The log file's name in the session directory.
+    /// The log file's compression in the session directory.
     pub suffix: Suffix,
+    /// The log's format generation (the highest in the directory).
+    pub generation: u32,
 }
 
 impl SessionRecord {
@@ -75,9 +78,17 @@ impl SessionRecord {
         }
     }
 
+    /// The log file's name.
+    pub fn log_name(&self) -> LogName {
+        LogName {
+            generation: self.generation,
+            suffix: self.suffix,
+        }
+    }
+
     /// The log file.
     pub fn log(&self) -> PathBuf {
-        self.dir().join(self.suffix.file_name())
+        self.dir().join(&*self.log_name().file_name())
     }
 }
 
@@ -132,7 +143,7 @@ impl Store {
             return Err(StoreError::Fatal {
                 path: dir.clone(),
                 message: format!(
-                    "unsupported format generation {generation}: the sessions of this store (\"{}\" and {} more) are written by a newer DSH (session.v{generation}.jsonl); this dsh-agents reads the generation-0 logs of DSH 0.1.0-rc.8 only",
+                    "unsupported format generation {generation}: the sessions of this store (\"{}\" and {} more) are written by a newer DSH (session.v{generation}.jsonl); this dsh-agents reads generations 0 to {NEWEST_READ}",
                     dir.display(),
                     self.unsupported.len() - 1
                 ),
@@ -333,32 +344,37 @@ impl Store {
 
     pub(super) fn apply_probe(&mut self, dir: &Path, probe: DirProbe) {
         let (found, read, identity, glance) = match probe {
-            DirProbe::Empty => {
-                if let Some((generation, log)) = newer_generation(dir) {
-                    self.unsupported.push((dir.to_path_buf(), generation));
-                    return self.note(
-                        &log,
-                        format!(
-                            "unsupported format generation {generation}: the session in \"{}\" is written by a newer DSH (session.v{generation}.jsonl); this dsh-agents reads the generation-0 logs of DSH 0.1.0-rc.8 (session.jsonl) only",
-                            dir.display()
-                        ),
-                        false,
-                    );
-                }
-                return self.unpublished.push(dir.to_path_buf());
+            DirProbe::Empty => return self.unpublished.push(dir.to_path_buf()),
+            DirProbe::Newer(log) => {
+                let generation = log.generation;
+                self.unsupported.push((dir.to_path_buf(), generation));
+                return self.note(
+                    &dir.join(&*log.file_name()),
+                    format!(
+                        "unsupported format generation {generation}: the session in \"{}\" is written by a newer DSH ({}); this dsh-agents reads generations 0 to {NEWEST_READ}",
+                        dir.display(),
+                        log.file_name()
+                    ),
+                    false,
+                );
             }
-            DirProbe::Both => {
+            DirProbe::Both(generation) => {
                 let configured = self.suffix.unwrap_or(Suffix::Jsonl);
-                let odd = dir.join(configured.opposite().file_name());
-                return self.mismatch(&odd, configured);
+                let odd = LogName {
+                    generation,
+                    suffix: configured.opposite(),
+                };
+                return self.mismatch(&dir.join(&*odd.file_name()), configured);
             }
             DirProbe::One(found, read, identity, glance) => (found, read, identity, glance),
         };
+        let log_name = found;
+        let found = log_name.suffix;
         let configured = *self.suffix.get_or_insert(found);
         if found != configured {
-            return self.mismatch(&dir.join(found.file_name()), configured);
+            return self.mismatch(&dir.join(&*log_name.file_name()), configured);
         }
-        let log = dir.join(found.file_name());
+        let log = dir.join(&*log_name.file_name());
         let (_, first) = match read {
             Ok(r) => r,
             Err(HeaderError::Io(e)) | Err(HeaderError::Open(StoreError::Io { source: e, .. })) => {
@@ -406,7 +422,22 @@ impl Store {
             }
             FirstLine::Parsed(HeaderParse::Valid(h)) => *h,
         };
-        let identity = identity.unwrap_or_else(|| check_identity(&self.root, &log, &header, found));
+        // A generation-0 log keeps rc.8's rule (any version lists, restore
+        // refuses it); a newer file must hold the header of its generation.
+        if log_name.generation > 0 && header.generation() != Some(log_name.generation) {
+            return self.note(
+                &log,
+                format!(
+                    "corrupt session log \"{}\": a generation-{} log holds a header of version {}; DSH skips it",
+                    log.display(),
+                    log_name.generation,
+                    header.version
+                ),
+                false,
+            );
+        }
+        let identity =
+            identity.unwrap_or_else(|| check_identity(&self.root, &log, &header, log_name));
         let derived = match identity {
             Ok(derived) => derived,
             Err(message) => return self.note(&log, message, true),
@@ -447,6 +478,7 @@ impl Store {
             project,
             dir_name: (!derived).then(|| name.into()),
             suffix: found,
+            generation: log_name.generation,
         });
     }
 
@@ -478,37 +510,18 @@ impl Store {
 const PROBE_BATCH: usize = 4096;
 
 /// What one session directory holds, read without touching shared state.
-/// The highest format generation `N` of a `session.v<N>.jsonl[.zstd]` in
-/// session directory `dir` (newer DSH writes generations side by side; the
-/// highest is current), with its path. Read only for a directory without a
-/// generation-0 log, so a store of rc.8 sessions pays nothing.
-pub fn newer_generation(dir: &Path) -> Option<(u32, PathBuf)> {
-    fs::read_dir(dir)
-        .ok()?
-        .flatten()
-        .filter_map(|e| {
-            let name = e.file_name();
-            let name = name.to_str()?;
-            let rest = name.strip_prefix("session.v")?;
-            let digits = rest
-                .strip_suffix(".jsonl")
-                .or_else(|| rest.strip_suffix(".jsonl.zstd"))?;
-            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-                return None;
-            }
-            Some((digits.parse::<u32>().ok()?, e.path()))
-        })
-        .max_by_key(|(n, _)| *n)
-}
-
 pub(super) enum DirProbe {
+    /// No log (or no complete one yet).
     Empty,
-    Both,
+    /// Both encodings of the current generation.
+    Both(u32),
+    /// A generation newer than this build reads.
+    Newer(LogName),
     /// The log found, its first line, for a valid header the identity
     /// check (`Ok(derived)`: whether the directory is named
     /// `encodeSegment(id)`), and what was read ahead of the log.
     One(
-        Suffix,
+        LogName,
         Result<(Encoding, FirstLine), HeaderError>,
         Option<Result<bool, String>>,
         Option<Glance>,
@@ -521,7 +534,7 @@ fn check_identity(
     root: &Path,
     log: &Path,
     header: &Header,
-    suffix: Suffix,
+    suffix: LogName,
 ) -> Result<bool, String> {
     let derived = || {
         let name = log.parent().and_then(Path::file_name);
@@ -568,7 +581,7 @@ pub(super) fn probe_session_dir(
             _,
             glance,
         ) => {
-            let identity = check_identity(root, &dir.join(suffix.file_name()), &header, suffix);
+            let identity = check_identity(root, &dir.join(&*suffix.file_name()), &header, suffix);
             DirProbe::One(
                 suffix,
                 Ok((encoding, FirstLine::Parsed(HeaderParse::Valid(header)))),
@@ -581,32 +594,20 @@ pub(super) fn probe_session_dir(
 }
 
 fn probe_files(logs: LogsOf, ahead: Option<&dyn ReadAhead>) -> DirProbe {
-    // The raw log is opened straight away (it is what most stores hold):
-    // only its absence needs a second look, for a link to nothing, which
-    // is there to DSH (and fails to read) though opening it finds nothing.
-    let opened = logs.open(Suffix::Jsonl);
-    let has_raw = match &opened {
-        Err(StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
-            logs.exists(Suffix::Jsonl)
-        }
-        _ => true,
+    // The directory is listed: newer DSH writes generations side by side,
+    // and the highest one is current even beside a generation-0 log.
+    let log = match logs.current() {
+        Current::None => return DirProbe::Empty,
+        Current::Both(generation) => return DirProbe::Both(generation),
+        Current::One(log) if log.generation > NEWEST_READ => return DirProbe::Newer(log),
+        Current::One(log) => log,
     };
-    let read = |opened: Result<(fs::File, fs::Metadata), StoreError>| match ahead {
+    let opened = logs.open(log);
+    let (read, glance) = match ahead {
         Some(ahead) => read_first_line_ahead(opened, ahead),
         None => (read_first_line_of(opened.map(|(f, _)| f)), None),
     };
-    match (has_raw, logs.exists(Suffix::JsonlZstd)) {
-        (false, false) => DirProbe::Empty,
-        (true, true) => DirProbe::Both,
-        (true, false) => {
-            let (read, glance) = read(opened);
-            DirProbe::One(Suffix::Jsonl, read, None, glance)
-        }
-        (false, true) => {
-            let (read, glance) = read(logs.open(Suffix::JsonlZstd));
-            DirProbe::One(Suffix::JsonlZstd, read, None, glance)
-        }
-    }
+    DirProbe::One(log, read, None, glance)
 }
 
 /// A session directory's logs: opened through its project directory when
@@ -619,30 +620,28 @@ pub(super) struct LogsOf<'a> {
 
 impl LogsOf<'_> {
     /// The held project directory and the log's name beneath it.
-    fn relative(&self, suffix: Suffix) -> Option<(&Dir, PathBuf)> {
+    fn relative(&self, log: LogName) -> Option<(&Dir, PathBuf)> {
         let name = self.dir.file_name()?;
-        Some((self.project?, Path::new(name).join(suffix.file_name())))
+        Some((self.project?, Path::new(name).join(&*log.file_name())))
     }
 
-    fn open(&self, suffix: Suffix) -> Result<(fs::File, fs::Metadata), StoreError> {
-        match self.relative(suffix) {
+    fn open(&self, log: LogName) -> Result<(fs::File, fs::Metadata), StoreError> {
+        match self.relative(log) {
             Some((project, rel)) => project.open_regular_meta_at(&rel),
-            None => open_regular_meta(&self.dir.join(suffix.file_name())),
+            None => open_regular_meta(&self.dir.join(&*log.file_name())),
         }
     }
 
-    fn exists(&self, suffix: Suffix) -> bool {
-        match self.relative(suffix) {
-            Some((project, rel)) => project.exists_at(&rel),
-            None => fs::symlink_metadata(self.dir.join(suffix.file_name())).is_ok(),
-        }
+    /// The current log, from the directory's names.
+    fn current(&self) -> Current {
+        super::generation::current_in(self.dir)
     }
 }
 
 /// `<root>/<project>/<encodeSegment(id)>/session.jsonl[.zstd]` for a header;
 /// `None` when the id or cwd cannot name a path.
-pub fn expected_log_path(root: &Path, header: &Header, suffix: Suffix) -> Option<PathBuf> {
-    Some(expected_session_dir(root, &header.id, header.cwd.as_ref())?.join(suffix.file_name()))
+pub fn expected_log_path(root: &Path, header: &Header, log: LogName) -> Option<PathBuf> {
+    Some(expected_session_dir(root, &header.id, header.cwd.as_ref())?.join(&*log.file_name()))
 }
 
 /// The session directory DSH derives for an id and a cwd value.

@@ -60,7 +60,7 @@ pub const KNOWN_EVENT_TYPES: &[&str] = &[
 
 /// Whether `ty` is in the vocabulary: one hash, not a string comparison
 /// for each of its types, on every event of every log.
-fn is_known_type(ty: &str) -> bool {
+pub(super) fn is_known_type(ty: &str) -> bool {
     static KNOWN: std::sync::LazyLock<std::collections::HashSet<&str>> =
         std::sync::LazyLock::new(|| KNOWN_EVENT_TYPES.iter().copied().collect());
     KNOWN.contains(ty)
@@ -106,7 +106,9 @@ fn has_provider_model(v: Option<&Jv>) -> bool {
 }
 
 /// Validate one committed event as rc.8's restore path does. `index` is its seq.
-pub fn validate_event(value: &Jv, index: usize) -> Result<(), String> {
+/// DSH's restore-time envelope and payload checks of one event of a log of
+/// format generation `generation`.
+pub fn validate_event(value: &Jv, index: usize, generation: u32) -> Result<(), String> {
     let envelope_err = || format!("seed event at index {index} has an invalid event envelope");
     let Jv::Obj(ev) = value else {
         return Err(envelope_err());
@@ -138,7 +140,7 @@ pub fn validate_event(value: &Jv, index: usize) -> Result<(), String> {
         Some(Jv::Bool(true)) => true,
         Some(_) => return Err(envelope_err()),
     };
-    let surface = matches!(ty, "user/message" | "assistant/message" | "tool/result");
+    let surface = super::generation::is_surface(generation, ty);
     if !surface && (ev.contains_key("surfaceOp") || ev.contains_key("sourceEventSeqs")) {
         return Err(format!(
             "session event at seq {index} carries surface metadata on a non-surface type"
@@ -163,10 +165,12 @@ pub fn validate_event(value: &Jv, index: usize) -> Result<(), String> {
         "steering/message" => return check_legacy_steering(data, index),
         _ => {}
     }
-    if surface {
+    // A generation-3 system message has its own shape (a system-role
+    // message), which no listing reads.
+    if surface && ty != "system/message" {
         check_message_shape(ty, data, index)?;
     }
-    if !ignorable && !is_known_type(ty) {
+    if !ignorable && !super::generation::known_type(generation, ty) {
         return Err(format!(
             "event type \"{ty}\" (seq {index}) unknown to this harness and not marked ignorable"
         ));
@@ -385,14 +389,18 @@ mod tests {
         for ty in KNOWN_EVENT_TYPES {
             let event = format!(r#"{{"type":"{ty}","seq":0,"time":1,"data":{{}}}}"#);
             let value = super::super::jv_read::parse(event.as_bytes()).unwrap();
-            let unknown = validate_event(&value, 0)
+            let unknown = validate_event(&value, 0, 0)
                 .err()
                 .is_some_and(|e| e.contains("unknown to this harness"));
             assert!(!unknown, "{ty}");
         }
         let event = r#"{"type":"made/up","seq":0,"time":1,"data":{}}"#;
         let value = super::super::jv_read::parse(event.as_bytes()).unwrap();
-        assert!(validate_event(&value, 0).unwrap_err().contains("unknown"));
+        assert!(
+            validate_event(&value, 0, 0)
+                .unwrap_err()
+                .contains("unknown")
+        );
     }
 
     fn json(text: &str) -> Jv<'_> {
@@ -404,6 +412,7 @@ mod tests {
         assert!(
             validate_event(
                 &json(r#"{"type":"turn/start","seq":0,"time":1,"data":{"turn":1}}"#),
+                0,
                 0
             )
             .is_ok()
@@ -411,6 +420,7 @@ mod tests {
         assert!(
             validate_event(
                 &json(r#"{"type":"turn/start","seq":0,"time":1,"data":{"turn":1},"extra":1}"#),
+                0,
                 0
             )
             .is_err()
@@ -418,6 +428,7 @@ mod tests {
         assert!(
             validate_event(
                 &json(r#"{"type":"x/unknown","seq":0,"time":1,"data":null}"#),
+                0,
                 0
             )
             .is_err()
@@ -425,10 +436,11 @@ mod tests {
         assert!(
             validate_event(
                 &json(r#"{"type":"x/unknown","seq":0,"time":1,"data":null,"ignorable":true}"#),
+                0,
                 0
             )
             .is_ok()
         );
-        assert!(validate_event(&json(r#"{"type":"user/message","seq":0,"time":1,"data":{"content":[],"source":{"kind":"user"},"role":"user","id":""}}"#), 0).is_err());
+        assert!(validate_event(&json(r#"{"type":"user/message","seq":0,"time":1,"data":{"content":[],"source":{"kind":"user"},"role":"user","id":""}}"#), 0, 0).is_err());
     }
 }

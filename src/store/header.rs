@@ -51,6 +51,12 @@ pub struct Header {
     /// `seedLength`: `Some(Err)` when present but not a non-negative safe
     /// integer (restore rejects it).
     pub seed_length: Option<Result<u64, ()>>,
+    /// `isSeeded` (generation 2 on): `Some(Err)` when present but not a
+    /// boolean.
+    pub is_seeded: Option<Result<bool, ()>>,
+    /// The first key outside the closed header key set of generation 2 on
+    /// (checked only for those generations).
+    pub foreign_key: Option<Box<str>>,
     pub origin_subagent: bool,
     pub delegation_depth: i64,
     pub agent_preset: Option<Box<str>>,
@@ -72,6 +78,14 @@ impl Header {
             Some(Ok(n)) => n,
             _ => 0,
         }
+    }
+    /// The format generation the header declares, when it is one this
+    /// build reads (enumeration has checked it against the file name).
+    pub fn generation(&self) -> Option<u32> {
+        // JavaScript compares numbers: `0.0` is version 0.
+        let v = self.version.as_f64()?;
+        (v.fract() == 0.0 && (0.0..=f64::from(super::generation::NEWEST_READ)).contains(&v))
+            .then_some(v as u32)
     }
     /// A valid agent name per DESIGN §3, or `None` (an invalid name is as absent).
     pub fn valid_name(&self) -> Option<&str> {
@@ -170,6 +184,15 @@ fn parse_header_object(map: &Obj) -> HeaderParse {
     let seed_length = map
         .get("seedLength")
         .map(|v| safe_nonneg_int(Some(v)).map(|n| n as u64).ok_or(()));
+    let is_seeded = map.get("isSeeded").map(|v| match v {
+        Jv::Bool(b) => Ok(*b),
+        _ => Err(()),
+    });
+    let closed = super::generation::header_keys(2).unwrap_or_default();
+    let foreign_key = map
+        .keys()
+        .find(|k| !closed.contains(k))
+        .map(Box::from);
     HeaderParse::Valid(Box::new(Header {
         version,
         id: id.into(),
@@ -177,6 +200,8 @@ fn parse_header_object(map: &Obj) -> HeaderParse {
         cwd: map.get("cwd").map(Member::of),
         parent_session: map.get("parentSession").map(Member::of),
         seed_length,
+        is_seeded,
+        foreign_key,
         origin_subagent,
         delegation_depth,
         agent_preset,
@@ -186,11 +211,25 @@ fn parse_header_object(map: &Obj) -> HeaderParse {
 
 /// DSH's restore-time header validation; `Err` makes the log unreadable.
 pub fn validate_for_restore(h: &Header) -> Result<(), String> {
-    if h.version.as_f64() != Some(0.0) {
+    let Some(generation) = h.generation() else {
         return Err(format!(
-            "session \"{}\" uses log format v{}, but this harness reads only v0",
-            h.id, h.version
+            "session \"{}\" uses log format v{}, but this build reads v0 to v{}",
+            h.id,
+            h.version,
+            super::generation::NEWEST_READ
         ));
+    };
+    if super::generation::header_keys(generation).is_some() {
+        if let Some(k) = &h.foreign_key {
+            return Err(format!(
+                "format v{generation} header has unexpected field \"{k}\""
+            ));
+        }
+        if h.is_seeded.is_none_or(|s| s.is_err()) {
+            return Err(format!(
+                "format v{generation} header isSeeded must be a boolean"
+            ));
+        }
     }
     if let Some(cwd) = &h.cwd {
         match cwd.as_str() {

@@ -10,6 +10,7 @@ pub mod edge_cache;
 pub mod enumerate;
 pub mod error;
 pub mod events;
+pub mod generation;
 pub mod header;
 pub mod id_index;
 pub mod json;

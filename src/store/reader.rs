@@ -347,6 +347,10 @@ pub struct Resume {
     #[serde(default)]
     native: NativeInbox,
     own_descriptor: Option<Result<Option<Identity>, String>>,
+    /// The inherited cut found so far in a log that carries it in an
+    /// event (generation 2 on).
+    #[serde(default)]
+    cut: Option<u64>,
     /// `tail_hash` of the bytes before `offset`.
     #[serde(default)]
     tail_hash: u64,
@@ -421,8 +425,11 @@ fn scan(
         scanner.native = r.native;
         // The surface nodes are not cached (they grow with the log): a
         // resumed scan checks appends and rereads the log for a replace.
-        scanner.surface = Surface::resumed();
+        scanner.surface = Surface::resumed(scanner.generation);
         scanner.own_descriptor = r.own_descriptor;
+        if super::generation::cut_in_log(scanner.generation) {
+            scanner.cut = scanner.cut.or(r.cut);
+        }
         let header_line = r.header;
         let scanned = match encoding {
             Encoding::Raw => scan_raw(reader, scanner, keep.then_some(header_line), (dev, ino)),
@@ -537,6 +544,7 @@ fn resume_point(
         title: s.title.clone(),
         native: s.native.clone(),
         own_descriptor: s.own_descriptor.clone(),
+        cut: s.cut,
         tail_hash: 0,
     })
 }
@@ -562,7 +570,7 @@ fn scan_raw<R: BufRead>(
         }
     }
     let resume = resume_point(&scanner, header, scanner.committed_bytes, id);
-    Ok((scanner.finish(), resume))
+    Ok((scanner.finish()?, resume))
 }
 
 fn scan_zstd<R: BufRead>(
@@ -589,12 +597,12 @@ fn scan_zstd<R: BufRead>(
                 let resume = resume_point(&scanner, header, offset, id);
                 let plain = zstd_frames::decode_torn_prefix(&f);
                 scanner.write(&mut fragment, &plain)?;
-                return Ok((scanner.finish(), resume));
+                return Ok((scanner.finish()?, resume));
             }
             None => {
                 check_complete(&scanner, &fragment)?;
                 let resume = resume_point(&scanner, header, offset, id);
-                return Ok((scanner.finish(), resume));
+                return Ok((scanner.finish()?, resume));
             }
         }
     }
@@ -629,13 +637,23 @@ struct Scanner {
     native: NativeInbox,
     own_descriptor: Option<Result<Option<Identity>, String>>,
     surface: Surface,
+    /// The log's format generation.
+    generation: u32,
+    /// Where the session's own events start (`seedLength`, or the seq of
+    /// the inherited `session/end-seed`); `None` while a seeded log of
+    /// generation 2 on has not reached that marker yet.
+    cut: Option<u64>,
     /// Bytes of an over-long zstd-decoded line being skipped.
     skipping: u64,
 }
 
 impl Scanner {
     fn new(header: Header, encoding: Encoding, header_bytes: u64) -> Self {
+        let generation = header.generation().unwrap_or(0);
+        let cut = super::generation::header_cut(&header);
         Scanner {
+            generation,
+            cut,
             header,
             encoding,
             count: 0,
@@ -652,7 +670,7 @@ impl Scanner {
             title: None,
             native: NativeInbox::default(),
             own_descriptor: None,
-            surface: Surface::default(),
+            surface: Surface::new(generation),
             skipping: 0,
         }
     }
@@ -754,18 +772,38 @@ impl Scanner {
     }
 
     fn accept(&mut self, event: &Jv) -> Result<(), String> {
-        validate_event(event, self.count as usize)
+        validate_event(event, self.count as usize, self.generation)
             .and_then(|()| self.surface.apply(event, self.count))
             .map_err(|e| format!("session \"{}\": {e}", self.header.id))?;
         let data = &event["data"];
         match event.get("type").and_then(Jv::as_str) {
             Some("subagent/descriptor") => {
                 let data = data.to_value();
-                self.rc8.apply(&data, Dialect::Rc8);
-                self.seed001.apply(&data, Dialect::Seed001);
-                if self.own_descriptor.is_none() && self.count >= self.header.seed_len() {
-                    self.own_descriptor = Some(super::descriptor::parse(&data, Dialect::Rc8));
+                self.rc8.apply_in(&data, Dialect::Rc8, self.generation);
+                self.seed001
+                    .apply_in(&data, Dialect::Seed001, self.generation);
+                if self.own_descriptor.is_none() && self.own() {
+                    self.own_descriptor = Some(super::descriptor::parse_in(
+                        &data,
+                        Dialect::Rc8,
+                        self.generation,
+                    ));
                 }
+            }
+            Some(ty)
+                if super::generation::is_inherited_marker(
+                    self.generation,
+                    ty,
+                    matches!(data.get("inherited"), Some(Jv::Bool(true))),
+                ) =>
+            {
+                if self.header.is_seeded != Some(Ok(true)) {
+                    return Err(format!(
+                        "session \"{}\": format v{} unseeded Session contains an inherited end-seed marker",
+                        self.header.id, self.generation
+                    ));
+                }
+                self.cut = Some(self.count);
             }
             Some(t @ ("turn/start" | "turn/end")) => {
                 self.open_turn = t == "turn/start";
@@ -776,7 +814,7 @@ impl Scanner {
                     self.last_ending = Some(Ending::of(&data["reason"].to_value()));
                 }
             }
-            Some("agent/inbox/spliced") if self.count >= self.header.seed_len() => {
+            Some("agent/inbox/spliced") if self.own() => {
                 self.native.apply(&data.to_value(), self.count);
             }
             Some("session/title") => {
@@ -790,8 +828,20 @@ impl Scanner {
         Ok(())
     }
 
-    fn finish(self) -> Inspection {
-        Inspection {
+    /// Whether the event being accepted is the session's own (after the
+    /// inherited cut).
+    fn own(&self) -> bool {
+        self.cut.is_some_and(|cut| self.count >= cut)
+    }
+
+    fn finish(self) -> Result<Inspection, String> {
+        if self.cut.is_none() {
+            return Err(format!(
+                "session \"{}\": format v{} seeded Session lacks an inherited end-seed marker",
+                self.header.id, self.generation
+            ));
+        }
+        Ok(Inspection {
             header: self.header,
             encoding: self.encoding,
             rc8: self.rc8.identity,
@@ -805,7 +855,7 @@ impl Scanner {
             title: self.title,
             native: self.native,
             own_descriptor: self.own_descriptor,
-        }
+        })
     }
 }
 

@@ -257,12 +257,6 @@ impl Dir {
         regular_meta(File::from(fd), &path)
     }
 
-    /// Whether `rel` beneath this directory exists (a final link is not
-    /// followed: a link to nothing exists).
-    pub fn exists_at(&self, rel: &Path) -> bool {
-        self.lstat_os(rel.as_os_str()).is_some()
-    }
-
     /// `lstat` of `name`.
     pub fn lstat(&self, name: &str) -> Option<libc::stat> {
         self.lstat_os(std::ffi::OsStr::new(name))

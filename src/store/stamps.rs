@@ -8,7 +8,7 @@
 //! set a directory's mtime back to the source's after filling it, but
 //! nothing sets a ctime, so a restored session still shows.
 
-use super::enumerate::{Store, Suffix};
+use super::enumerate::Store;
 use serde::{Deserialize, Serialize};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -53,9 +53,8 @@ pub struct Unpublished {
 
 impl Unpublished {
     fn now(dir: &Path) -> Unpublished {
-        let log = [Suffix::Jsonl, Suffix::JsonlZstd]
-            .iter()
-            .find_map(|s| std::fs::symlink_metadata(dir.join(s.file_name())).ok())
+        let log = super::generation::current_log(dir)
+            .and_then(|p| std::fs::symlink_metadata(p).ok())
             .map(|m| m.len());
         Unpublished {
             dir: dir.to_path_buf(),

@@ -12,6 +12,9 @@ use std::hash::{BuildHasher, RandomState};
 /// and a tool result may be rewritten only in its content.
 #[derive(Debug, Default, Clone)]
 pub struct Surface {
+    /// The log's format generation (the replace range's keys and the
+    /// surface types differ).
+    generation: u32,
     /// Set when resumed from a scan cache without the earlier nodes: a
     /// replace then needs a full read (the caller falls back to one).
     partial: bool,
@@ -51,16 +54,25 @@ fn event_seq(v: &Jv) -> Option<u64> {
 
 impl Surface {
     /// The state after resuming mid-log, where only appends can be checked.
-    pub fn resumed() -> Surface {
+    pub fn resumed(generation: u32) -> Surface {
         Surface {
             partial: true,
+            generation,
+            ..Surface::default()
+        }
+    }
+
+    /// The state at the start of a log of `generation`.
+    pub fn new(generation: u32) -> Surface {
+        Surface {
+            generation,
             ..Surface::default()
         }
     }
 
     pub fn apply(&mut self, ev: &Jv, seq: u64) -> Result<(), String> {
         let ty = ev.get("type").and_then(Jv::as_str).unwrap_or("");
-        if !matches!(ty, "user/message" | "assistant/message" | "tool/result") {
+        if !super::generation::is_surface(self.generation, ty) {
             return Ok(());
         }
         let op = match ev.get("surfaceOp") {
@@ -72,10 +84,11 @@ impl Surface {
             Some(Jv::Str(s)) if s == "append" => None,
             Some(Jv::Obj(m)) => {
                 let ok = m.len() == 3 && m.get("op").and_then(Jv::as_str) == Some("replace");
+                let (start, end) = super::generation::replace_keys(self.generation);
                 match (
                     ok,
-                    m.get("start").and_then(event_seq),
-                    m.get("end").and_then(event_seq),
+                    m.get(start).and_then(event_seq),
+                    m.get(end).and_then(event_seq),
                 ) {
                     (true, Some(start), Some(end)) => Some((start, end)),
                     _ => {

@@ -7,6 +7,7 @@ mod completions;
 mod concurrency;
 mod conformance;
 mod faults;
+mod generations;
 mod golden;
 mod guarantees;
 mod hostile;

@@ -432,8 +432,8 @@ fn a_newer_format_generation_is_never_invisible() {
         let dir = only.path().join("_no-cwd").join(id);
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(
-            dir.join("session.v4.jsonl"),
-            format!("{{\"type\":\"session\",\"version\":4,\"id\":\"{id}\"}}\n"),
+            dir.join("session.v5.jsonl"),
+            format!("{{\"type\":\"session\",\"version\":5,\"id\":\"{id}\"}}\n"),
         )
         .unwrap();
     }
@@ -450,7 +450,7 @@ fn a_newer_format_generation_is_never_invisible() {
         assert_eq!(r.code, 3, "{args:?}: {}{}", r.stdout, r.stderr);
         let said = format!("{}{}", r.stdout, r.stderr);
         assert!(
-            said.contains("unsupported format generation 4"),
+            said.contains("unsupported format generation 5"),
             "{args:?}: {said}"
         );
         assert!(!said.contains("ok:"), "{args:?}: {said}");

@@ -1,0 +1,310 @@
+//! Session log format generations (reference §0.2, §1.7, §2.4, §4.4): which
+//! log of a session directory is current (`session.jsonl[.zstd]` is
+//! generation 0, `session.v<N>.jsonl[.zstd]` generation N, the highest
+//! wins), and what differs between the generations this build reads: event
+//! vocabulary, surface types, the replace range's keys, the inherited cut,
+//! descriptor versions and header keys. Every per-generation rule lives here.
+
+use super::descriptor::Dialect;
+use super::enumerate::Suffix;
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+
+/// The newest generation this build reads: 1–3 as DSH's own published
+/// codecs write them (0.1.3, 0.1.5), 4 as the reference describes it
+/// (0.2.x: generation 3 plus parent-owned catalogs).
+pub const NEWEST_READ: u32 = 4;
+
+/// A log file name: its generation and compression.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LogName {
+    pub generation: u32,
+    pub suffix: Suffix,
+}
+
+impl LogName {
+    pub const fn v0(suffix: Suffix) -> LogName {
+        LogName {
+            generation: 0,
+            suffix,
+        }
+    }
+
+    /// `session.jsonl`, `session.v3.jsonl.zstd`, ….
+    pub fn file_name(self) -> Cow<'static, str> {
+        match self.generation {
+            0 => Cow::Borrowed(self.suffix.file_name()),
+            n => Cow::Owned(format!(
+                "session.v{n}{}",
+                self.suffix.file_name().trim_start_matches("session")
+            )),
+        }
+    }
+
+    /// The generation a canonical log name carries (DSH's
+    /// `parseSessionFormatLogFilename`: no leading zero, no `.v0`).
+    pub fn parse(name: &str) -> Option<LogName> {
+        let (stem, suffix) = if let Some(stem) = name.strip_suffix(".jsonl.zstd") {
+            (stem, Suffix::JsonlZstd)
+        } else {
+            (name.strip_suffix(".jsonl")?, Suffix::Jsonl)
+        };
+        if stem == "session" {
+            return Some(LogName::v0(suffix));
+        }
+        let digits = stem.strip_prefix("session.v")?;
+        let canonical = !digits.is_empty()
+            && !digits.starts_with('0')
+            && digits.bytes().all(|b| b.is_ascii_digit());
+        let generation = digits.parse::<u32>().ok().filter(|_| canonical)?;
+        Some(LogName { generation, suffix })
+    }
+}
+
+/// The current log of a session directory, from its file names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Current {
+    None,
+    One(LogName),
+    /// Both encodings of the highest generation: a store error.
+    Both(u32),
+}
+
+/// The highest generation among `names` (a directory's entries).
+pub fn current_of<'a>(names: impl Iterator<Item = &'a str>) -> Current {
+    let mut best = Current::None;
+    for log in names.filter_map(LogName::parse) {
+        best = match best {
+            Current::None => Current::One(log),
+            Current::One(b) if log.generation > b.generation => Current::One(log),
+            Current::One(b) if log.generation == b.generation && log.suffix != b.suffix => {
+                Current::Both(log.generation)
+            }
+            Current::Both(g) if log.generation > g => Current::One(log),
+            keep => keep,
+        };
+    }
+    best
+}
+
+/// The current log of the session directory `dir` (listing it), if any.
+pub fn current_in(dir: &Path) -> Current {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Current::None;
+    };
+    let names: Vec<String> = entries
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .collect();
+    current_of(names.iter().map(String::as_str))
+}
+
+/// The path of the current log of `dir` (raw preferred when both exist).
+pub fn current_log(dir: &Path) -> Option<PathBuf> {
+    match current_in(dir) {
+        Current::None => None,
+        Current::One(log) => Some(dir.join(&*log.file_name())),
+        Current::Both(generation) => Some(
+            dir.join(
+                &*LogName {
+                    generation,
+                    suffix: Suffix::Jsonl,
+                }
+                .file_name(),
+            ),
+        ),
+    }
+}
+
+/// Event types of generations 0–1 that rc.8's list lacks (DSH 0.1.3's
+/// `RELEASED_V0_EVENT_TYPES`, read from the published package).
+const ADDED_IN_1: &[&str] = &[
+    "model/selection",
+    "session-log-deepseek/delivery-accepted",
+    "subagent/model-selection-policy",
+];
+
+/// Whether `ty` is in generation `g`'s vocabulary (beyond rc.8's, which
+/// `events::is_known_type` holds). Generation 2 folds `assistant/chunk`
+/// into `assistant/attempt`; 3 adds `system/message` and renames the
+/// code-mode dispatch events; 4 adds the parent-owned catalog.
+pub fn known_type(g: u32, ty: &str) -> bool {
+    let rc8 = super::events::is_known_type(ty);
+    match g {
+        0 => rc8,
+        1 => rc8 || ADDED_IN_1.contains(&ty),
+        _ => {
+            let base = (rc8 || ADDED_IN_1.contains(&ty) || ty == "assistant/attempt")
+                && ty != "assistant/chunk";
+            if g == 2 {
+                return base;
+            }
+            let v3 = (base && !matches!(ty, "tool/code-dispatch-start" | "tool/code-dispatch"))
+                || matches!(
+                    ty,
+                    "system/message"
+                        | "tool/ptc-dispatch-start"
+                        | "tool/ptc-dispatch"
+                        | "feedback/message-put"
+                        | "feedback/message-delete"
+                );
+            v3 || (g >= 4 && matches!(ty, "subagent/catalog" | "subagent/catalog-unknown"))
+        }
+    }
+}
+
+/// Whether `ty` is a surface type (carries `surfaceOp`) in generation `g`.
+pub fn is_surface(g: u32, ty: &str) -> bool {
+    matches!(ty, "user/message" | "assistant/message" | "tool/result")
+        || (g >= 3 && ty == "system/message")
+}
+
+/// The keys of a `replace` surfaceOp's range in generation `g`.
+pub fn replace_keys(g: u32) -> (&'static str, &'static str) {
+    if g >= 3 {
+        ("startSeq", "endSeq")
+    } else {
+        ("start", "end")
+    }
+}
+
+/// Whether generation `g` carries its inherited cut in the log (a
+/// `session/end-seed {"inherited":true}`) with `isSeeded` in the header,
+/// rather than as the header's `seedLength`.
+pub fn cut_in_log(g: u32) -> bool {
+    g >= 2
+}
+
+/// Where a session's own events start, as far as its header tells:
+/// `seedLength` (generations 0–1), 0 for an unseeded log of generation 2
+/// on, and `None` for a seeded one (its cut is the seq of the inherited
+/// `session/end-seed`, `is_inherited_marker`).
+pub fn header_cut(header: &super::header::Header) -> Option<u64> {
+    let g = header.generation().unwrap_or(0);
+    if !cut_in_log(g) {
+        Some(header.seed_len())
+    } else if header.is_seeded == Some(Ok(true)) {
+        None
+    } else {
+        Some(0)
+    }
+}
+
+/// Whether an event of `ty` with `inherited` data member `inherited_true`
+/// marks the inherited cut in a log of generation `g`.
+pub fn is_inherited_marker(g: u32, ty: &str, inherited_true: bool) -> bool {
+    cut_in_log(g) && ty == "session/end-seed" && inherited_true
+}
+
+/// Whether a descriptor of `version` is one the listing reads in a log of
+/// generation `g`. rc.8 reads version 2 only; from generation 1 on DSH
+/// (0.1.3+) refuses version 2 and reads 3 (the Rust port also 4); this
+/// design's seed-001 reading adds 3 to generation 0.
+pub fn descriptor_accepted(g: u32, version: f64, dialect: Dialect) -> bool {
+    match (g, dialect) {
+        (0, Dialect::Rc8) => version == 2.0,
+        (0, Dialect::Seed001) => version == 2.0 || version == 3.0,
+        _ => version == 3.0 || version == 4.0,
+    }
+}
+
+/// The header keys of generation `g` when its key set is closed (from
+/// generation 2 on); `None` for the open headers of generations 0–1.
+pub fn header_keys(g: u32) -> Option<&'static [&'static str]> {
+    (g >= 2).then_some(
+        &[
+            "type",
+            "version",
+            "id",
+            "createdAt",
+            "isSeeded",
+            "delegationDepth",
+            "cwd",
+            "parentSession",
+            "origin",
+            "agentPreset",
+        ][..],
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_names() {
+        let cases: &[(&str, Option<(u32, Suffix)>)] = &[
+            ("session.jsonl", Some((0, Suffix::Jsonl))),
+            ("session.jsonl.zstd", Some((0, Suffix::JsonlZstd))),
+            ("session.v1.jsonl", Some((1, Suffix::Jsonl))),
+            ("session.v12.jsonl.zstd", Some((12, Suffix::JsonlZstd))),
+            ("session.v0.jsonl", None),
+            ("session.v01.jsonl", None),
+            ("session.v.jsonl", None),
+            ("session.V2.jsonl", None),
+            ("session.v2.jsonl.tmp", None),
+            ("session.v99999999999.jsonl", None),
+            ("inbox.jsonl", None),
+        ];
+        for (name, want) in cases {
+            let got = LogName::parse(name).map(|l| (l.generation, l.suffix));
+            assert_eq!(got, *want, "{name}");
+            if let Some(l) = LogName::parse(name) {
+                assert_eq!(l.file_name(), *name);
+            }
+        }
+    }
+
+    #[test]
+    fn the_highest_generation_is_current() {
+        let cases: &[(&[&str], Current)] = &[
+            (&["inbox.jsonl", "live.json"], Current::None),
+            (
+                &["session.jsonl", "session.v3.jsonl", "session.v2.jsonl"],
+                Current::One(LogName {
+                    generation: 3,
+                    suffix: Suffix::Jsonl,
+                }),
+            ),
+            (
+                &["session.v2.jsonl", "session.v2.jsonl.zstd"],
+                Current::Both(2),
+            ),
+            (
+                &[
+                    "session.v2.jsonl",
+                    "session.v2.jsonl.zstd",
+                    "session.v3.jsonl.zstd",
+                ],
+                Current::One(LogName {
+                    generation: 3,
+                    suffix: Suffix::JsonlZstd,
+                }),
+            ),
+            (&["session.jsonl", "session.jsonl.zstd"], Current::Both(0)),
+        ];
+        for (names, want) in cases {
+            assert_eq!(current_of(names.iter().copied()), *want, "{names:?}");
+        }
+    }
+
+    #[test]
+    fn vocabulary_by_generation() {
+        let cases: &[(&str, [bool; 5])] = &[
+            ("turn/start", [true; 5]),
+            ("assistant/chunk", [true, true, false, false, false]),
+            ("assistant/attempt", [false, false, true, true, true]),
+            ("model/selection", [false, true, true, true, true]),
+            ("system/message", [false, false, false, true, true]),
+            ("tool/code-dispatch", [true, true, true, false, false]),
+            ("tool/ptc-dispatch", [false, false, false, true, true]),
+            ("subagent/catalog", [false, false, false, false, true]),
+            ("made/up", [false; 5]),
+        ];
+        for (ty, want) in cases {
+            for (g, w) in want.iter().enumerate() {
+                assert_eq!(known_type(g as u32, ty), *w, "{ty} in generation {g}");
+            }
+        }
+    }
+}

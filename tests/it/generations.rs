@@ -1,0 +1,227 @@
+//! Format generations 1–4 (`testdata/generations`, the
+//! `testdata/stores/*-v<N>` stores): the rc.8-written stores migrated by
+//! DSH's own published code (1–3) and built from the reference (4) list,
+//! show and check exactly as their generation-0 sources do, since the
+//! contracts render nothing a migration changes; the highest generation is
+//! the one read; a log whose header disagrees with its name is reported.
+
+use crate::common::{READ_MODES, conformance_dir, copy_store, repo, run, run_env};
+use std::path::{Path, PathBuf};
+
+fn cases(file: &Path) -> Vec<Vec<String>> {
+    std::fs::read_to_string(file)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| l.split('\t').map(str::to_string).collect())
+        .collect()
+}
+
+/// Every session log path under `store` (any generation).
+fn logs(store: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for project in std::fs::read_dir(store).unwrap().flatten() {
+        if !project.path().is_dir() {
+            continue;
+        }
+        for session in std::fs::read_dir(project.path()).unwrap().flatten() {
+            for f in std::fs::read_dir(session.path())
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
+                let name = f.file_name().to_string_lossy().into_owned();
+                if name.starts_with("session") && name.contains(".jsonl") {
+                    out.push(f.path());
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The first line of `log`, parsed.
+fn header(log: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(log).unwrap();
+    serde_json::from_str(text.lines().next().unwrap()).unwrap()
+}
+
+#[test]
+fn migrated_conformance_stores_list_as_rc8_listed_their_sources() {
+    let dir = conformance_dir();
+    let v1 = cases(&dir.join("v1/cases.tsv"));
+    let mut ran = [0usize; 5];
+    for generation in 1..=4u32 {
+        let stores = repo().join(format!("testdata/generations/v{generation}/stores"));
+        for c in &v1 {
+            let [store, caller, scope, exit, expected] = &c[..] else {
+                panic!("bad case line {c:?}")
+            };
+            let store = stores.join(store);
+            if !store.is_dir() {
+                continue;
+            }
+            // The fixture holds generation `generation` only: nothing else
+            // could have been read.
+            for log in logs(&store) {
+                let name = log.file_name().unwrap().to_string_lossy().into_owned();
+                assert_eq!(name, format!("session.v{generation}.jsonl"), "{log:?}");
+                assert_eq!(header(&log)["version"], generation, "{log:?}");
+            }
+            for env in READ_MODES {
+                let r = run_env(
+                    [
+                        "--contract",
+                        "v1",
+                        "--store",
+                        store.to_str().unwrap(),
+                        "list-agents",
+                        &format!("--as={caller}"),
+                        "--scope",
+                        scope,
+                    ],
+                    env,
+                );
+                let want = std::fs::read_to_string(dir.join("v1").join(expected)).unwrap();
+                assert_eq!(
+                    r.code.to_string(),
+                    *exit,
+                    "{c:?} v{generation}: {}",
+                    r.stderr
+                );
+                assert_eq!(r.stdout, want, "{c:?} in generation {generation}");
+            }
+            ran[generation as usize] += 1;
+        }
+    }
+    // Generations 1 and 2 take every store DSH's edges migrate; 3 and 4
+    // only those with a step before their first message (see
+    // testdata/stores/README.md).
+    assert!(ran[1] >= 15 && ran[2] >= 15, "{ran:?}");
+    assert!(ran[3] >= 2 && ran[4] >= 2, "{ran:?}");
+}
+
+/// The roots of a store (sessions without a parent), from their headers.
+fn roots(store: &Path) -> Vec<String> {
+    let mut out: Vec<String> = logs(store)
+        .iter()
+        .map(|l| header(l))
+        .filter(|h| h.get("parentSession").is_none())
+        .map(|h| h["id"].as_str().unwrap().to_string())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[test]
+fn every_view_of_a_migrated_store_equals_its_source() {
+    let stores = repo().join("testdata/stores");
+    let mut compared = 0;
+    for source in ["rc8-cli", "rc8-live", "rc8-inbox"] {
+        let src = stores.join(source);
+        let roots = roots(&src);
+        assert!(!roots.is_empty(), "{source}");
+        for generation in 1..=4 {
+            let migrated = stores.join(format!("{source}-v{generation}"));
+            if !migrated.is_dir() {
+                continue;
+            }
+            let mut views: Vec<Vec<String>> = vec![
+                vec!["tree".into(), "--all".into()],
+                vec!["tree".into(), "--all".into(), "--json".into()],
+                vec!["check".into()],
+            ];
+            for root in &roots {
+                for view in [
+                    &["--contract", "v1", "list-agents", "--scope", "descendants"][..],
+                    &["--contract", "v1", "list-agents", "--scope", "children"][..],
+                    &["list-agents"][..],
+                ] {
+                    let mut v: Vec<String> = view.iter().map(|s| s.to_string()).collect();
+                    v.push(format!("--as={root}"));
+                    views.push(v);
+                }
+                views.push(vec!["log".into(), root.clone()]);
+                views.push(vec!["inbox".into(), root.clone()]);
+            }
+            for view in &views {
+                let on = |store: &Path| {
+                    let mut argv = vec!["--store".to_string(), store.to_str().unwrap().into()];
+                    argv.extend(view.iter().cloned());
+                    let r = run(&argv);
+                    let strip = |s: &str| s.replace(store.to_str().unwrap(), "STORE");
+                    (r.code, strip(&r.stdout), strip(&r.stderr))
+                };
+                let (want, got) = (on(&src), on(&migrated));
+                assert_eq!(got, want, "{source} generation {generation}: {view:?}");
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared >= 80, "{compared}");
+}
+
+#[test]
+fn the_highest_generation_is_read_and_a_mislabelled_log_is_reported() {
+    // A broken generation-0 backup beside the current generation-3 log is
+    // never read.
+    let store = copy_store(&repo().join("testdata/stores/rc8-live-v3"), "gen-highest");
+    let clean = run(["--store", store.path().to_str().unwrap(), "tree", "--all"]);
+    assert_eq!(clean.code, 0, "{}", clean.stderr);
+    for log in logs(store.path()) {
+        std::fs::write(log.with_file_name("session.jsonl"), b"not a log\n").unwrap();
+        std::fs::write(log.with_file_name("session.v1.jsonl"), b"{}\n").unwrap();
+    }
+    let r = run(["--store", store.path().to_str().unwrap(), "tree", "--all"]);
+    assert_eq!((r.code, &r.stdout), (0, &clean.stdout), "{}", r.stderr);
+    let r = run(["--store", store.path().to_str().unwrap(), "check"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+
+    // A generation-2 file holding a generation-3 header is not silently
+    // read as either.
+    let log = logs(store.path())
+        .into_iter()
+        .find(|l| l.ends_with("session.v3.jsonl"))
+        .unwrap();
+    std::fs::rename(&log, log.with_file_name("session.v2.jsonl")).unwrap();
+    std::fs::write(log.with_file_name("session.v1.jsonl"), b"").unwrap();
+    let r = run(["--store", store.path().to_str().unwrap(), "check"]);
+    assert_eq!(r.code, 3, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout
+            .contains("a generation-2 log holds a header of version 3"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn generation_rules_are_enforced_on_read() {
+    // Generation 2 on: a closed header key set, and a seeded log needs its
+    // inherited end-seed marker.
+    let store = copy_store(&repo().join("testdata/stores/rc8-live-v2"), "gen-rules");
+    let child = logs(store.path())
+        .into_iter()
+        .find(|l| header(l).get("parentSession").is_some())
+        .unwrap();
+    let text = std::fs::read_to_string(&child).unwrap();
+    let (first, rest) = text.split_once('\n').unwrap();
+    for (edit, said) in [
+        (
+            first.replace("\"isSeeded\":false", "\"isSeeded\":false,\"seedLength\":0"),
+            "unexpected field \"seedLength\"",
+        ),
+        (
+            first.replace("\"isSeeded\":false", "\"isSeeded\":true"),
+            "lacks an inherited end-seed marker",
+        ),
+    ] {
+        assert_ne!(edit, first);
+        std::fs::write(&child, format!("{edit}\n{rest}")).unwrap();
+        let r = run(["--store", store.path().to_str().unwrap(), "check"]);
+        assert_eq!(r.code, 3, "{}{}", r.stdout, r.stderr);
+        assert!(r.stdout.contains(said), "{said}: {}", r.stdout);
+    }
+}
