@@ -326,6 +326,7 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Project directory (absolute); children inherit the parent''s by default')
             [CompletionResult]::new('--compression', '--compression', [CompletionResultType]::ParameterName, 'Encoding for a new store (an existing store keeps its own)')
             [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'Subagent provider recorded in the descriptor')
+            [CompletionResult]::new('--format-version', '--format-version', [CompletionResultType]::ParameterName, 'Log format generation to write: 0 (DSH 0.1.0-rc.8, session.jsonl) to 4 (session.v4.jsonl) [default: the store''s newest, else 0]')
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
             [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract model tools speak (list-agents, send-message, call, …)')
             [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds (commands that write an inbox)')

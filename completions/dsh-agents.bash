@@ -1134,7 +1134,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__spawn)
-            opts="-h --parent --name --label --mode --prompt --id --created-at --cwd --compression --provider --store --contract --json --lock-timeout --max-pending --no-cache --help"
+            opts="-h --parent --name --label --mode --prompt --id --created-at --cwd --compression --provider --format-version --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1177,6 +1177,10 @@ _dsh__agents() {
                     return 0
                     ;;
                 --provider)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format-version)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -302,6 +302,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --cwd 'Project directory (absolute); children inherit the parent''s by default'
             cand --compression 'Encoding for a new store (an existing store keeps its own)'
             cand --provider 'Subagent provider recorded in the descriptor'
+            cand --format-version 'Log format generation to write: 0 (DSH 0.1.0-rc.8, session.jsonl) to 4 (session.v4.jsonl) [default: the store''s newest, else 0]'
             cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
             cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'

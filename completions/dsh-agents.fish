@@ -269,6 +269,7 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l cwd -d '
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l compression -d 'Encoding for a new store (an existing store keeps its own)' -r -f -a "none\t''
 zstd\t''"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l provider -d 'Subagent provider recorded in the descriptor' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l format-version -d 'Log format generation to write: 0 (DSH 0.1.0-rc.8, session.jsonl) to 4 (session.v4.jsonl) [default: the store\'s newest, else 0]' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
 v2\t'Seed 001: name-addressed tools'"

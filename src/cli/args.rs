@@ -370,6 +370,10 @@ pub struct SpawnArgs {
     /// Subagent provider recorded in the descriptor
     #[arg(long, default_value = "spawn")]
     pub provider: String,
+    /// Log format generation to write: 0 (DSH 0.1.0-rc.8, session.jsonl) to
+    /// 4 (session.v4.jsonl) [default: the store's newest, else 0]
+    #[arg(long, value_name = "N")]
+    pub format_version: Option<u32>,
 }
 
 /// A count of turns to show: a whole number, 1 or more.

@@ -423,6 +423,9 @@ fn spawn_flag(e: SpawnError) -> Error {
         SpawnError::NameWithoutParent => Some("--name and --label need --parent: "),
         SpawnError::InvalidName(_) | SpawnError::NameTaken { .. } => Some("--name: "),
         SpawnError::Parent(_) => Some("--parent: "),
+        SpawnError::FormatVersion(_) => Some("--format-version: "),
+        SpawnError::NameInGeneration(_) => Some("--name: "),
+        SpawnError::PromptInGeneration(_) => Some("--prompt: "),
     };
     match (flag, e) {
         (_, SpawnError::Store(s)) => Error::Store(s),
@@ -444,6 +447,7 @@ fn spawn_request(args: &SpawnArgs) -> SpawnRequest {
         cwd: args.cwd.clone(),
         encoding: args.compression.into(),
         provider: args.provider.clone(),
+        format_version: args.format_version,
         cache: None,
     }
 }

@@ -41,6 +41,9 @@ pub struct SpawnRequest {
     /// `--no-cache`; the next lookup rescans).
     pub cache: Option<std::path::PathBuf>,
     pub provider: String,
+    /// The log format generation to write (`None`: the store's newest,
+    /// else 0).
+    pub format_version: Option<u32>,
 }
 
 /// Why a spawn was refused; the CLI names the flag each concerns.
@@ -58,6 +61,14 @@ pub enum SpawnError {
     },
     Parent(ResolveError),
     NoProjectDir,
+    /// A generation this build does not write.
+    FormatVersion(u32),
+    /// DSH 0.1.3 on refuses any header member it does not know, `name`
+    /// included.
+    NameInGeneration(u32),
+    /// Generation 3 on puts a system message at the head of the surface
+    /// before the first user message, which this build does not write.
+    PromptInGeneration(u32),
     /// The parent's lock (taken to keep sibling names unique) was not had.
     ParentBusy(crate::inbox::DeliveryError),
     Store(StoreError),
@@ -80,6 +91,19 @@ impl fmt::Display for SpawnError {
                 "\"{name}\" is already used by a sibling under \"{parent}\""
             ),
             SpawnError::Parent(e) => e.fmt(f),
+            SpawnError::FormatVersion(n) => write!(
+                f,
+                "{n} is not a generation this build writes (0 to {})",
+                crate::store::generation::NEWEST_READ
+            ),
+            SpawnError::NameInGeneration(n) => write!(
+                f,
+                "a name is kept in the session header, which generation {n} closes to DSH's own keys; use --format-version 0"
+            ),
+            SpawnError::PromptInGeneration(n) => write!(
+                f,
+                "generation {n} needs a system message before the first prompt, which this build does not write; spawn without --prompt and send the prompt"
+            ),
             SpawnError::NoProjectDir => f.write_str("the project directory cannot be derived"),
             SpawnError::ParentBusy(e) => e.fmt(f),
             SpawnError::Store(e) => e.fmt(f),
@@ -115,9 +139,21 @@ pub fn spawn(corpus: &Corpus, req: &SpawnRequest) -> Result<String, SpawnError> 
             .ok_or(SpawnError::UnsafeCreatedAt(ms))?,
         None => now_ms(),
     };
+    let generation = req
+        .format_version
+        .unwrap_or_else(|| store.newest_generation());
+    if generation > crate::store::generation::NEWEST_READ {
+        return Err(SpawnError::FormatVersion(generation));
+    }
+    if generation > 0 && req.name.is_some() {
+        return Err(SpawnError::NameInGeneration(generation));
+    }
+    if generation >= 3 && req.prompt.is_some() {
+        return Err(SpawnError::PromptInGeneration(generation));
+    }
     let mut header = Map::new();
     header.insert("type".into(), json!("session"));
-    header.insert("version".into(), json!(0));
+    header.insert("version".into(), json!(generation));
     header.insert("id".into(), json!(id));
     header.insert("createdAt".into(), json!(created_at));
     // Held from the sibling-name check until the child is made and its name recorded.
@@ -186,9 +222,12 @@ pub fn spawn(corpus: &Corpus, req: &SpawnRequest) -> Result<String, SpawnError> 
             if let Some(name) = &req.name {
                 header.insert("name".into(), json!(name));
             }
-            child_events(req, created_at)
+            child_events(req, created_at, generation)
         }
     };
+    if crate::store::generation::cut_in_log(generation) {
+        header = with_is_seeded(header);
+    }
     let suffix = store.suffix_or(match req.encoding {
         Encoding::Raw => Suffix::Jsonl,
         Encoding::Zstd => Suffix::JsonlZstd,
@@ -209,11 +248,12 @@ pub fn spawn(corpus: &Corpus, req: &SpawnRequest) -> Result<String, SpawnError> 
     let content = writer::encode_log(encoding, &header_line, &lines)?;
     let project_dir = store.root.join(&project);
     let before = crate::store::stamps::dir_times(&project_dir);
+    let log_name = crate::store::generation::LogName { generation, suffix };
     writer::materialize(
         &store.root,
         &project,
         &session,
-        suffix.file_name(),
+        &log_name.file_name(),
         &content,
     )?;
     if let Some(cache) = &req.cache {
@@ -231,18 +271,33 @@ pub fn spawn(corpus: &Corpus, req: &SpawnRequest) -> Result<String, SpawnError> 
     Ok(id)
 }
 
-fn descriptor(req: &SpawnRequest) -> Value {
+/// A header of generation 2 on: `isSeeded` (a spawned session inherits
+/// nothing) where DSH's encoder puts it, before `origin`.
+fn with_is_seeded(header: Map<String, Value>) -> Map<String, Value> {
+    let mut out = Map::new();
+    for (k, v) in header {
+        if matches!(k.as_str(), "origin" | "delegationDepth") && !out.contains_key("isSeeded") {
+            out.insert("isSeeded".into(), json!(false));
+        }
+        out.insert(k, v);
+    }
+    out
+}
+
+fn descriptor(req: &SpawnRequest, generation: u32) -> Value {
     let label = req.label.clone();
+    // rc.8 writes version 2; DSH 0.1.3 on reads version 3 only.
+    let version = if generation == 0 { 2 } else { 3 };
     match req.mode {
         SpawnMode::OneShot => {
-            let mut d = json!({"version":2,"mode":"one-shot","provider":req.provider});
+            let mut d = json!({"version":version,"mode":"one-shot","provider":req.provider});
             if let Some(label) = label {
                 d["label"] = json!(label);
             }
             d
         }
         SpawnMode::Continuable => {
-            json!({"version":2,"mode":"continuable","provider":req.provider,"label":label.unwrap_or_default()})
+            json!({"version":version,"mode":"continuable","provider":req.provider,"label":label.unwrap_or_default()})
         }
         SpawnMode::External => {
             json!({"version":3,"mode":"external","provider":req.provider,"label":label.unwrap_or_default()})
@@ -300,13 +355,24 @@ fn prompt_turn(prompt: Option<&str>, time: i64, seq: u64, inner: Option<Value>) 
     out
 }
 
-fn child_events(req: &SpawnRequest, time: i64) -> Vec<Value> {
+fn child_events(req: &SpawnRequest, time: i64, generation: u32) -> Vec<Value> {
     match req.mode {
-        SpawnMode::OneShot => prompt_turn(req.prompt.as_deref(), time, 0, Some(descriptor(req))),
+        SpawnMode::OneShot => prompt_turn(
+            req.prompt.as_deref(),
+            time,
+            0,
+            Some(descriptor(req, generation)),
+        ),
         SpawnMode::Continuable | SpawnMode::External => {
             // Continuable children carry the descriptor in their creation seed.
             let mut out = vec![
-                writer::event("subagent/descriptor", 0, time, descriptor(req), None),
+                writer::event(
+                    "subagent/descriptor",
+                    0,
+                    time,
+                    descriptor(req, generation),
+                    None,
+                ),
                 writer::event("session/end-seed", 1, time, json!({}), None),
             ];
             out.extend(prompt_turn(req.prompt.as_deref(), time, 2, None));

@@ -83,6 +83,12 @@ impl Transcript {
             path: rec.log(),
             reason,
         };
+        if rec.generation != 0 {
+            return Err(StoreError::WriteGeneration {
+                path: rec.log(),
+                generation: rec.generation,
+            });
+        }
         let dir = Dir::session(&rec.dir())?;
         let name = rec.log_name().file_name().to_string();
         // Refuse a log that is a link, a special file or hard-linked

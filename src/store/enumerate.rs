@@ -500,6 +500,16 @@ impl Store {
         self.by_id.get(id, |at| &self.sessions[at].header.id)
     }
 
+    /// The newest format generation of the store's sessions (0 for none):
+    /// the one a new session is written in.
+    pub fn newest_generation(&self) -> u32 {
+        self.sessions
+            .iter()
+            .map(|s| s.generation)
+            .max()
+            .unwrap_or(0)
+    }
+
     /// The encoding new logs get: the store's own, else `default`.
     pub fn suffix_or(&self, default: Suffix) -> Suffix {
         self.suffix.unwrap_or(default)

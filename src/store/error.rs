@@ -25,6 +25,8 @@ pub enum StoreError {
     Fatal { path: PathBuf, message: String },
     /// A log that cannot be read or appended to.
     Log { path: PathBuf, reason: String },
+    /// A log of a format generation newer than 0, which only DSH writes.
+    WriteGeneration { path: PathBuf, generation: u32 },
     /// Another process holds the agent live.
     AlreadyLive {
         id: String,
@@ -84,6 +86,11 @@ impl fmt::Display for StoreError {
             StoreError::Log { path, reason } => {
                 write!(f, "cannot append to {}: {reason}", path.display())
             }
+            StoreError::WriteGeneration { path, generation } => write!(
+                f,
+                "cannot append to {}: a generation-{generation} log is written by DSH only (serve runs generation-0 sessions)",
+                path.display()
+            ),
             StoreError::AlreadyLive { id, holder, path } => {
                 let holder = holder.map_or("another process".to_string(), |p| format!("pid {p}"));
                 write!(

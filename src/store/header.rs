@@ -189,10 +189,7 @@ fn parse_header_object(map: &Obj) -> HeaderParse {
         _ => Err(()),
     });
     let closed = super::generation::header_keys(2).unwrap_or_default();
-    let foreign_key = map
-        .keys()
-        .find(|k| !closed.contains(k))
-        .map(Box::from);
+    let foreign_key = map.keys().find(|k| !closed.contains(k)).map(Box::from);
     HeaderParse::Valid(Box::new(Header {
         version,
         id: id.into(),

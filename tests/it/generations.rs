@@ -225,3 +225,107 @@ fn generation_rules_are_enforced_on_read() {
         assert!(r.stdout.contains(said), "{said}: {}", r.stdout);
     }
 }
+
+#[test]
+fn spawn_writes_the_generation_asked_and_serve_leaves_it_to_dsh() {
+    let mut trees = Vec::new();
+    for generation in 0..=4u32 {
+        let store = crate::common::TempDir::new("gen-spawn");
+        let s = store.path().to_str().unwrap();
+        let g = generation.to_string();
+        let r = run([
+            "--store",
+            s,
+            "spawn",
+            "--id",
+            "root",
+            "--format-version",
+            &g,
+        ]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        // The children take the store's generation unasked.
+        for (id, mode) in [("kid", "continuable"), ("once", "one-shot")] {
+            let r = run([
+                "--store",
+                s,
+                "spawn",
+                "--parent",
+                "root",
+                "--id",
+                id,
+                "--label",
+                id,
+                "--mode",
+                mode,
+                "--created-at",
+                "1",
+            ]);
+            assert_eq!(r.code, 0, "{}", r.stderr);
+        }
+        let want = if generation == 0 {
+            "session.jsonl".to_string()
+        } else {
+            format!("session.v{generation}.jsonl")
+        };
+        let logs = logs(store.path());
+        assert_eq!(logs.len(), 3, "{logs:?}");
+        for log in &logs {
+            assert_eq!(log.file_name().unwrap().to_string_lossy(), want);
+            let h = header(log);
+            assert_eq!(h["version"], generation);
+            assert_eq!(h.get("isSeeded").is_some(), generation >= 2, "{h}");
+        }
+        let r = run(["--store", s, "check"]);
+        assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+        let r = run(["--store", s, "tree", "--all"]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        trees.push(r.stdout);
+        if generation > 0 {
+            let before = std::fs::read(&logs[0]).unwrap();
+            let r = run(["--store", s, "serve", "--as", "root", "--once", "--", "cat"]);
+            assert_eq!(r.code, 3, "{}", r.stderr);
+            assert!(r.stderr.contains("written by DSH only"), "{}", r.stderr);
+            assert_eq!(std::fs::read(&logs[0]).unwrap(), before);
+        }
+    }
+    // Every generation shows the same tree.
+    assert!(trees.windows(2).all(|w| w[0] == w[1]), "{trees:#?}");
+    assert!(
+        trees[0].contains("kid") && trees[0].contains("one-shot"),
+        "{}",
+        trees[0]
+    );
+
+    let store = crate::common::TempDir::new("gen-spawn-refused");
+    let s = store.path().to_str().unwrap();
+    for (args, said) in [
+        (&["--format-version", "5"][..], "--format-version: 5 is not"),
+        (&["--format-version", "2", "--prompt", "hi"][..], ""),
+        (
+            &["--format-version", "3", "--prompt", "hi"][..],
+            "--prompt: generation 3",
+        ),
+    ] {
+        let mut argv = vec!["--store", s, "spawn"];
+        argv.extend_from_slice(args);
+        let r = run(&argv);
+        if said.is_empty() {
+            assert_eq!(r.code, 0, "{}", r.stderr);
+        } else {
+            assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
+            assert!(r.stderr.contains(said), "{}", r.stderr);
+        }
+    }
+    let r = run([
+        "--store",
+        s,
+        "spawn",
+        "--parent",
+        "lead",
+        "--name",
+        "x",
+        "--format-version",
+        "1",
+    ]);
+    assert!(r.stderr.contains("--name: a name is kept"), "{}", r.stderr);
+}
