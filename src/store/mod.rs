@@ -3,6 +3,7 @@
 //! rc.8's event rules, and the writers for logs and sidecar files.
 
 pub mod ahead;
+pub mod catalog;
 pub mod conversation;
 pub mod delivered;
 pub mod descriptor;

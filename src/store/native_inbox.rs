@@ -110,16 +110,9 @@ impl NativeInbox {
 /// Only the session's own splices count (after its inherited cut).
 pub fn read(path: &std::path::Path, header: &super::header::Header) -> Result<NativeInbox, String> {
     let mut inbox = NativeInbox::with_bodies();
-    let generation = header.generation().unwrap_or(0);
-    let mut cut = super::generation::header_cut(header);
-    super::reader::for_each_event(path, |ev| {
-        let seq = ev["seq"].as_u64().unwrap_or(0);
-        let ty = ev["type"].as_str().unwrap_or("");
-        if super::generation::is_inherited_marker(generation, ty, ev["data"]["inherited"] == true) {
-            cut = Some(seq);
-        }
-        if ty == "agent/inbox/spliced" && cut.is_some_and(|c| seq >= c) {
-            inbox.apply(&ev["data"], seq);
+    super::reader::for_each_own_event(path, header, |ev| {
+        if ev["type"] == "agent/inbox/spliced" {
+            inbox.apply(&ev["data"], ev["seq"].as_u64().unwrap_or(0));
         }
     })?;
     Ok(inbox)

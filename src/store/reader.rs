@@ -866,6 +866,27 @@ pub fn for_each_event(path: &Path, mut f: impl FnMut(&serde_json::Value)) -> Res
     for_each_line(path, |line| events_of_line(line, &mut f))
 }
 
+/// `for_each_event` over the session's own events only: those after its
+/// inherited cut (`seedLength`, or the inherited `session/end-seed`).
+pub fn for_each_own_event(
+    path: &Path,
+    header: &Header,
+    mut f: impl FnMut(&serde_json::Value),
+) -> Result<(), String> {
+    let generation = header.generation().unwrap_or(0);
+    let mut cut = super::generation::header_cut(header);
+    for_each_event(path, |ev| {
+        let seq = ev["seq"].as_u64().unwrap_or(0);
+        let ty = ev["type"].as_str().unwrap_or("");
+        if super::generation::is_inherited_marker(generation, ty, ev["data"]["inherited"] == true) {
+            cut = Some(seq);
+        }
+        if cut.is_some_and(|c| seq >= c) {
+            f(ev);
+        }
+    })
+}
+
 /// Call `f` on each event one log line holds (a packed line holds several;
 /// a line that is not a record holds none).
 pub fn events_of_line(line: &[u8], f: &mut dyn FnMut(&serde_json::Value)) {

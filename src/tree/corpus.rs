@@ -7,7 +7,7 @@ use super::collate::sibling_order;
 use super::error::TreeError;
 use crate::inbox::liveness::{self, LiveState, Liveness};
 use crate::store::ahead::Glance;
-use crate::store::descriptor::Dialect;
+use crate::store::descriptor::{Dialect, Identity};
 use crate::store::{SessionRecord, Store};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -16,6 +16,9 @@ pub struct Corpus<'a> {
     pub store: &'a Store,
     /// Every record with a string `parentSession` (forks included).
     all_children: HashMap<&'a str, Vec<usize>>,
+    /// Children named by their parent's catalog (generation 4): the mode
+    /// and label the parent recorded, which the listing shows.
+    catalog_identity: HashMap<usize, Identity>,
     /// Each session's liveness once probed (`LIVE_UNKNOWN` before): one
     /// byte a session, shared by the threads that probe.
     live: Vec<AtomicU8>,
@@ -64,13 +67,35 @@ impl<'a> Corpus<'a> {
                 sibling_order(a.created_at, &a.id, b.created_at, &b.id)
             });
         }
+        let mut catalog_identity = HashMap::new();
+        for (parent, siblings) in all_children.iter_mut() {
+            let Some(p) = store.index_of(parent) else {
+                continue;
+            };
+            let rec = &store.sessions[p];
+            if !crate::store::catalog::has_catalogs(rec.generation) {
+                continue;
+            }
+            // A catalog that cannot be read leaves the headers' order and
+            // the children's own descriptors (the parent's log is then
+            // unreadable, which its own row says).
+            if let Ok(rows) = crate::store::catalog::read(rec) {
+                catalog_order(store, siblings, &rows, &mut catalog_identity);
+            }
+        }
         Corpus {
             store,
             all_children,
+            catalog_identity,
             live: (0..store.sessions.len())
                 .map(|_| AtomicU8::new(LIVE_UNKNOWN))
                 .collect(),
         }
+    }
+
+    /// The identity the parent's catalog records for `index`, if any.
+    pub fn catalog_identity(&self, index: usize) -> Option<&Identity> {
+        self.catalog_identity.get(&index)
     }
 
     pub fn record(&self, index: usize) -> &'a SessionRecord {
@@ -142,10 +167,32 @@ impl<'a> Corpus<'a> {
 
     /// What a listing needs of a session's log: the glance read ahead
     /// while the store was enumerated (taken once), or the log read now.
+    /// A child its parent's catalog names (generation 4) shows the mode and
+    /// label recorded there.
     pub fn listing_glance(&self, index: usize, dialect: Dialect) -> Glance {
-        self.store
+        let glance = self
+            .store
             .take_glance(index)
-            .unwrap_or_else(|| Glance::inspect(self.record(index), dialect))
+            .unwrap_or_else(|| Glance::inspect(self.record(index), dialect));
+        self.with_catalog(index, glance)
+    }
+
+    /// A glance with the identity the parent's catalog records, where it
+    /// records one (generation 4), in place of the child's descriptor's.
+    fn with_catalog(&self, index: usize, glance: Glance) -> Glance {
+        match (glance, self.catalog_identity(index)) {
+            (
+                Glance::Read {
+                    same_header,
+                    identity: _,
+                },
+                Some(recorded),
+            ) => Glance::Read {
+                same_header,
+                identity: Some(recorded.clone()),
+            },
+            (glance, _) => glance,
+        }
     }
 
     /// The liveness of a session, probed once per command.
@@ -157,6 +204,33 @@ impl<'a> Corpus<'a> {
         self.live[index].store(live_code(l), Ordering::Relaxed);
         l
     }
+}
+
+/// Put the children `rows` name first, in the catalog's order, the others
+/// after them in sibling order; note each named child's recorded identity.
+/// Edges stay the headers': a row naming a session that is not a child of
+/// this parent is passed over.
+fn catalog_order(
+    store: &Store,
+    siblings: &mut Vec<usize>,
+    rows: &[crate::store::catalog::CatalogRow],
+    identities: &mut HashMap<usize, Identity>,
+) {
+    let mut named = Vec::new();
+    for row in rows {
+        if let Some(pos) = siblings
+            .iter()
+            .position(|i| *store.sessions[*i].header.id == *row.child_id)
+        {
+            let index = siblings.remove(pos);
+            if let Some(identity) = &row.identity {
+                identities.insert(index, identity.clone());
+            }
+            named.push(index);
+        }
+    }
+    named.append(siblings);
+    *siblings = named;
 }
 
 pub struct Ancestors<'c, 'a> {

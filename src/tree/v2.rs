@@ -311,7 +311,12 @@ impl<'a> Corpus<'a> {
                     let glance = self.listing_glance(*i, Dialect::Seed001);
                     return (classify(live, glance), live, None);
                 }
-                let inspected = reader::inspect(&rec.log());
+                let inspected = reader::inspect(&rec.log()).map(|mut inspection| {
+                    if let Some(recorded) = self.catalog_identity(*i) {
+                        inspection.seed001 = Some(recorded.clone());
+                    }
+                    inspection
+                });
                 let seen = inspected
                     .as_ref()
                     .ok()

@@ -329,3 +329,118 @@ fn spawn_writes_the_generation_asked_and_serve_leaves_it_to_dsh() {
     ]);
     assert!(r.stderr.contains("--name: a name is kept"), "{}", r.stderr);
 }
+
+#[test]
+fn a_generation_4_parent_catalog_orders_and_names_its_children() {
+    let store = crate::common::TempDir::new("gen-catalog");
+    let s = store.path().to_str().unwrap();
+    let spawn = |args: &[&str]| {
+        let mut argv = vec!["--store", s, "spawn"];
+        argv.extend_from_slice(args);
+        let r = run(&argv);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+    };
+    spawn(&["--id", "root", "--format-version", "4", "--created-at", "1"]);
+    for (id, at) in [
+        ("kid-a", "2"),
+        ("kid-b", "3"),
+        ("kid-c", "4"),
+        ("kid-d", "5"),
+    ] {
+        spawn(&[
+            "--parent",
+            "root",
+            "--id",
+            id,
+            "--label",
+            id,
+            "--created-at",
+            at,
+        ]);
+    }
+    let list = |args: &[&str]| {
+        let mut argv = vec!["--store", s];
+        argv.extend_from_slice(args);
+        let r = run(&argv);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        r.stdout
+    };
+    let v1 = ["--contract", "v1", "list-agents", "--as=root"];
+    let before = list(&v1);
+    assert!(
+        before.find("kid-a").unwrap() < before.find("kid-b").unwrap(),
+        "{before}"
+    );
+    // The parent records kid-b first with its own label, cannot tell
+    // kid-c's mode (its descriptor then decides) and records kid-d as a
+    // one-shot (which rc.8's listing leaves out once settled); kid-a is not
+    // in the catalog and follows in sibling order.
+    let log = logs(store.path())
+        .into_iter()
+        .find(|l| header(l)["id"] == "root")
+        .unwrap();
+    let rows = [
+        r#"{"type":"subagent/catalog","seq":0,"time":5,"data":{"version":0,"childId":"kid-b","childCreatedAt":3,"mode":"continuable","label":"recorded by root"}}"#,
+        r#"{"type":"subagent/catalog-unknown","seq":1,"time":5,"data":{"version":0,"childId":"kid-c","childCreatedAt":4,"mode":"unknown"}}"#,
+        r#"{"type":"subagent/catalog","seq":2,"time":5,"data":{"version":0,"childId":"kid-z","childCreatedAt":4,"mode":"one-shot"}}"#,
+        r#"{"type":"subagent/catalog","seq":3,"time":5,"data":{"version":0,"childId":"kid-d","childCreatedAt":5,"mode":"one-shot"}}"#,
+    ];
+    let mut text = std::fs::read_to_string(&log).unwrap();
+    for row in rows {
+        text.push_str(row);
+        text.push('\n');
+    }
+    std::fs::write(&log, text).unwrap();
+    let after = list(&v1);
+    let at = |name: &str| {
+        after
+            .find(name)
+            .unwrap_or_else(|| panic!("{name}: {after}"))
+    };
+    assert!(
+        at("kid-b") < at("kid-c") && at("kid-c") < at("kid-a"),
+        "{after}"
+    );
+    assert!(
+        after.contains("kid-b [ready] — recorded by root"),
+        "{after}"
+    );
+    assert!(
+        !after.contains("kid-z") && !after.contains("kid-d"),
+        "{after}"
+    );
+    assert!(before.contains("kid-d"), "{before}");
+    let tree = list(&["tree"]);
+    let line = |name: &str| tree.lines().find(|l| l.contains(name)).unwrap_or_default();
+    assert!(line("kid-d").contains("one-shot"), "{tree}");
+    assert!(line("kid-b").contains("recorded by root"), "{tree}");
+    assert!(
+        tree.find("kid-b").unwrap() < tree.find("kid-a").unwrap(),
+        "{tree}"
+    );
+    let v2 = list(&["list-agents", "--as=root"]);
+    assert!(v2.contains("recorded by root"), "{v2}");
+    let r = run(["--store", s, "check"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    // The same rows in a generation-3 log are not a catalog.
+    let g3 = crate::common::TempDir::new("gen-catalog-3");
+    let s3 = g3.path().to_str().unwrap();
+    let r = run([
+        "--store",
+        s3,
+        "spawn",
+        "--id",
+        "root",
+        "--format-version",
+        "3",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let log3 = logs(g3.path()).pop().unwrap();
+    let mut text = std::fs::read_to_string(&log3).unwrap();
+    text.push_str(rows[0]);
+    text.push('\n');
+    std::fs::write(&log3, text).unwrap();
+    let r = run(["--store", s3, "check"]);
+    assert_eq!(r.code, 3, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("subagent/catalog"), "{}", r.stdout);
+}
