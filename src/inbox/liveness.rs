@@ -10,16 +10,12 @@ use serde::{Deserialize, Serialize};
 use std::fs::{File, TryLockError};
 use std::path::Path;
 
-pub const LIVE_LOCK: &str = "live.lock";
+use crate::store::listed::Present;
+pub use crate::store::listed::{LIVE_JSON, LIVE_LOCK, SESSION_LOCK};
 /// Newer DSH (the Rust port's JSONL backend) holds this exclusively while a
 /// session is resident; a holder of the agent takes it too, so neither can
 /// write a log the other owns.
 pub const WRITER_LOCK: &str = ".session-writer.lock";
-pub const LIVE_JSON: &str = "live.json";
-/// Newer DSH (0.1.3 on) holds an exclusive `flock` on this while it writes
-/// a session; a holder of the agent takes it too, and a held one means the
-/// session is owned and live to every view.
-pub const SESSION_LOCK: &str = "session.lock";
 
 /// What a resident process says it is doing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -77,7 +73,23 @@ fn read_info(dir: &Path) -> Option<LiveInfo> {
 /// Probe the session directory `dir`. Only a regular `live.lock` counts; a
 /// link, FIFO or anything else is not a resident process.
 pub fn probe(dir: &Path) -> Liveness {
-    match held(dir, LIVE_LOCK) {
+    probe_listed(dir, None)
+}
+
+/// `probe`, skipping the files a listing of `dir` (`present`) saw absent.
+/// Newer DSH (0.1.3 on) holds an exclusive `flock` on `session.lock` while
+/// it writes a session; a holder of the agent takes it too, and a held one
+/// means the session is owned and live to every view.
+pub fn probe_listed(dir: &Path, present: Option<Present>) -> Liveness {
+    let there = |name: &str| present.is_none_or(|p| p.has(name));
+    let held = |name: &str| {
+        if there(name) {
+            held(dir, name)
+        } else {
+            Some(false)
+        }
+    };
+    match held(LIVE_LOCK) {
         Some(true) => {
             // A holder that has not written live.json yet is between turns.
             let state = read_info(dir).map_or(LiveState::Idle, |i| i.state);
@@ -85,13 +97,13 @@ pub fn probe(dir: &Path) -> Liveness {
         }
         None => return Liveness::Unknown,
         Some(false) => {
-            if dsh_without_bridge(dir).is_some() {
+            if there(LIVE_JSON) && dsh_without_bridge(dir).is_some() {
                 return Liveness::Unknown;
             }
         }
     }
     // Newer DSH says nothing of what it is doing: live, state unknown.
-    match held(dir, SESSION_LOCK) {
+    match held(SESSION_LOCK) {
         Some(true) => Liveness::Live {
             state: LiveState::Idle,
         },

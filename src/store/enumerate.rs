@@ -9,6 +9,7 @@ use super::error::StoreError;
 use super::generation::{Current, LogName, NEWEST_READ};
 use super::header::{Header, HeaderParse, Member};
 use super::id_index::IdIndex;
+use super::listed::Present;
 use super::paths::{encode_segment, project_dir_name};
 use super::reader::{Encoding, FirstLine, HeaderError, read_first_line_ahead, read_first_line_of};
 use super::sidecar::{Dir, open_regular_meta};
@@ -61,6 +62,9 @@ pub struct SessionRecord {
     /// The session directory's name when it is not `encodeSegment(id)`
     /// (a path that only resolves to the derived one); nearly always `None`.
     dir_name: Option<Box<OsStr>>,
+    /// What the directory's listing saw of the liveness files (`None`: not
+    /// listed here), so a probe skips the ones it saw absent.
+    pub present: Option<Present>,
     /// The log file's compression in the session directory.
     pub suffix: Suffix,
     /// The log's format generation (the highest in the directory).
@@ -366,8 +370,11 @@ impl Store {
                 };
                 return self.mismatch(&dir.join(&*odd.file_name()), configured);
             }
-            DirProbe::One(found, read, identity, glance) => (found, read, identity, glance),
+            DirProbe::One(found, present, read, identity, glance) => {
+                (found, (present, read), identity, glance)
+            }
         };
+        let (present, read) = read;
         let log_name = found;
         let found = log_name.suffix;
         let configured = *self.suffix.get_or_insert(found);
@@ -477,6 +484,7 @@ impl Store {
             header,
             project,
             dir_name: (!derived).then(|| name.into()),
+            present,
             suffix: found,
             generation: log_name.generation,
         });
@@ -532,6 +540,7 @@ pub(super) enum DirProbe {
     /// `encodeSegment(id)`), and what was read ahead of the log.
     One(
         LogName,
+        Option<Present>,
         Result<(Encoding, FirstLine), HeaderError>,
         Option<Result<bool, String>>,
         Option<Glance>,
@@ -587,6 +596,7 @@ pub(super) fn probe_session_dir(
     match probe {
         DirProbe::One(
             suffix,
+            present,
             Ok((encoding, FirstLine::Parsed(HeaderParse::Valid(header)))),
             _,
             glance,
@@ -594,6 +604,7 @@ pub(super) fn probe_session_dir(
             let identity = check_identity(root, &dir.join(&*suffix.file_name()), &header, suffix);
             DirProbe::One(
                 suffix,
+                present,
                 Ok((encoding, FirstLine::Parsed(HeaderParse::Valid(header)))),
                 Some(identity),
                 glance,
@@ -606,7 +617,8 @@ pub(super) fn probe_session_dir(
 fn probe_files(logs: LogsOf, ahead: Option<&dyn ReadAhead>) -> DirProbe {
     // The directory is listed: newer DSH writes generations side by side,
     // and the highest one is current even beside a generation-0 log.
-    let log = match logs.current() {
+    let (current, present) = logs.listing();
+    let log = match current {
         Current::None => return DirProbe::Empty,
         Current::Both(generation) => return DirProbe::Both(generation),
         Current::One(log) if log.generation > NEWEST_READ => return DirProbe::Newer(log),
@@ -617,7 +629,7 @@ fn probe_files(logs: LogsOf, ahead: Option<&dyn ReadAhead>) -> DirProbe {
         Some(ahead) => read_first_line_ahead(opened, ahead),
         None => (read_first_line_of(opened.map(|(f, _)| f)), None),
     };
-    DirProbe::One(log, read, None, glance)
+    DirProbe::One(log, present, read, None, glance)
 }
 
 /// A session directory's logs: opened through its project directory when
@@ -642,9 +654,20 @@ impl LogsOf<'_> {
         }
     }
 
-    /// The current log, from the directory's names.
-    fn current(&self) -> Current {
-        super::generation::current_in(self.dir)
+    /// The current log, from the directory's names, and which liveness
+    /// files it saw (when listed through the held project directory).
+    fn listing(&self) -> (Current, Option<Present>) {
+        match (self.project, self.dir.file_name()) {
+            (Some(project), Some(name)) => {
+                let (mut current, mut present) = (Current::None, Present::default());
+                project.for_each_name_at(name, |n| {
+                    current = current.with(n);
+                    present.note(n);
+                });
+                (current, Some(present))
+            }
+            _ => (super::generation::current_in(self.dir), None),
+        }
     }
 }
 

@@ -70,11 +70,13 @@ pub enum Current {
     Both(u32),
 }
 
-/// The highest generation among `names` (a directory's entries).
-pub fn current_of<'a>(names: impl Iterator<Item = &'a str>) -> Current {
-    let mut best = Current::None;
-    for log in names.filter_map(LogName::parse) {
-        best = match best {
+impl Current {
+    /// Take one more directory entry's name into account.
+    pub fn with(self, name: &[u8]) -> Current {
+        let Some(log) = std::str::from_utf8(name).ok().and_then(LogName::parse) else {
+            return self;
+        };
+        match self {
             Current::None => Current::One(log),
             Current::One(b) if log.generation > b.generation => Current::One(log),
             Current::One(b) if log.generation == b.generation && log.suffix != b.suffix => {
@@ -82,9 +84,14 @@ pub fn current_of<'a>(names: impl Iterator<Item = &'a str>) -> Current {
             }
             Current::Both(g) if log.generation > g => Current::One(log),
             keep => keep,
-        };
+        }
     }
-    best
+}
+
+/// The highest generation among `names` (a directory's entries).
+#[cfg(test)]
+pub fn current_of<'a>(names: impl Iterator<Item = &'a str>) -> Current {
+    names.fold(Current::None, |c, n| c.with(n.as_bytes()))
 }
 
 /// The current log of the session directory `dir` (listing it), if any.
@@ -92,11 +99,10 @@ pub fn current_in(dir: &Path) -> Current {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Current::None;
     };
-    let names: Vec<String> = entries
+    use std::os::unix::ffi::OsStrExt;
+    entries
         .flatten()
-        .filter_map(|e| e.file_name().into_string().ok())
-        .collect();
-    current_of(names.iter().map(String::as_str))
+        .fold(Current::None, |c, e| c.with(e.file_name().as_bytes()))
 }
 
 /// The path of the current log of `dir` (raw preferred when both exist).

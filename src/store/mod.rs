@@ -19,6 +19,7 @@ pub mod jv;
 pub mod jv_read;
 pub mod limits;
 pub mod lines;
+pub mod listed;
 pub mod locate;
 pub mod log_tail;
 pub mod name_index;

@@ -262,6 +262,52 @@ impl Dir {
         self.lstat_os(std::ffi::OsStr::new(name))
     }
 
+    /// Call `f` with the name of every entry of the subdirectory `name` (a
+    /// link there is not followed); nothing when it cannot be listed. Read
+    /// with `getdents64` into a buffer on the stack: a listing per session
+    /// directory costs an open, two reads and a close, nothing more.
+    pub fn for_each_name_at(&self, name: &std::ffi::OsStr, mut f: impl FnMut(&[u8])) {
+        let Ok(c) = CString::new(name.as_bytes()) else {
+            return;
+        };
+        let Ok(dir) = openat(self.fd.as_raw_fd(), &c, DIR_FLAGS | libc::O_CLOEXEC, 0) else {
+            return;
+        };
+        // Entries are 8-byte aligned records; u64 storage keeps them so.
+        let mut buf = [0u64; 1024];
+        loop {
+            // SAFETY: an open directory descriptor and a writable buffer of
+            // the length given.
+            let n = unsafe {
+                libc::syscall(
+                    libc::SYS_getdents64,
+                    dir.as_raw_fd(),
+                    buf.as_mut_ptr(),
+                    std::mem::size_of_val(&buf),
+                )
+            };
+            if n <= 0 {
+                return;
+            }
+            // SAFETY: the kernel wrote `n` bytes of the u64 buffer.
+            let bytes =
+                unsafe { std::slice::from_raw_parts(buf.as_ptr().cast::<u8>(), n as usize) };
+            let mut at = 0;
+            // linux_dirent64: d_ino u64, d_off i64, d_reclen u16, d_type u8,
+            // then the NUL-terminated name.
+            while at + 19 < bytes.len() {
+                let reclen = u16::from_ne_bytes([bytes[at + 16], bytes[at + 17]]) as usize;
+                if reclen == 0 || at + reclen > bytes.len() {
+                    return;
+                }
+                let name = &bytes[at + 19..at + reclen];
+                let end = memchr::memchr(0, name).unwrap_or(name.len());
+                f(&name[..end]);
+                at += reclen;
+            }
+        }
+    }
+
     fn lstat_os(&self, name: &std::ffi::OsStr) -> Option<libc::stat> {
         let c = CString::new(name.as_bytes()).ok()?;
         // SAFETY: zeroed plain-old-data, filled by the kernel.

@@ -200,7 +200,8 @@ impl<'a> Corpus<'a> {
         if let Some(l) = live_of(self.live[index].load(Ordering::Relaxed)) {
             return l;
         }
-        let l = liveness::probe(&self.store.sessions[index].dir());
+        let rec = &self.store.sessions[index];
+        let l = liveness::probe_listed(&rec.dir(), rec.present);
         self.live[index].store(live_code(l), Ordering::Relaxed);
         l
     }

@@ -444,3 +444,85 @@ fn a_generation_4_parent_catalog_orders_and_names_its_children() {
     assert_eq!(r.code, 3, "{}{}", r.stdout, r.stderr);
     assert!(r.stdout.contains("subagent/catalog"), "{}", r.stdout);
 }
+
+/// The text each command prints on the generation-3 (DSH's own migration)
+/// and generation-4 (reference) stores, pinned as golden files.
+#[test]
+fn migrated_store_outputs_match_golden_files() {
+    crate::common::snapshot_settings(None).bind(|| {
+        for (source, root) in [
+            ("rc8-cli", "session-cd54d0e9-4044-4a6d-8063-d409a9de653a"),
+            ("rc8-live", "parent-1"),
+            ("rc8-inbox", "inbox-parent"),
+        ] {
+            for generation in [3, 4] {
+                let store = format!("testdata/stores/{source}-v{generation}");
+                let views: [(&str, Vec<&str>); 4] = [
+                    ("tree", vec!["tree", "--all"]),
+                    ("check", vec!["check"]),
+                    ("log", vec!["log", root]),
+                    (
+                        "v1.descendants",
+                        vec!["--contract", "v1", "list-agents", "--scope", "descendants"],
+                    ),
+                ];
+                for (view, args) in views {
+                    let mut argv = vec!["--store", store.as_str()];
+                    argv.extend(args);
+                    if view.starts_with("v1") {
+                        argv.push("--as");
+                        argv.push(root);
+                    }
+                    let blob = run(&argv).blob(&argv);
+                    insta::assert_snapshot!(format!("{source}-v{generation}.{view}"), blob);
+                }
+            }
+        }
+    });
+}
+
+#[test]
+fn a_compressed_newer_generation_is_read() {
+    let store = crate::common::TempDir::new("gen-zstd");
+    let s = store.path().to_str().unwrap();
+    for args in [
+        &[
+            "--id",
+            "root",
+            "--format-version",
+            "3",
+            "--compression",
+            "zstd",
+        ][..],
+        &["--parent", "root", "--id", "kid", "--label", "packed"][..],
+    ] {
+        let mut argv = vec!["--store", s, "spawn"];
+        argv.extend_from_slice(args);
+        let r = run(&argv);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+    }
+    let names: Vec<String> = logs(store.path())
+        .iter()
+        .map(|l| l.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["session.v3.jsonl.zstd"; 2]);
+    let r = run(["--store", s, "--contract", "v1", "list-agents", "--as=root"]);
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (0, "kid [ready] — packed\n"),
+        "{}",
+        r.stderr
+    );
+    let r = run(["--store", s, "check"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    // Both encodings of one generation are the store error rc.8 reports
+    // for both encodings of generation 0.
+    let kid = logs(store.path())
+        .into_iter()
+        .find(|l| l.to_string_lossy().contains("/kid/"))
+        .unwrap();
+    std::fs::write(kid.with_file_name("session.v3.jsonl"), b"").unwrap();
+    let r = run(["--store", s, "check"]);
+    assert_eq!(r.code, 3, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("session.v3.jsonl"), "{}", r.stdout);
+}
