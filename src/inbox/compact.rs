@@ -1,8 +1,8 @@
 //! Compaction: when consumed history dominates an inbox, rewrite it under
 //! its lock, atomically (a temporary file renamed over it), keeping what
-//! answers still depend on: pending messages, consumed messages that carry
-//! a caller-chosen id (so a retried send stays a duplicate) with the claim
-//! or cancel that consumed them, the ids of the newest claim (a `serve`
+//! answers still depend on: pending messages (consumed messages that carry
+//! a caller-chosen id move to `inbox.keyed.jsonl` first, so a retried send
+//! stays a duplicate), the ids of the newest claim (a `serve`
 //! killed mid-turn reruns that claim's input from its log, and must still
 //! find it claimed), wait records reduced to still-pending ids,
 //! and the newest interrupt where it stands (so its id, which a bridge or
@@ -87,7 +87,8 @@ pub fn maybe_compact(guard: &mut WriteGuard) -> Result<bool, StoreError> {
     })
     .map_err(io)?;
     let pending = |id: &str| !s.claimed.contains(id) && !s.canceled.contains(id);
-    let kept = |id: &str, keyed: bool| keyed || pending(id);
+    // Consumed keyed messages leave for the archive (`keyed_archive`).
+    let kept = |id: &str, _keyed: bool| pending(id);
     let live: u64 = s
         .messages
         .iter()
@@ -113,6 +114,7 @@ pub fn maybe_compact(guard: &mut WriteGuard) -> Result<bool, StoreError> {
             written = out.write_all(line).and_then(|()| out.write_all(b"\n"));
         }
     };
+    let mut archived: Vec<Vec<u8>> = Vec::new();
     let mut kept_claimed = Vec::new();
     let mut kept_canceled = Vec::new();
     let mut waits: HashMap<String, Vec<String>> = HashMap::new();
@@ -146,6 +148,8 @@ pub fn maybe_compact(guard: &mut WriteGuard) -> Result<bool, StoreError> {
                             kept_canceled.push(id);
                         }
                     }
+                } else if keyed {
+                    archived.push(l.to_vec());
                 }
             }
             Record::Wait { call, ids, .. } => {
@@ -217,6 +221,9 @@ pub fn maybe_compact(guard: &mut WriteGuard) -> Result<bool, StoreError> {
     }
     written.map_err(io)?;
     let file = out.into_inner().map_err(|e| io(e.into_error()))?;
+    // The keyed history is durable in the archive before the inbox that no
+    // longer holds it replaces the one that does.
+    super::keyed_archive::append(guard, &archived)?;
     guard.dir.commit_temp(file, &tmp, INBOX)?;
     guard.inbox = guard.dir.open_rw(INBOX)?;
     guard.len = guard.inbox.metadata().map_err(io)?.len();

@@ -139,6 +139,61 @@ enum IdUse {
     Other {
         index: usize,
     },
+    /// A consumed keyed message compaction moved to the archive.
+    Archived {
+        target: Target,
+        source: Value,
+        content: Vec<Value>,
+    },
+}
+
+/// How `id` is used by the records `reader` holds (only lines that mention
+/// it are parsed).
+fn find_id_in(reader: impl std::io::BufRead, id: &str) -> std::io::Result<IdUse> {
+    let needle = serde_json::to_string(id).unwrap_or_default().into_bytes();
+    let mut found = IdUse::Unused;
+    let mut index = 0usize;
+    for_each_line(reader, |line| {
+        let InboxLine::Line(l) = line else { return };
+        let at = index;
+        let mentions = l.windows(needle.len()).any(|w| w == needle.as_slice());
+        if !mentions {
+            if parse::<serde::de::IgnoredAny>(l).is_some() {
+                index += 1;
+            }
+            return;
+        }
+        let Some(record) = parse::<Value>(l) else {
+            return;
+        };
+        index += 1;
+        if !matches!(found, IdUse::Unused) {
+            return;
+        }
+        found = match record {
+            Record::Message {
+                id: got,
+                target,
+                source,
+                content,
+                ..
+            } if got == id => IdUse::Message {
+                index: at,
+                target,
+                source,
+                content,
+            },
+            Record::Message { .. } => IdUse::Unused,
+            Record::Interrupt { id: got, .. } if got == id => IdUse::Other { index: at },
+            Record::Claim { ids, .. } | Record::Cancel { ids, .. } | Record::Wait { ids, .. }
+                if ids.iter().any(|i| i == id) =>
+            {
+                IdUse::Other { index: at }
+            }
+            _ => IdUse::Unused,
+        };
+    })?;
+    Ok(found)
 }
 
 impl Inbox {
@@ -480,56 +535,29 @@ impl Inbox {
     }
 
     /// How `id` is used in the inbox under `guard`, reading only the lines
-    /// that mention it.
+    /// that mention it; a keyed message compaction moved out of the inbox is
+    /// found in its archive.
     fn find_id(&self, guard: &WriteGuard, id: &str) -> Result<IdUse, StoreError> {
-        let path = self.path();
-        let needle = serde_json::to_string(id).unwrap_or_default().into_bytes();
-        let mut found = IdUse::Unused;
-        let mut index = 0usize;
-        for_each_line(guard.reader()?, |line| {
-            let InboxLine::Line(l) = line else { return };
-            let at = index;
-            let mentions = l.windows(needle.len()).any(|w| w == needle.as_slice());
-            if !mentions {
-                if parse::<serde::de::IgnoredAny>(l).is_some() {
-                    index += 1;
-                }
-                return;
-            }
-            let Some(record) = parse::<Value>(l) else {
-                return;
-            };
-            index += 1;
-            if !matches!(found, IdUse::Unused) {
-                return;
-            }
-            found = match record {
-                Record::Message {
-                    id: got,
+        // The archive holds the oldest records: a message there came before
+        // the claim the inbox may still keep for it.
+        if let Some(archive) = super::keyed_archive::reader(guard)? {
+            let archived = find_id_in(archive, id)
+                .map_err(|e| StoreError::io(guard.dir.join(super::keyed_archive::ARCHIVE), e))?;
+            if let IdUse::Message {
+                target,
+                source,
+                content,
+                ..
+            } = archived
+            {
+                return Ok(IdUse::Archived {
                     target,
                     source,
                     content,
-                    ..
-                } if got == id => IdUse::Message {
-                    index: at,
-                    target,
-                    source,
-                    content,
-                },
-                Record::Message { .. } => IdUse::Unused,
-                Record::Interrupt { id: got, .. } if got == id => IdUse::Other { index: at },
-                Record::Claim { ids, .. }
-                | Record::Cancel { ids, .. }
-                | Record::Wait { ids, .. }
-                    if ids.iter().any(|i| i == id) =>
-                {
-                    IdUse::Other { index: at }
-                }
-                _ => IdUse::Unused,
-            };
-        })
-        .map_err(|e| StoreError::io(&path, e))?;
-        Ok(found)
+                });
+            }
+        }
+        find_id_in(guard.reader()?, id).map_err(|e| StoreError::io(self.path(), e))
     }
 
     /// Deliver one message: admission bound, id uniqueness, append, sync.
@@ -564,7 +592,23 @@ impl Inbox {
                     }
                     return Err(DeliveryError::IdReused {
                         id: id.clone(),
-                        record: index + 1,
+                        record: Some(index + 1),
+                    });
+                }
+                IdUse::Archived {
+                    target,
+                    source: s,
+                    content: c,
+                } => {
+                    if target == message.target && s == source && c == content {
+                        return Ok(Receipt {
+                            message_id: id.clone(),
+                            duplicate: true,
+                        });
+                    }
+                    return Err(DeliveryError::IdReused {
+                        id: id.clone(),
+                        record: None,
                     });
                 }
                 IdUse::Other { index } => {

@@ -18,7 +18,9 @@ pub enum DeliveryError {
     /// A caller-chosen id names an earlier message with another body.
     IdReused {
         id: String,
-        record: usize,
+        /// The inbox record; `None`: the archive of compacted keyed
+        /// messages holds it.
+        record: Option<usize>,
     },
     /// A caller-chosen id is already used by a record that is not a message.
     IdTaken {
@@ -83,10 +85,16 @@ impl fmt::Display for DeliveryError {
             DeliveryError::Stopped => f.write_str(
                 "the agent was stopped permanently by an interrupt; the message was not delivered",
             ),
-            DeliveryError::IdReused { id, record } => write!(
-                f,
-                "message id \"{id}\" was already sent with a different message (inbox record {record}); nothing was written"
-            ),
+            DeliveryError::IdReused { id, record } => {
+                let at = match record {
+                    Some(n) => format!("inbox record {n}"),
+                    None => format!("kept in {}", super::keyed_archive::ARCHIVE),
+                };
+                write!(
+                    f,
+                    "message id \"{id}\" was already sent with a different message ({at}); nothing was written"
+                )
+            }
             DeliveryError::UnknownMessage { id } => {
                 write!(f, "no message \"{id}\" in the inbox; nothing was written")
             }

@@ -1,4 +1,5 @@
-//! `inbox.keys`: every id the inbox's records name, so a keyed send (`--id`)
+//! `inbox.keys`: every id the inbox's records name (and the keyed messages
+//! compaction moved to `inbox.keyed.jsonl`), so a keyed send (`--id`)
 //! learns that its id is new without reading the inbox. One line per id a
 //! record names: `<inbox length after the record>\t<kind>\t<id>`, kind `m`
 //! a message, `i` an interrupt, `o` an id a claim, cancel or wait names;
@@ -101,6 +102,18 @@ fn matches(bytes: &[u8], ino: u64, len: u64) -> bool {
 /// Write the index of the whole inbox under `guard` anew; its bytes.
 fn rebuild(guard: &WriteGuard, ino: u64) -> Option<Vec<u8>> {
     let mut out = format!("ino {ino}\n").into_bytes();
+    // The keyed messages compaction archived come first (before any inbox
+    // byte): their ids stay taken.
+    if let Some(archive) = super::keyed_archive::reader(guard).ok()? {
+        for_each_line_at(archive, 0, |line, _| {
+            if let InboxLine::Line(l) = line
+                && let Some(r @ Record::Message { .. }) = parse::<IgnoredAny>(l)
+            {
+                lines_for(&r, 0, &mut out);
+            }
+        })
+        .ok()?;
+    }
     let mut reader = guard.reader().ok()?;
     let mut body = Vec::new();
     let mut last: Option<(u64, usize)> = None;

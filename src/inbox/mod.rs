@@ -12,6 +12,7 @@ pub mod handing;
 pub mod history;
 pub mod id_list;
 pub mod key_index;
+pub mod keyed_archive;
 pub mod liveness;
 pub mod locate;
 pub mod lock;

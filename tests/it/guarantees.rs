@@ -628,3 +628,66 @@ fn two_waits_under_one_call_agree_with_and_without_notification() {
         );
     }
 }
+
+/// Keyed history no longer keeps an inbox large: compaction moves consumed
+/// keyed messages to `inbox.keyed.jsonl`, and a retried send is still told
+/// apart exactly (same message: a duplicate; another: refused).
+#[test]
+fn compaction_moves_keyed_history_out_and_retries_still_match() {
+    let store = team();
+    let s = store.path();
+    let dir = s.join("_no-cwd/rev-0001");
+    let big = "k".repeat(5000);
+    for i in 0..100 {
+        let r = run_in(
+            s,
+            &[
+                "steer",
+                "rev-0001",
+                &format!("{i} {big}"),
+                "--id",
+                &format!("key-{i}"),
+            ],
+        );
+        assert_eq!(r.code, 0, "{}", r.stderr);
+    }
+    let before = std::fs::metadata(dir.join("inbox.jsonl")).unwrap().len();
+    assert!(before > 256 * 1024, "{before}");
+    // One claim takes all next-step input; the history then dominates.
+    let r = run_in(s, &["claim", "--as", "rev-0001"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let after = std::fs::metadata(dir.join("inbox.jsonl")).unwrap().len();
+    assert!(
+        after < 64 * 1024,
+        "keyed history stayed in the inbox: {after} bytes"
+    );
+    let archive = std::fs::read_to_string(dir.join("inbox.keyed.jsonl")).unwrap();
+    assert!(
+        archive.matches("\"type\":\"message\"").count() >= 90,
+        "{}",
+        archive.len()
+    );
+    for i in [0, 50, 99] {
+        let text = format!("{i} {big}");
+        let id = format!("key-{i}");
+        let r = run_in(s, &["--json", "steer", "rev-0001", &text, "--id", &id]);
+        assert_eq!(
+            (r.code, r.stdout.clone()),
+            (0, format!("{{\"messageId\":\"{id}\"}}\n")),
+            "{}",
+            r.stderr
+        );
+        let r = run_in(s, &["steer", "rev-0001", "something else", "--id", &id]);
+        assert_eq!(r.code, 2, "{}", r.stderr);
+        assert!(
+            r.stderr.contains("already sent with a different message"),
+            "{}",
+            r.stderr
+        );
+    }
+    // Nothing was appended by the retries: nothing pending.
+    let r = run_in(s, &["inbox", "rev-0001"]);
+    assert!(r.stdout.contains("next-step: 0 pending"), "{}", r.stdout);
+    let r = run_in(s, &["steer", "rev-0001", "new", "--id", "key-100"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+}
