@@ -46,10 +46,11 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             [CompletionResult]::new('claim', 'claim', [CompletionResultType]::ParameterValue, 'Consume pending input as the agent loop does at a step boundary; print it as JSON')
             [CompletionResult]::new('call', 'call', [CompletionResultType]::ParameterValue, 'Run a model tool by name with its raw JSON arguments')
             [CompletionResult]::new('identity', 'identity', [CompletionResultType]::ParameterValue, 'Print the subagent:identity runtime context for the caller (seed 001)')
-            [CompletionResult]::new('tree', 'tree', [CompletionResultType]::ParameterValue, 'Every tree in the store (or the one holding AGENT): hierarchy, state, last turn, pending inbox')
+            [CompletionResult]::new('tree', 'tree', [CompletionResultType]::ParameterValue, 'Every tree in the store (or the one holding AGENT): hierarchy, state, last turn, pending inbox, tokens')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Verify the whole store; report every problem with its path')
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'Show AGENT''s transcript: each turn, what the model saw and did, and how the turn ended')
             [CompletionResult]::new('trace', 'trace', [CompletionResultType]::ParameterValue, 'Show where a message went: sent, claimed, in the transcript, or why not')
+            [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Tokens each agent''s model calls used (and their cost, given prices)')
             [CompletionResult]::new('cancel', 'cancel', [CompletionResultType]::ParameterValue, 'Withdraw a pending message before it is delivered')
             [CompletionResult]::new('spawn', 'spawn', [CompletionResultType]::ParameterValue, 'Create a session (a root, or a child with --parent) and print its id')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions')
@@ -254,6 +255,7 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds (commands that write an inbox)')
             [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound for sends: pending messages an inbox may hold before a send is rejected')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Also list root sessions that have no subagents, each as its own tree')
+            [CompletionResult]::new('--no-usage', '--no-usage', [CompletionResultType]::ParameterName, 'Leave out the TOKENS column (the tokens of each agent and those below it)')
             [CompletionResult]::new('--live', '--live', [CompletionResultType]::ParameterName, 'Only agents a resident process holds (and the agents above them)')
             [CompletionResult]::new('--problems', '--problems', [CompletionResultType]::ParameterName, 'Only agents with a diagnostic or an unreadable inbox (and the agents above them)')
             [CompletionResult]::new('--watch', '--watch', [CompletionResultType]::ParameterName, 'Redraw whenever the store changes, until Ctrl-C')
@@ -297,6 +299,21 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract model tools speak (list-agents, send-message, call, …)')
             [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds (commands that write an inbox)')
             [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound for sends: pending messages an inbox may hold before a send is rejected')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON instead of text (errors too, on stderr)')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Resolve v2 names by scanning the store, without the name index in the cache directory')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'dsh-agents;usage' {
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only calls since this time: epoch ms, a UTC date (2026-12-01[T08:30]) or an age (30m, 2h, 7d)')
+            [CompletionResult]::new('--by', '--by', [CompletionResultType]::ParameterName, 'Group the rows')
+            [CompletionResult]::new('--prices', '--prices', [CompletionResultType]::ParameterName, 'A JSON price table (per million tokens) to add a COST column')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
+            [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract model tools speak (list-agents, send-message, call, …)')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds (commands that write an inbox)')
+            [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound for sends: pending messages an inbox may hold before a send is rejected')
+            [CompletionResult]::new('--tree', '--tree', [CompletionResultType]::ParameterName, 'With AGENT: its whole subtree, each row with its subtree''s total')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON instead of text (errors too, on stderr)')
             [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Resolve v2 names by scanning the store, without the name index in the cache directory')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -375,10 +392,11 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             [CompletionResult]::new('claim', 'claim', [CompletionResultType]::ParameterValue, 'Consume pending input as the agent loop does at a step boundary; print it as JSON')
             [CompletionResult]::new('call', 'call', [CompletionResultType]::ParameterValue, 'Run a model tool by name with its raw JSON arguments')
             [CompletionResult]::new('identity', 'identity', [CompletionResultType]::ParameterValue, 'Print the subagent:identity runtime context for the caller (seed 001)')
-            [CompletionResult]::new('tree', 'tree', [CompletionResultType]::ParameterValue, 'Every tree in the store (or the one holding AGENT): hierarchy, state, last turn, pending inbox')
+            [CompletionResult]::new('tree', 'tree', [CompletionResultType]::ParameterValue, 'Every tree in the store (or the one holding AGENT): hierarchy, state, last turn, pending inbox, tokens')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Verify the whole store; report every problem with its path')
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'Show AGENT''s transcript: each turn, what the model saw and did, and how the turn ended')
             [CompletionResult]::new('trace', 'trace', [CompletionResultType]::ParameterValue, 'Show where a message went: sent, claimed, in the transcript, or why not')
+            [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Tokens each agent''s model calls used (and their cost, given prices)')
             [CompletionResult]::new('cancel', 'cancel', [CompletionResultType]::ParameterValue, 'Withdraw a pending message before it is delivered')
             [CompletionResult]::new('spawn', 'spawn', [CompletionResultType]::ParameterValue, 'Create a session (a root, or a child with --parent) and print its id')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions')
@@ -441,6 +459,9 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             break
         }
         'dsh-agents;help;trace' {
+            break
+        }
+        'dsh-agents;help;usage' {
             break
         }
         'dsh-agents;help;cancel' {

@@ -85,6 +85,9 @@ _dsh__agents() {
             dsh__agents,tree)
                 cmd="dsh__agents__subcmd__tree"
                 ;;
+            dsh__agents,usage)
+                cmd="dsh__agents__subcmd__usage"
+                ;;
             dsh__agents,wait-agent)
                 cmd="dsh__agents__subcmd__wait__subcmd__agent"
                 ;;
@@ -157,6 +160,9 @@ _dsh__agents() {
             dsh__agents__subcmd__help,tree)
                 cmd="dsh__agents__subcmd__help__subcmd__tree"
                 ;;
+            dsh__agents__subcmd__help,usage)
+                cmd="dsh__agents__subcmd__help__subcmd__usage"
+                ;;
             dsh__agents__subcmd__help,wait-agent)
                 cmd="dsh__agents__subcmd__help__subcmd__wait__subcmd__agent"
                 ;;
@@ -167,7 +173,7 @@ _dsh__agents() {
 
     case "${cmd}" in
         dsh__agents)
-            opts="-h -V --store --contract --json --lock-timeout --max-pending --no-cache --help --version list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve bridge inbox claim call identity tree check log trace cancel spawn completions man help"
+            opts="-h -V --store --contract --json --lock-timeout --max-pending --no-cache --help --version list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve bridge inbox claim call identity tree check log trace usage cancel spawn completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -451,7 +457,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__help)
-            opts="list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve bridge inbox claim call identity tree check log trace cancel spawn completions man help"
+            opts="list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve bridge inbox claim call identity tree check log trace usage cancel spawn completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -773,6 +779,20 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__help__subcmd__tree)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__subcmd__agents__subcmd__help__subcmd__usage)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1371,13 +1391,58 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__tree)
-            opts="-h --all --live --problems --watch --width --store --contract --json --lock-timeout --max-pending --no-cache --help"
+            opts="-h --all --no-usage --live --problems --watch --width --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --contract)
+                    COMPREPLY=($(compgen -W "v1 v2" -- "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-pending)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__subcmd__agents__subcmd__usage)
+            opts="-h --tree --since --by --prices --store --contract --json --lock-timeout --max-pending --no-cache --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --by)
+                    COMPREPLY=($(compgen -W "agent model turn" -- "${cur}"))
+                    return 0
+                    ;;
+                --prices)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -43,10 +43,11 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand claim 'Consume pending input as the agent loop does at a step boundary; print it as JSON'
             cand call 'Run a model tool by name with its raw JSON arguments'
             cand identity 'Print the subagent:identity runtime context for the caller (seed 001)'
-            cand tree 'Every tree in the store (or the one holding AGENT): hierarchy, state, last turn, pending inbox'
+            cand tree 'Every tree in the store (or the one holding AGENT): hierarchy, state, last turn, pending inbox, tokens'
             cand check 'Verify the whole store; report every problem with its path'
             cand log 'Show AGENT''s transcript: each turn, what the model saw and did, and how the turn ended'
             cand trace 'Show where a message went: sent, claimed, in the transcript, or why not'
+            cand usage 'Tokens each agent''s model calls used (and their cost, given prices)'
             cand cancel 'Withdraw a pending message before it is delivered'
             cand spawn 'Create a session (a root, or a child with --parent) and print its id'
             cand completions 'Print shell completions'
@@ -235,6 +236,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
             cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
             cand --all 'Also list root sessions that have no subagents, each as its own tree'
+            cand --no-usage 'Leave out the TOKENS column (the tokens of each agent and those below it)'
             cand --live 'Only agents a resident process holds (and the agents above them)'
             cand --problems 'Only agents with a diagnostic or an unreadable inbox (and the agents above them)'
             cand --watch 'Redraw whenever the store changes, until Ctrl-C'
@@ -275,6 +277,20 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
             cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
+            cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'dsh-agents;usage'= {
+            cand --since 'Only calls since this time: epoch ms, a UTC date (2026-12-01[T08:30]) or an age (30m, 2h, 7d)'
+            cand --by 'Group the rows'
+            cand --prices 'A JSON price table (per million tokens) to add a COST column'
+            cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
+            cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
+            cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
+            cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
+            cand --tree 'With AGENT: its whole subtree, each row with its subtree''s total'
             cand --json 'Print JSON instead of text (errors too, on stderr)'
             cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
             cand -h 'Print help (see more with ''--help'')'
@@ -348,10 +364,11 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand claim 'Consume pending input as the agent loop does at a step boundary; print it as JSON'
             cand call 'Run a model tool by name with its raw JSON arguments'
             cand identity 'Print the subagent:identity runtime context for the caller (seed 001)'
-            cand tree 'Every tree in the store (or the one holding AGENT): hierarchy, state, last turn, pending inbox'
+            cand tree 'Every tree in the store (or the one holding AGENT): hierarchy, state, last turn, pending inbox, tokens'
             cand check 'Verify the whole store; report every problem with its path'
             cand log 'Show AGENT''s transcript: each turn, what the model saw and did, and how the turn ended'
             cand trace 'Show where a message went: sent, claimed, in the transcript, or why not'
+            cand usage 'Tokens each agent''s model calls used (and their cost, given prices)'
             cand cancel 'Withdraw a pending message before it is delivered'
             cand spawn 'Create a session (a root, or a child with --parent) and print its id'
             cand completions 'Print shell completions'
@@ -395,6 +412,8 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
         &'dsh-agents;help;log'= {
         }
         &'dsh-agents;help;trace'= {
+        }
+        &'dsh-agents;help;usage'= {
         }
         &'dsh-agents;help;cancel'= {
         }

@@ -247,13 +247,16 @@ pub enum Command {
     #[command(
         after_help = "Examples:\n  dsh-agents tree\n  dsh-agents tree reviewer --watch\n  dsh-agents tree --live\n  dsh-agents --json tree --all"
     )]
-    /// Every tree in the store (or the one holding AGENT): hierarchy, state, last turn, pending inbox
+    /// Every tree in the store (or the one holding AGENT): hierarchy, state, last turn, pending inbox, tokens
     Tree {
         /// A Session id, unique id prefix (4+ characters) or name path (reviewer/checker)
         agent: Option<String>,
         /// Also list root sessions that have no subagents, each as its own tree
         #[arg(long)]
         all: bool,
+        /// Leave out the TOKENS column (the tokens of each agent and those below it)
+        #[arg(long)]
+        no_usage: bool,
         /// Only agents a resident process holds (and the agents above them)
         #[arg(long)]
         live: bool,
@@ -303,6 +306,26 @@ pub enum Command {
         /// The target agent [default: search every inbox for the id]
         #[arg(long, value_name = "AGENT")]
         to: Option<String>,
+    },
+    #[command(
+        after_help = "Examples:\n  dsh-agents usage\n  dsh-agents usage reviewer --tree\n  dsh-agents usage --by model --since 7d --prices prices.json\n\nprices.json (per million tokens, by \"provider/model\" or \"model\"):\n  {\"deepseek-official/deepseek-chat\": {\"input\": 0.27, \"cacheRead\": 0.07, \"cacheWrite\": 0.27, \"output\": 1.10}}"
+    )]
+    /// Tokens each agent's model calls used (and their cost, given prices)
+    Usage {
+        /// One agent (a name path, Session id or unique prefix) [default: every agent]
+        agent: Option<String>,
+        /// With AGENT: its whole subtree, each row with its subtree's total
+        #[arg(long)]
+        tree: bool,
+        /// Only calls since this time: epoch ms, a UTC date (2026-12-01[T08:30]) or an age (30m, 2h, 7d)
+        #[arg(long, value_name = "TIME", value_parser = super::values::parse_since)]
+        since: Option<i64>,
+        /// Group the rows
+        #[arg(long, value_enum, default_value = "agent")]
+        by: super::values::ByArg,
+        /// A JSON price table (per million tokens) to add a COST column
+        #[arg(long, value_name = "FILE")]
+        prices: Option<std::path::PathBuf>,
     },
     #[command(
         after_help = "Examples:\n  dsh-agents cancel 0193e1c2-...\n  dsh-agents cancel retry-safe-1 --to reviewer"

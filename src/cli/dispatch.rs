@@ -8,7 +8,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::inbox::record::message_id_problem;
 use crate::inbox::{Inbox, Limits, Target};
 use crate::operator::spawn::{SpawnError, SpawnRequest};
-use crate::operator::{check, deliver, inbox_view, log_view, spawn, trace, tree_view};
+use crate::operator::{check, deliver, inbox_view, log_view, spawn, trace, tree_view, usage};
 use crate::runtime::serve::{ServeOptions, serve};
 use crate::store::Store;
 use crate::store::scan_cache::ScanCache;
@@ -182,6 +182,7 @@ fn display_now() -> Result<i64> {
 struct TreeView {
     agent: Option<String>,
     all: bool,
+    usage: bool,
     filter: tree_view::Filter,
     json: bool,
     width: Option<usize>,
@@ -211,7 +212,7 @@ impl TreeView {
         if self.json {
             tree_view::json_to(&blocks, out);
         } else {
-            tree_view::render_to(&blocks, self.all, width, display_now()?, out);
+            tree_view::render_to(&blocks, self.all, self.usage, width, display_now()?, out);
         }
         Ok(())
     }
@@ -452,6 +453,22 @@ fn spawn_request(args: &SpawnArgs) -> SpawnRequest {
     }
 }
 
+/// A price table's bytes: a regular file (a FIFO or device is refused,
+/// never waited on) of at most 1 MiB.
+fn read_prices_file(path: &std::path::Path) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let cannot = |why: String| Error::usage(format!("--prices: \"{}\": {why}", path.display()));
+    let file = crate::store::sidecar::open_regular(path).map_err(|e| cannot(e.to_string()))?;
+    let mut bytes = Vec::new();
+    file.take((1 << 20) + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| cannot(e.to_string()))?;
+    if bytes.len() > 1 << 20 {
+        return Err(cannot("larger than 1 MiB".to_string()));
+    }
+    Ok(bytes)
+}
+
 /// The store a command needs: located by path when it names its sessions
 /// by exact id (`named` plus `others`), else scanned (`others` is `None`
 /// when the command needs the whole store; an unnamed caller is the only
@@ -555,6 +572,7 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
         Command::Tree {
             agent,
             all,
+            no_usage,
             live,
             problems,
             watch,
@@ -563,6 +581,7 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
             let view = TreeView {
                 agent: agent.clone(),
                 all: *all,
+                usage: !*no_usage,
                 filter: tree_view::Filter {
                     live: *live,
                     problems: *problems,
@@ -734,6 +753,53 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
                 to_json(&t.json())
             } else {
                 t.render()
+            }))
+        }
+        Command::Usage {
+            agent,
+            tree,
+            since,
+            by,
+            prices,
+        } => {
+            let prices = match prices {
+                None => None,
+                Some(path) => {
+                    let bytes = read_prices_file(path)?;
+                    Some(usage::parse_prices(&bytes).map_err(|e| {
+                        Error::usage(format!("--prices: \"{}\": {e}", path.display()))
+                    })?)
+                }
+            };
+            if *tree && agent.is_none() {
+                return Err(Error::usage(
+                    "--tree needs an AGENT (without one, every agent is listed)".to_string(),
+                ));
+            }
+            let store = Store::open(&root)?;
+            let agent = agent
+                .as_deref()
+                .map(|a| resolve_agent(&store, a))
+                .transpose()?;
+            let corpus = Corpus::new(&store);
+            let req = usage::Request {
+                agent,
+                tree: *tree,
+                since: *since,
+                by: (*by).into(),
+                prices: prices.as_ref(),
+            };
+            let (rows, unpriced) = usage::report(&corpus, &req);
+            if !unpriced.is_empty() {
+                eprintln!(
+                    "warning: no price for {}: its cost shows as ?",
+                    unpriced.join(", ")
+                );
+            }
+            Ok(Output::Text(if json {
+                to_json(&serde_json::json!({ "rows": rows, "unpriced": unpriced }))
+            } else {
+                usage::render(&rows, &req)
             }))
         }
         Command::Cancel { message_id, to } => {

@@ -159,3 +159,120 @@ mod tests {
         }
     }
 }
+
+/// `usage --by`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ByArg {
+    Agent,
+    Model,
+    Turn,
+}
+
+impl From<ByArg> for crate::operator::usage::By {
+    fn from(b: ByArg) -> Self {
+        match b {
+            ByArg::Agent => Self::Agent,
+            ByArg::Model => Self::Model,
+            ByArg::Turn => Self::Turn,
+        }
+    }
+}
+
+/// `--since`: epoch milliseconds, a UTC date or time (`2026-12-01`,
+/// `2026-12-01T08:30`, `2026-12-01T08:30:00Z`), or an age (`90s`, `30m`,
+/// `2h`, `7d`) before now.
+pub fn parse_since(text: &str) -> Result<i64, String> {
+    let bad = || {
+        format!(
+            "\"{text}\" is not a time: give epoch milliseconds, a UTC date such as 2026-12-01 or 2026-12-01T08:30, or an age such as 30m, 2h, 7d"
+        )
+    };
+    if let Ok(ms) = text.parse::<i64>() {
+        return if ms >= 0 { Ok(ms) } else { Err(bad()) };
+    }
+    if let Some((n, unit)) = text
+        .char_indices()
+        .last()
+        .map(|(i, c)| (&text[..i], c))
+        .filter(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    {
+        let n: i64 = n.parse().map_err(|_| bad())?;
+        let ms = match unit {
+            's' => 1_000,
+            'm' => 60_000,
+            'h' => 3_600_000,
+            'd' => 86_400_000,
+            _ => return Err(bad()),
+        };
+        return n
+            .checked_mul(ms)
+            .map(|d| crate::support::clock::now_ms() - d)
+            .ok_or_else(bad);
+    }
+    let text_z = text.strip_suffix('Z').unwrap_or(text);
+    let (date, time) = text_z.split_once('T').unwrap_or((text_z, "00:00:00"));
+    let num = |s: &str| {
+        s.parse::<i64>()
+            .ok()
+            .filter(|_| s.bytes().all(|b| b.is_ascii_digit()))
+    };
+    let d: Vec<i64> = date
+        .split('-')
+        .map(num)
+        .collect::<Option<_>>()
+        .ok_or_else(bad)?;
+    let t: Vec<i64> = time
+        .split(':')
+        .map(num)
+        .collect::<Option<_>>()
+        .ok_or_else(bad)?;
+    let [y, mo, da] = d[..] else {
+        return Err(bad());
+    };
+    let (h, mi, s) = match t[..] {
+        [h, mi] => (h, mi, 0),
+        [h, mi, s] => (h, mi, s),
+        _ => return Err(bad()),
+    };
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&da) || h > 23 || mi > 59 || s > 59 {
+        return Err(bad());
+    }
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let y = if mo <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * (mo + if mo > 2 { -3 } else { 9 }) + 2) / 5 + da - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Ok(((days * 86_400) + h * 3_600 + mi * 60 + s) * 1_000)
+}
+
+#[cfg(test)]
+mod since_tests {
+    use super::*;
+
+    #[test]
+    fn since_forms() {
+        let cases: &[(&str, Option<i64>)] = &[
+            ("0", Some(0)),
+            ("1796236838603", Some(1_796_236_838_603)),
+            ("1970-01-01", Some(0)),
+            ("2026-12-02", Some(1_796_169_600_000)),
+            ("2026-12-02T18:40", Some(1_796_236_800_000)),
+            ("2026-12-02T18:40:46Z", Some(1_796_236_846_000)),
+            ("2000-02-29", Some(951_782_400_000)),
+            ("-5", None),
+            ("2026-13-01", None),
+            ("2026-12-02T25:00", None),
+            ("yesterday", None),
+            ("5w", None),
+            ("m", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(parse_since(text).ok(), *want, "{text}");
+        }
+        let ago = parse_since("2h").unwrap();
+        let now = crate::support::clock::now_ms();
+        assert!((now - 7_200_000 - 1_000..=now - 7_200_000).contains(&ago));
+    }
+}

@@ -1,6 +1,6 @@
 //! Operator commands (DESIGN §2): the tree view, the inbox view, `check`,
 //! `spawn`, delivering, canceling or interrupting as the user, an agent's
-//! transcript (`log`) and one message's path (`trace`).
+//! transcript (`log`), one message's path (`trace`) and token usage (`usage`).
 
 pub mod check;
 pub mod deliver;
@@ -11,3 +11,4 @@ pub mod spawn_names;
 pub mod table;
 pub mod trace;
 pub mod tree_view;
+pub mod usage;

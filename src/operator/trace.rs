@@ -6,7 +6,7 @@
 use crate::error::{Error, Result};
 use crate::inbox::Inbox;
 use crate::inbox::history::{History, Standing};
-use crate::store::conversation::{Conversation, Ending, From, Item};
+use crate::store::conversation::{Ending, From};
 use crate::store::{SessionRecord, StoreError};
 use crate::support::clock::rfc3339;
 use crate::tree::Corpus;
@@ -85,31 +85,68 @@ pub struct Trace {
 /// one a bridge delivery to a cold child carried). A message a crashed turn
 /// held and a rerun carried again is reported where it last ran to an end
 /// that counts: the newest carrier whose turn completed or still runs, else
-/// the newest.
-fn find_carrier(c: &Conversation, id: &str) -> Option<Carried> {
-    let carriers: Vec<Carried> = c
-        .entries
-        .iter()
-        .filter(|e| {
-            matches!(&e.item, Item::User { id: m, relayed, .. }
-                if m.as_deref() == Some(id) || relayed.as_deref() == Some(id))
-        })
-        .map(|e| {
-            let turn = c.turns.iter().rev().find(|t| t.start_seq <= e.seq);
-            Carried {
-                seq: e.seq,
-                time: e.time,
-                turn: turn.map_or(e.turn, |t| t.number),
-                ending: turn.and_then(|t| t.end.as_ref().map(|(_, _, end)| end.clone())),
+/// the newest. One streaming pass over the log holding only the carriers
+/// and the turns they ran in: memory follows the carriers, not the log.
+fn find_carrier(path: &std::path::Path, id: &str) -> Result<Option<Carried>, String> {
+    use crate::store::events::safe_int_value;
+    let mut carriers: Vec<(Carried, usize)> = Vec::new();
+    // The turn/start events seen, the number of the latest, and for the
+    // numbers a carrier ran in, the latest start of each (a turn/end of
+    // number n ends the latest turn n).
+    let mut starts = 0usize;
+    let mut number = 0u64;
+    let mut latest: std::collections::HashMap<u64, usize> = Default::default();
+    crate::store::reader::for_each_event(path, |ev| {
+        let seq = safe_int_value(ev.get("seq")).unwrap_or(0).max(0) as u64;
+        let data = &ev["data"];
+        let turn_of = |d: &Value| safe_int_value(d.get("turn")).unwrap_or(0).max(0) as u64;
+        match ev["type"].as_str().unwrap_or("") {
+            "turn/start" => {
+                starts += 1;
+                number = turn_of(data);
+                if let Some(at) = latest.get_mut(&number) {
+                    *at = starts;
+                }
             }
-        })
-        .collect();
+            "turn/end" => {
+                let n = turn_of(data);
+                if let Some(at) = latest.get(&n) {
+                    let ending = Ending::of(&data["reason"]);
+                    for (c, _) in carriers.iter_mut().filter(|(_, s)| s == at) {
+                        c.ending = Some(ending.clone());
+                    }
+                }
+            }
+            "user/message" => {
+                let carries = data["id"].as_str() == Some(id)
+                    || data["source"]["dshAgentsMessageId"].as_str() == Some(id);
+                if carries {
+                    let time = safe_int_value(ev.get("time")).unwrap_or(0);
+                    // Before any turn/start the message has no turn of its own.
+                    let turn = if starts == 0 { turn_of(data) } else { number };
+                    latest.entry(number).or_insert(starts);
+                    carriers.push((
+                        Carried {
+                            seq,
+                            time,
+                            turn,
+                            ending: None,
+                        },
+                        starts,
+                    ));
+                }
+            }
+            _ => {}
+        }
+    })?;
     let counts = |c: &Carried| matches!(c.ending, None | Some(Ending::Completed));
     let best = carriers
         .iter()
-        .rposition(counts)
-        .or(carriers.len().checked_sub(1))?;
-    carriers.into_iter().nth(best)
+        .rposition(|(c, _)| counts(c))
+        .or(carriers.len().checked_sub(1));
+    Ok(best
+        .and_then(|b| carriers.into_iter().nth(b))
+        .map(|(c, _)| c))
 }
 
 /// Trace message `id` in the inbox and log of session `target`.
@@ -118,13 +155,12 @@ pub fn trace(corpus: &Corpus, target: usize, id: &str) -> Result<Trace> {
     let inbox = Inbox::new(&rec.dir());
     let history = inbox.history(id)?;
     let fold = inbox.read()?;
-    let conversation = Conversation::read(&rec.log()).map_err(|reason| {
+    let carried = find_carrier(&rec.log(), id).map_err(|reason| {
         Error::Store(StoreError::Log {
             path: rec.log(),
             reason,
         })
     })?;
-    let carried = find_carrier(&conversation, id);
     let standing = history.standing(&fold);
     let verdict = match (&carried, standing) {
         (Some(c), _) => match &c.ending {

@@ -95,6 +95,9 @@ pub struct TreeRow {
     pub activity: Option<Box<Activity>>,
     /// Pending inbox messages; `None` when the inbox cannot be read.
     pub pending: Option<u32>,
+    /// The tokens of the agent and every agent below it whose log could be
+    /// read, and whether some log among them could not be.
+    pub tokens: (u64, bool),
     pub label: Span,
 }
 
@@ -238,11 +241,13 @@ pub fn blocks<'a>(
                 mode: m.kind.mode(),
                 activity,
                 pending: None,
+                tokens: (0, false),
                 label,
                 name,
             });
         }
         drop(path);
+        roll_up_tokens(&mut rows);
         // The inbox counts are independent file reads: in parallel.
         let pending = crate::support::parallel::par_map(&rows, |r| {
             Inbox::new(&corpus.record(r.index as usize).dir())
@@ -363,7 +368,59 @@ fn pending_text(r: &TreeRow) -> String {
     }
 }
 
-const HEAD: [&str; 6] = ["NAME", "STATE", "MODE", "LAST TURN", "PENDING", "LABEL"];
+/// Each row's subtree total: rows are in pre-order, so a row's subtree is
+/// the rows after it that are deeper, and each adds itself to the rows
+/// still open above it. Before any filter drops rows: a total counts them.
+fn roll_up_tokens(rows: &mut [TreeRow]) {
+    let own: Vec<(u64, bool)> = rows
+        .iter()
+        .map(|r| {
+            r.activity
+                .as_ref()
+                .map_or((0, true), |a| (a.usage.total(), false))
+        })
+        .collect();
+    for (r, t) in rows.iter_mut().zip(&own) {
+        r.tokens = *t;
+    }
+    let mut open: Vec<usize> = Vec::new();
+    for k in 0..rows.len() {
+        let depth = rows[k].depth;
+        while open.last().is_some_and(|a| rows[*a].depth >= depth) {
+            open.pop();
+        }
+        for a in &open {
+            let (sum, partial) = rows[*a].tokens;
+            rows[*a].tokens = (sum + own[k].0, partial || own[k].1);
+        }
+        open.push(k);
+    }
+}
+
+/// A TOKENS cell: the known total, `+` when some log at or below the row
+/// could not be read, `?` when nothing was read.
+fn tokens_text(r: &TreeRow) -> String {
+    match r.tokens {
+        (0, true) if r.activity.is_none() => "?".to_string(),
+        (n, partial) => format!(
+            "{}{}",
+            crate::store::usage::short(n),
+            if partial { "+" } else { "" }
+        ),
+    }
+}
+
+/// The columns; TOKENS is left out with `--no-usage`, and for a tree none
+/// of whose agents used a token.
+const HEAD: [&str; 7] = [
+    "NAME",
+    "STATE",
+    "MODE",
+    "LAST TURN",
+    "PENDING",
+    "TOKENS",
+    "LABEL",
+];
 
 /// The view for people, fitted to `width` columns, handed to `out` piece
 /// by piece: a store's whole view is never held as one text (at 100,000
@@ -371,6 +428,7 @@ const HEAD: [&str; 6] = ["NAME", "STATE", "MODE", "LAST TURN", "PENDING", "LABEL
 pub fn render_to(
     blocks: &[TreeBlock],
     all: bool,
+    usage: bool,
     width: usize,
     now: i64,
     out: &mut dyn FnMut(&str),
@@ -389,7 +447,7 @@ pub fn render_to(
             None => format!("tree {}", b.root_id),
         };
         out(&cut_to(&title, width));
-        fit(b, width, now, out);
+        fit(b, width, usage, now, out);
     }
     if !bare.is_empty() {
         let ids: Vec<&str> = bare.iter().map(|b| b.root_id).collect();
@@ -405,52 +463,74 @@ pub fn render_to(
     }
 }
 
-/// A row's six cells, made when needed and never all held at once.
-fn cells(b: &TreeBlock, r: &TreeRow, branches: &mut Branches, now: i64) -> [String; 6] {
+/// A row's cells, made when needed and never all held at once.
+fn cells(
+    b: &TreeBlock,
+    r: &TreeRow,
+    branches: &mut Branches,
+    usage: bool,
+    now: i64,
+) -> Vec<String> {
     // The drawing shows the path; a row names its last step.
     let mut name = String::new();
     branches.next(r, &mut name);
     let full = b.text(r.name);
     name.push_str(full.rsplit('/').next().unwrap_or(full));
-    [
+    let mut c = vec![
         name,
         r.state.as_str().to_string(),
         r.mode.as_str().to_string(),
         last_text(r.activity.as_deref(), now),
         pending_text(r),
-        b.text(r.label).replace('\n', " "),
-    ]
+    ];
+    if usage {
+        c.push(tokens_text(r));
+    }
+    c.push(b.text(r.label).replace('\n', " "));
+    c
 }
 
 /// A block's header and rows, each line after a newline: columns padded
 /// to their widest cell (found in a first pass), the name column capped
 /// so the rest fits, the label taking what is left; no row exceeds `width`.
-fn fit(block: &TreeBlock, width: usize, now: i64, out: &mut dyn FnMut(&str)) {
-    let mut w: Vec<usize> = HEAD.iter().map(|h| h.len()).collect();
+fn fit(block: &TreeBlock, width: usize, usage: bool, now: i64, out: &mut dyn FnMut(&str)) {
+    // A tree whose agents reported no tokens (a store written without a
+    // model, or before DSH recorded usage) keeps the name room it had.
+    let usage = usage && block.rows.iter().any(|r| r.tokens.0 > 0);
+    let head: Vec<String> = HEAD
+        .iter()
+        .filter(|h| usage || **h != "TOKENS")
+        .map(|h| h.to_string())
+        .collect();
+    let label = head.len() - 1;
+    let mut w: Vec<usize> = head.iter().map(|h| h.len()).collect();
     let mut branches = Branches::default();
     for r in &block.rows {
-        for (k, cell) in cells(block, r, &mut branches, now).iter().enumerate() {
+        for (k, cell) in cells(block, r, &mut branches, usage, now)
+            .iter()
+            .enumerate()
+        {
             w[k] = w[k].max(cell.chars().count());
         }
     }
     // The last-turn column has a fixed width: relative times change as the
     // clock moves, and the layout (a watched view, a golden file) must not.
     w[3] = LAST_WIDTH;
-    let fixed: usize = w[1] + w[2] + w[3] + w[4] + 2 * 5;
+    let fixed: usize = w[1..label].iter().sum::<usize>() + 2 * label;
     let room = width.saturating_sub(fixed);
     // The name keeps at least 12 columns and leaves the label at least 16
     // where it can; the label takes what is left, down to nothing.
     w[0] = w[0].min(room.saturating_sub(16).max(12));
-    w[5] = width.saturating_sub(fixed + w[0]);
+    w[label] = width.saturating_sub(fixed + w[0]);
     // Each line is written after its newline.
-    let line = |c: &[String; 6], buf: &mut String| {
+    let line = |c: &[String], buf: &mut String| {
         buf.truncate(1);
-        for k in 0..6 {
+        for k in 0..=label {
             if k > 0 {
                 buf.push_str("  ");
             }
-            if k == 5 {
-                buf.push_str(&cut_to(&c[k], w[5]));
+            if k == label {
+                buf.push_str(&cut_to(&c[k], w[label]));
             } else {
                 buf.push_str(&pad_to(&cut_to(&c[k], w[k]), w[k]));
             }
@@ -459,11 +539,11 @@ fn fit(block: &TreeBlock, width: usize, now: i64, out: &mut dyn FnMut(&str)) {
         buf.truncate(kept);
     };
     let mut buf = String::from("\n");
-    line(&HEAD.map(str::to_string), &mut buf);
+    line(&head, &mut buf);
     out(&buf);
     let mut branches = Branches::default();
     for r in &block.rows {
-        line(&cells(block, r, &mut branches, now), &mut buf);
+        line(&cells(block, r, &mut branches, usage, now), &mut buf);
         out(&buf);
     }
 }
@@ -498,6 +578,9 @@ pub fn json_to(blocks: &[TreeBlock], out: &mut dyn FnMut(&str)) {
                     })
                 }),
                 "pending": r.pending,
+                "tokens": r.activity.as_ref().map(|a| a.usage),
+                "subtreeTokens": r.tokens.0,
+                "subtreeTokensPartial": r.tokens.1,
                 "pendingDsh": r.activity.as_ref().map(|a| a.native_pending),
                 "parkedDsh": r.activity.as_ref().map(|a| a.native_parked),
                 "label": b.text(r.label),

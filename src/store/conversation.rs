@@ -329,10 +329,13 @@ impl Conversation {
     }
 }
 
+/// A replace's range: `{start, end}`, or `{startSeq, endSeq}` from format
+/// generation 3 on (`store::generation::replace_keys`).
 fn replace_range(ev: &Value) -> Option<(u64, u64)> {
     let op = ev.get("surfaceOp")?.as_object()?;
     let n = |k: &str| op.get(k).and_then(Value::as_u64);
-    Some((n("start")?, n("end")?))
+    let (s, e) = super::generation::replace_keys(3);
+    Some((n("start").or(n(s))?, n("end").or(n(e))?))
 }
 
 fn item(ty: &str, data: &Value) -> Option<Item> {

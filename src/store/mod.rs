@@ -31,6 +31,7 @@ pub mod scan_cache;
 pub mod sidecar;
 pub mod stamps;
 pub mod surface;
+pub mod usage;
 pub mod writer;
 pub mod zstd_frames;
 

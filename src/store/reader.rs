@@ -289,6 +289,8 @@ pub struct Inspection {
     /// rc.8's resume authority: the first descriptor in the session's own
     /// suffix (from `seedLength`). `None`: none there; `Some(Err)`: malformed.
     pub own_descriptor: Option<Result<Option<Identity>, String>>,
+    /// The tokens the session's own model calls reported.
+    pub usage: super::usage::TokenCounts,
 }
 
 impl Inspection {
@@ -313,8 +315,9 @@ pub fn inspect(path: &Path) -> Result<Inspection, String> {
     scan(path, None, false).map(|(i, _)| i)
 }
 
-/// The shape of `Resume` this build writes (2: turn endings; 3: DSH's inbox).
-const RESUME_FORMAT: u32 = 3;
+/// The shape of `Resume` this build writes (2: turn endings; 3: DSH's inbox;
+/// 4: token usage).
+const RESUME_FORMAT: u32 = 4;
 
 /// Where a scan may resume: the state after a committed prefix that ends
 /// on a record boundary (raw) or a frame boundary (zstd), with no pending
@@ -351,6 +354,8 @@ pub struct Resume {
     /// event (generation 2 on).
     #[serde(default)]
     cut: Option<u64>,
+    #[serde(default)]
+    usage: super::usage::TokenCounts,
     /// `tail_hash` of the bytes before `offset`.
     #[serde(default)]
     tail_hash: u64,
@@ -430,6 +435,7 @@ fn scan(
         if super::generation::cut_in_log(scanner.generation) {
             scanner.cut = scanner.cut.or(r.cut);
         }
+        scanner.usage = r.usage;
         let header_line = r.header;
         let scanned = match encoding {
             Encoding::Raw => scan_raw(reader, scanner, keep.then_some(header_line), (dev, ino)),
@@ -545,6 +551,7 @@ fn resume_point(
         native: s.native.clone(),
         own_descriptor: s.own_descriptor.clone(),
         cut: s.cut,
+        usage: s.usage,
         tail_hash: 0,
     })
 }
@@ -639,6 +646,7 @@ struct Scanner {
     surface: Surface,
     /// The log's format generation.
     generation: u32,
+    usage: super::usage::TokenCounts,
     /// Where the session's own events start (`seedLength`, or the seq of
     /// the inherited `session/end-seed`); `None` while a seeded log of
     /// generation 2 on has not reached that marker yet.
@@ -654,6 +662,7 @@ impl Scanner {
         Scanner {
             generation,
             cut,
+            usage: Default::default(),
             header,
             encoding,
             count: 0,
@@ -814,6 +823,12 @@ impl Scanner {
                     self.last_ending = Some(Ending::of(&data["reason"].to_value()));
                 }
             }
+            Some("assistant/message") if self.own() => {
+                let usage = data.get("usage");
+                self.usage.add_call(matches!(usage, Some(Jv::Obj(_))), |f| {
+                    usage.and_then(|u| u.get(f)).and_then(Jv::as_u64)
+                });
+            }
             Some("agent/inbox/spliced") if self.own() => {
                 self.native.apply(&data.to_value(), self.count);
             }
@@ -855,6 +870,7 @@ impl Scanner {
             title: self.title,
             native: self.native,
             own_descriptor: self.own_descriptor,
+            usage: self.usage,
         })
     }
 }

@@ -133,6 +133,8 @@ pub struct Activity {
     /// aborted turn left them parked.
     pub native_pending: usize,
     pub native_parked: bool,
+    /// The tokens the session's own model calls reported.
+    pub usage: crate::store::usage::TokenCounts,
 }
 
 impl Activity {
@@ -150,6 +152,7 @@ impl Activity {
                     state: LiveState::Idle,
                 },
             ),
+            usage: i.usage,
         }
     }
 }

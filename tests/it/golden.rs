@@ -337,6 +337,34 @@ const CASES: &[(&str, &[&str])] = &[
         &["--store", "testdata/stores/rc8-cli", "tree"],
     ),
     (
+        "rc8-cli.usage",
+        &["--store", "testdata/stores/rc8-cli", "usage"],
+    ),
+    (
+        "rc8-cli.usage.model",
+        &[
+            "--store",
+            "testdata/stores/rc8-cli",
+            "usage",
+            "--by",
+            "model",
+        ],
+    ),
+    (
+        "rc8-live.usage.tree",
+        &[
+            "--store",
+            "testdata/stores/rc8-live",
+            "usage",
+            "parent-1",
+            "--tree",
+        ],
+    ),
+    (
+        "rc8-cli.tree.no-usage",
+        &["--store", "testdata/stores/rc8-cli", "tree", "--no-usage"],
+    ),
+    (
         "rc8-live.tree.json",
         &["--store", "testdata/stores/rc8-live", "tree", "--json"],
     ),

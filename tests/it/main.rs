@@ -23,3 +23,4 @@ mod runtime;
 mod sharing;
 mod spawn;
 mod store_errors;
+mod usage;

@@ -1,0 +1,368 @@
+//! `usage`: the tokens each agent's model calls reported (`store::usage`),
+//! per agent (own, and rolled up over its subtree), per model or per turn,
+//! with a cost when the user gives a price table. One streaming read of
+//! each selected log, in parallel; nothing is written.
+
+use crate::store::SessionRecord;
+use crate::store::events::safe_int_value;
+use crate::store::usage::TokenCounts;
+use crate::tree::Corpus;
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// How the report is grouped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum By {
+    Agent,
+    Model,
+    Turn,
+}
+
+/// Per-million-token prices of one model, in the user's currency.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Price {
+    #[serde(default)]
+    pub input: f64,
+    #[serde(default)]
+    pub cache_read: f64,
+    #[serde(default)]
+    pub cache_write: f64,
+    #[serde(default)]
+    pub output: f64,
+}
+
+/// A price table: `"provider/model"` (or `"model"`, for any provider) to
+/// its prices.
+pub type Prices = BTreeMap<String, Price>;
+
+/// Parse a price table (JSON); the error says what is wrong with it.
+pub fn parse_prices(bytes: &[u8]) -> Result<Prices, String> {
+    let prices: Prices = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
+    for (model, p) in &prices {
+        let all = [p.input, p.cache_read, p.cache_write, p.output];
+        if all.iter().any(|v| !v.is_finite() || *v < 0.0) {
+            return Err(format!("\"{model}\": prices must be non-negative numbers"));
+        }
+    }
+    Ok(prices)
+}
+
+fn price_of<'p>(prices: &'p Prices, provider: &str, model: &str) -> Option<&'p Price> {
+    prices
+        .get(&format!("{provider}/{model}"))
+        .or_else(|| prices.get(model))
+}
+
+fn cost(t: &TokenCounts, p: &Price) -> f64 {
+    (t.input_tokens as f64 * p.input
+        + t.cache_read_tokens as f64 * p.cache_read
+        + t.cache_write_tokens as f64 * p.cache_write
+        + t.output_tokens as f64 * p.output)
+        / 1e6
+}
+
+/// What one session's own model calls used, by model and by turn.
+#[derive(Debug, Default, Clone)]
+struct SessionUsage {
+    total: TokenCounts,
+    /// (provider, model) → counts.
+    models: BTreeMap<(String, String), TokenCounts>,
+    /// turn → counts.
+    turns: BTreeMap<u64, TokenCounts>,
+    /// The cost when every call's model has a price; `None` when some
+    /// model has none.
+    cost: Option<f64>,
+    unreadable: Option<String>,
+}
+
+fn read_session(rec: &SessionRecord, since: Option<i64>, prices: Option<&Prices>) -> SessionUsage {
+    let mut u = SessionUsage::default();
+    let read = crate::store::reader::for_each_own_event(&rec.log(), &rec.header, |ev| {
+        if ev["type"] != "assistant/message" {
+            return;
+        }
+        if since.is_some_and(|t| safe_int_value(ev.get("time")).unwrap_or(0) < t) {
+            return;
+        }
+        let data = &ev["data"];
+        let usage = &data["usage"];
+        let get = |f: &str| usage.get(f).and_then(Value::as_u64);
+        let mut one = TokenCounts::default();
+        one.add_call(usage.is_object(), get);
+        if one.calls == 0 {
+            return;
+        }
+        let source = &data["message"]["source"];
+        let provider = source["provider"].as_str().unwrap_or("?").to_string();
+        let model = source["model"].as_str().unwrap_or("?").to_string();
+        u.total.add(&one);
+        let turn = safe_int_value(data.get("turn")).unwrap_or(0).max(0) as u64;
+        u.turns.entry(turn).or_default().add(&one);
+        u.models.entry((provider, model)).or_default().add(&one);
+    });
+    if let Err(e) = read {
+        u.unreadable = Some(e);
+    }
+    u.cost = prices.and_then(|p| {
+        u.models
+            .iter()
+            .try_fold(0.0, |sum, ((provider, model), t)| {
+                price_of(p, provider, model).map(|price| sum + cost(t, price))
+            })
+    });
+    u
+}
+
+/// One row of the report.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Row {
+    /// The agent's name (its v2 name path) and Session id; for `--by
+    /// model` the model instead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub depth: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub turn: Option<u64>,
+    pub tokens: TokenCounts,
+    /// With `--tree`: the agent's and every descendant's tokens.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subtree: Option<TokenCounts>,
+    /// With `--prices`: `null` when some call's model has no price.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<Option<f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unreadable: Option<String>,
+}
+
+/// What `usage` was asked.
+pub struct Request<'p> {
+    /// One agent (with `tree`, its subtree), or every session.
+    pub agent: Option<usize>,
+    pub tree: bool,
+    pub since: Option<i64>,
+    pub by: By,
+    pub prices: Option<&'p Prices>,
+}
+
+/// The report's rows, and the models no price was given for.
+pub fn report(corpus: &Corpus, req: &Request) -> (Vec<Row>, Vec<String>) {
+    // The sessions, in tree pre-order, with their depth below the first.
+    let mut order: Vec<(usize, usize)> = Vec::new();
+    let mut seen = vec![false; corpus.store.sessions.len()];
+    let starts: Vec<usize> = match req.agent {
+        Some(a) => vec![a],
+        None => corpus.roots().collect(),
+    };
+    let descend = req.agent.is_none() || req.tree;
+    for start in starts {
+        let mut stack = vec![(start, 0usize)];
+        while let Some((i, depth)) = stack.pop() {
+            if std::mem::replace(&mut seen[i], true) {
+                continue;
+            }
+            order.push((i, depth));
+            if descend {
+                let kids: Vec<usize> = corpus.subagent_children_of(corpus.id(i)).collect();
+                stack.extend(kids.into_iter().rev().map(|k| (k, depth + 1)));
+            }
+        }
+    }
+    let indices: Vec<usize> = order.iter().map(|(i, _)| *i).collect();
+    let used = crate::support::parallel::par_map(&indices, |i| {
+        read_session(corpus.record(*i), req.since, req.prices)
+    });
+    let mut unpriced: Vec<String> = Vec::new();
+    if let Some(prices) = req.prices {
+        for u in &used {
+            for (provider, model) in u.models.keys() {
+                let name = format!("{provider}/{model}");
+                if price_of(prices, provider, model).is_none() && !unpriced.contains(&name) {
+                    unpriced.push(name);
+                }
+            }
+        }
+    }
+    let priced = |c: Option<f64>| req.prices.map(|_| c);
+    let rows = match req.by {
+        By::Agent => {
+            // Subtree totals: each row adds itself to every ancestor row
+            // still open above it (pre-order, by depth).
+            let mut subtree: Vec<TokenCounts> = used.iter().map(|u| u.total).collect();
+            let mut open: Vec<usize> = Vec::new();
+            for (k, (_, depth)) in order.iter().enumerate() {
+                open.truncate(*depth);
+                let own = used[k].total;
+                for a in &open {
+                    subtree[*a].add(&own);
+                }
+                open.push(k);
+            }
+            order
+                .iter()
+                .zip(&used)
+                .enumerate()
+                .map(|(k, ((i, depth), u))| Row {
+                    agent: Some(name_of(corpus, *i)),
+                    id: Some(corpus.id(*i).to_string()),
+                    depth: Some(*depth),
+                    provider: None,
+                    model: None,
+                    turn: None,
+                    tokens: u.total,
+                    subtree: req.tree.then_some(subtree[k]),
+                    cost: priced(u.cost),
+                    unreadable: u.unreadable.clone(),
+                })
+                .collect()
+        }
+        By::Model => {
+            let mut models: BTreeMap<(String, String), TokenCounts> = BTreeMap::new();
+            for u in &used {
+                for (m, t) in &u.models {
+                    models.entry(m.clone()).or_default().add(t);
+                }
+            }
+            models
+                .into_iter()
+                .map(|((provider, model), t)| Row {
+                    agent: None,
+                    id: None,
+                    depth: None,
+                    cost: req
+                        .prices
+                        .map(|p| price_of(p, &provider, &model).map(|price| cost(&t, price))),
+                    provider: Some(provider),
+                    model: Some(model),
+                    turn: None,
+                    tokens: t,
+                    subtree: None,
+                    unreadable: None,
+                })
+                .collect()
+        }
+        By::Turn => {
+            let mut rows = Vec::new();
+            for ((i, depth), u) in order.iter().zip(&used) {
+                for (turn, t) in &u.turns {
+                    rows.push(Row {
+                        agent: Some(name_of(corpus, *i)),
+                        id: Some(corpus.id(*i).to_string()),
+                        depth: Some(*depth),
+                        provider: None,
+                        model: None,
+                        turn: Some(*turn),
+                        tokens: *t,
+                        subtree: None,
+                        cost: None,
+                        unreadable: None,
+                    });
+                }
+            }
+            rows
+        }
+    };
+    (rows, unpriced)
+}
+
+/// An agent's v2 name (`lead`, `reviewer/checker`), or its id when its
+/// tree cannot be walked.
+fn name_of(corpus: &Corpus, index: usize) -> String {
+    corpus.root_of(index).map_or_else(
+        |_| corpus.id(index).to_string(),
+        |r| corpus.v2_name(r, index),
+    )
+}
+
+/// The report as a table.
+pub fn render(rows: &[Row], req: &Request) -> String {
+    let mut head: Vec<&str> = match req.by {
+        By::Agent => vec!["AGENT", "SESSION"],
+        By::Model => vec!["PROVIDER/MODEL"],
+        By::Turn => vec!["AGENT", "TURN"],
+    };
+    head.extend([
+        "CALLS",
+        "INPUT",
+        "CACHE READ",
+        "CACHE WRITE",
+        "OUTPUT",
+        "REASONING",
+        "TOTAL",
+    ]);
+    if req.tree && req.by == By::Agent {
+        head.push("SUBTREE");
+    }
+    if req.prices.is_some() && req.by != By::Turn {
+        head.push("COST");
+    }
+    let mut table = super::table::table(&head);
+    let mut sum = TokenCounts::default();
+    for r in rows {
+        let mut cells: Vec<String> = match req.by {
+            // Indented under its parent, an agent shows its last name step.
+            By::Agent => {
+                let name = r.agent.as_deref().unwrap_or_default();
+                vec![
+                    format!(
+                        "{}{}",
+                        "  ".repeat(r.depth.unwrap_or(0)),
+                        name.rsplit('/').next().unwrap_or(name)
+                    ),
+                    r.id.clone().unwrap_or_default(),
+                ]
+            }
+            By::Model => vec![format!(
+                "{}/{}",
+                r.provider.clone().unwrap_or_default(),
+                r.model.clone().unwrap_or_default()
+            )],
+            By::Turn => vec![
+                r.agent.clone().unwrap_or_default(),
+                r.turn.unwrap_or(0).to_string(),
+            ],
+        };
+        let t = &r.tokens;
+        sum.add(t);
+        cells.extend(
+            [
+                t.calls,
+                t.input_tokens,
+                t.cache_read_tokens,
+                t.cache_write_tokens,
+                t.output_tokens,
+                t.reasoning_tokens,
+                t.total(),
+            ]
+            .map(|n| n.to_string()),
+        );
+        if let Some(s) = &r.subtree {
+            cells.push(s.total().to_string());
+        }
+        if let Some(c) = &r.cost {
+            cells.push(c.map_or("?".to_string(), |c| format!("{c:.4}")));
+        }
+        if r.unreadable.is_some() {
+            cells[0].push_str(" (unreadable)");
+        }
+        table.add_row(cells);
+    }
+    format!(
+        "{table}\n{} model calls, {} tokens ({} input, {} cache read, {} cache write, {} output)",
+        sum.calls,
+        sum.total(),
+        sum.input_tokens,
+        sum.cache_read_tokens,
+        sum.cache_write_tokens,
+        sum.output_tokens
+    )
+}

@@ -1,0 +1,262 @@
+//! `usage` and `tree`'s TOKENS column against a count made here, straight
+//! from the rc.8-written logs: every `assistant/message`'s `data.usage`
+//! after the session's `seedLength`, summed by session and by model.
+
+use crate::common::{repo, run};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Per session id: (calls, input, cache read, cache write, output), and
+/// per "provider/model" the same, counted from the raw log lines.
+type Count = [u64; 5];
+
+fn hand_count(store: &Path) -> (BTreeMap<String, Count>, BTreeMap<String, Count>) {
+    let mut by_session = BTreeMap::new();
+    let mut by_model: BTreeMap<String, Count> = BTreeMap::new();
+    for project in std::fs::read_dir(store).unwrap().flatten() {
+        for session in std::fs::read_dir(project.path()).unwrap().flatten() {
+            let log = session.path().join("session.jsonl");
+            let Ok(text) = std::fs::read_to_string(&log) else {
+                continue;
+            };
+            let mut lines = text.lines();
+            let header: Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+            let seed = header["seedLength"].as_u64().unwrap_or(0);
+            let mut c: Count = [0; 5];
+            for line in lines {
+                let Ok(ev) = serde_json::from_str::<Value>(line) else {
+                    continue;
+                };
+                if ev["type"] != "assistant/message" || ev["seq"].as_u64().unwrap() < seed {
+                    continue;
+                }
+                let u = &ev["data"]["usage"];
+                if !u.is_object() {
+                    continue;
+                }
+                let n = |k: &str| u[k].as_u64().unwrap_or(0);
+                let one = [
+                    1,
+                    n("inputTokens"),
+                    n("cacheReadTokens"),
+                    n("cacheWriteTokens"),
+                    n("outputTokens"),
+                ];
+                let src = &ev["data"]["message"]["source"];
+                let model = format!(
+                    "{}/{}",
+                    src["provider"].as_str().unwrap(),
+                    src["model"].as_str().unwrap()
+                );
+                let m = by_model.entry(model).or_default();
+                for k in 0..5 {
+                    c[k] += one[k];
+                    m[k] += one[k];
+                }
+            }
+            by_session.insert(header["id"].as_str().unwrap().to_string(), c);
+        }
+    }
+    (by_session, by_model)
+}
+
+fn count_of(t: &Value) -> Count {
+    [
+        "calls",
+        "inputTokens",
+        "cacheReadTokens",
+        "cacheWriteTokens",
+        "outputTokens",
+    ]
+    .map(|k| t[k].as_u64().unwrap())
+}
+
+fn json(args: &[&str]) -> Value {
+    let r = run(args);
+    assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+    serde_json::from_str(&r.stdout).unwrap()
+}
+
+#[test]
+fn usage_and_tokens_agree_with_a_hand_count() {
+    let mut calls = 0;
+    for name in ["rc8-cli", "rc8-live", "rc8-inbox"] {
+        let store = repo().join("testdata/stores").join(name);
+        let s = store.to_str().unwrap();
+        let (sessions, models) = hand_count(&store);
+        let report = json(&["--store", s, "--json", "usage"]);
+        let rows = report["rows"].as_array().unwrap();
+        assert_eq!(rows.len(), sessions.len(), "{name}: {report}");
+        for row in rows {
+            let id = row["id"].as_str().unwrap();
+            assert_eq!(count_of(&row["tokens"]), sessions[id], "{name} {id}");
+            calls += sessions[id][0];
+        }
+        let report = json(&["--store", s, "--json", "usage", "--by", "model"]);
+        let got: BTreeMap<String, Count> = report["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let m = format!(
+                    "{}/{}",
+                    r["provider"].as_str().unwrap(),
+                    r["model"].as_str().unwrap()
+                );
+                (m, count_of(&r["tokens"]))
+            })
+            .collect();
+        assert_eq!(got, models, "{name}");
+        // tree's TOKENS: each member's own tokens, and its subtree's total.
+        let trees = json(&["--store", s, "--json", "tree", "--all"]);
+        for tree in trees.as_array().unwrap() {
+            let members = tree["members"].as_array().unwrap();
+            for m in members {
+                let id = m["id"].as_str().unwrap();
+                assert_eq!(count_of(&m["tokens"]), sessions[id], "{name} {id}");
+                let mut below = vec![id.to_string()];
+                let mut total = 0;
+                while let Some(p) = below.pop() {
+                    let c = sessions[&p];
+                    total += c[1] + c[2] + c[3] + c[4];
+                    for k in members.iter().filter(|k| k["parent"] == p.as_str()) {
+                        below.push(k["id"].as_str().unwrap().to_string());
+                    }
+                }
+                assert_eq!(m["subtreeTokens"], total, "{name} {id}");
+                assert_eq!(m["subtreeTokensPartial"], false);
+            }
+        }
+    }
+    assert!(calls >= 10, "the sample logs hold model calls: {calls}");
+}
+
+#[test]
+fn usage_prices_since_and_subtrees() {
+    let store = repo().join("testdata/stores/rc8-cli");
+    let s = store.to_str().unwrap();
+    let (sessions, _) = hand_count(&store);
+    let tmp = crate::common::TempDir::new("usage-prices");
+    let prices = tmp.path().join("prices.json");
+    std::fs::write(
+        &prices,
+        r#"{"deepseek-official/fake-model": {"input": 2.0, "output": 10.0}}"#,
+    )
+    .unwrap();
+    let p = prices.to_str().unwrap();
+    let report = json(&["--store", s, "--json", "usage", "--prices", p]);
+    for row in report["rows"].as_array().unwrap() {
+        let c = sessions[row["id"].as_str().unwrap()];
+        let want = (c[1] as f64 * 2.0 + c[4] as f64 * 10.0) / 1e6;
+        let got = row["cost"].as_f64().unwrap();
+        assert!((got - want).abs() < 1e-12, "{got} {want}");
+    }
+    // A model without a price: its cost is unknown, and stderr says so.
+    std::fs::write(&prices, r#"{"other/model": {"input": 1}}"#).unwrap();
+    let r = run(["--store", s, "usage", "--prices", p]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("no price for deepseek-official/fake-model"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stdout.contains(" ? "), "{}", r.stdout);
+    // Bad tables are refused, naming the file.
+    for bad in [
+        r#"{"m": {"input": -1}}"#,
+        r#"{"m": {"inptu": 1}}"#,
+        "not json",
+    ] {
+        std::fs::write(&prices, bad).unwrap();
+        let r = run(["--store", s, "usage", "--prices", p]);
+        assert_eq!(r.code, 2, "{bad}: {}", r.stderr);
+        assert!(r.stderr.contains("prices.json"), "{}", r.stderr);
+    }
+    // A FIFO is refused, not waited on.
+    let fifo = tmp.path().join("fifo.json");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid C string.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let r = run(["--store", s, "usage", "--prices", fifo.to_str().unwrap()]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    // --since after every call: nothing counted; before all: everything.
+    let later = json(&["--store", s, "--json", "usage", "--since", "2099-01-01"]);
+    assert!(
+        later["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["tokens"]["calls"] == 0)
+    );
+    let all = json(&["--store", s, "--json", "usage", "--since", "2020-01-01"]);
+    let total: u64 = all["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["tokens"]["calls"].as_u64().unwrap())
+        .sum();
+    assert_eq!(total, sessions.values().map(|c| c[0]).sum::<u64>());
+    // One agent and its subtree: the root's subtree total covers the child.
+    let root = "session-cd54d0e9-4044-4a6d-8063-d409a9de653a";
+    let one = json(&["--store", s, "--json", "usage", root]);
+    assert_eq!(one["rows"].as_array().unwrap().len(), 1);
+    let tree = json(&["--store", s, "--json", "usage", root, "--tree"]);
+    let rows = tree["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    let sum: u64 = sessions.values().map(|c| c[1] + c[2] + c[3] + c[4]).sum();
+    assert_eq!(
+        rows[0]["subtree"]["inputTokens"].as_u64().unwrap()
+            + rows[0]["subtree"]["outputTokens"].as_u64().unwrap(),
+        sum
+    );
+    let r = run(["--store", s, "usage", "--tree"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+}
+
+/// A fork's seed holds its parent's model calls: they are the parent's, and
+/// counted once, there.
+#[test]
+fn a_forks_inherited_calls_are_not_counted_again() {
+    let call = |seq: u64, input: u64| {
+        format!(
+            r#"{{"type":"assistant/message","seq":{seq},"time":1,"data":{{"turn":1,"step":1,"message":{{"role":"assistant","content":[],"source":{{"kind":"model","provider":"p","model":"m"}},"id":"a{seq}"}},"usage":{{"inputTokens":{input},"outputTokens":1}}}},"surfaceOp":"append"}}"#
+        )
+    };
+    let tmp = crate::common::TempDir::new("usage-fork");
+    let s = tmp.path();
+    crate::common::write_log(
+        s,
+        "_no-cwd",
+        "root",
+        &[
+            r#"{"type":"session","version":0,"id":"root","createdAt":1,"delegationDepth":0}"#
+                .to_string(),
+            call(0, 100),
+        ],
+    );
+    crate::common::write_log(
+        s,
+        "_no-cwd",
+        "fork",
+        &[
+            r#"{"type":"session","version":0,"id":"fork","createdAt":2,"parentSession":"root","seedLength":1,"delegationDepth":0}"#.to_string(),
+            call(0, 100),
+            call(1, 7),
+        ],
+    );
+    let report = json(&["--store", s.to_str().unwrap(), "--json", "usage"]);
+    let input: BTreeMap<&str, u64> = report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["id"].as_str().unwrap(),
+                r["tokens"]["inputTokens"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(input, BTreeMap::from([("root", 100), ("fork", 7)]));
+}
