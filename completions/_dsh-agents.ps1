@@ -50,6 +50,7 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Verify the whole store; report every problem with its path')
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'Show AGENT''s transcript: each turn, what the model saw and did, and how the turn ended')
             [CompletionResult]::new('trace', 'trace', [CompletionResultType]::ParameterValue, 'Show where a message went: sent, claimed, in the transcript, or why not')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'The tree as OpenTelemetry traces (OTLP/JSON to a file or stdout, OTLP/HTTP to a collector)')
             [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Tokens each agent''s model calls used (and their cost, given prices)')
             [CompletionResult]::new('cancel', 'cancel', [CompletionResultType]::ParameterValue, 'Withdraw a pending message before it is delivered')
             [CompletionResult]::new('spawn', 'spawn', [CompletionResultType]::ParameterValue, 'Create a session (a root, or a child with --parent) and print its id')
@@ -305,6 +306,23 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'dsh-agents;export' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write OTLP/JSON to FILE [default: standard output]')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write OTLP/JSON to FILE [default: standard output]')
+            [CompletionResult]::new('--endpoint', '--endpoint', [CompletionResultType]::ParameterName, 'Send OTLP/HTTP (protobuf) to a collector: http://HOST:PORT (the path /v1/traces is added when the URL has none)')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
+            [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract model tools speak (list-agents, send-message, call, …)')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds (commands that write an inbox)')
+            [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound for sends: pending messages an inbox may hold before a send is rejected')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Every tree in the store')
+            [CompletionResult]::new('--otlp', '--otlp', [CompletionResultType]::ParameterName, 'The format: OpenTelemetry''s OTLP (the only one)')
+            [CompletionResult]::new('--content', '--content', [CompletionResultType]::ParameterName, 'Include message text and tool arguments and results')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON instead of text (errors too, on stderr)')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Resolve v2 names by scanning the store, without the name index in the cache directory')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'dsh-agents;usage' {
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only calls since this time: epoch ms, a UTC date (2026-12-01[T08:30]) or an age (30m, 2h, 7d)')
             [CompletionResult]::new('--by', '--by', [CompletionResultType]::ParameterName, 'Group the rows')
@@ -396,6 +414,7 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Verify the whole store; report every problem with its path')
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'Show AGENT''s transcript: each turn, what the model saw and did, and how the turn ended')
             [CompletionResult]::new('trace', 'trace', [CompletionResultType]::ParameterValue, 'Show where a message went: sent, claimed, in the transcript, or why not')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'The tree as OpenTelemetry traces (OTLP/JSON to a file or stdout, OTLP/HTTP to a collector)')
             [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Tokens each agent''s model calls used (and their cost, given prices)')
             [CompletionResult]::new('cancel', 'cancel', [CompletionResultType]::ParameterValue, 'Withdraw a pending message before it is delivered')
             [CompletionResult]::new('spawn', 'spawn', [CompletionResultType]::ParameterValue, 'Create a session (a root, or a child with --parent) and print its id')
@@ -459,6 +478,9 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             break
         }
         'dsh-agents;help;trace' {
+            break
+        }
+        'dsh-agents;help;export' {
             break
         }
         'dsh-agents;help;usage' {

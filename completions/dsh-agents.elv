@@ -47,6 +47,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand check 'Verify the whole store; report every problem with its path'
             cand log 'Show AGENT''s transcript: each turn, what the model saw and did, and how the turn ended'
             cand trace 'Show where a message went: sent, claimed, in the transcript, or why not'
+            cand export 'The tree as OpenTelemetry traces (OTLP/JSON to a file or stdout, OTLP/HTTP to a collector)'
             cand usage 'Tokens each agent''s model calls used (and their cost, given prices)'
             cand cancel 'Withdraw a pending message before it is delivered'
             cand spawn 'Create a session (a root, or a child with --parent) and print its id'
@@ -282,6 +283,22 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'dsh-agents;export'= {
+            cand -o 'Write OTLP/JSON to FILE [default: standard output]'
+            cand --output 'Write OTLP/JSON to FILE [default: standard output]'
+            cand --endpoint 'Send OTLP/HTTP (protobuf) to a collector: http://HOST:PORT (the path /v1/traces is added when the URL has none)'
+            cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
+            cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
+            cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
+            cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
+            cand --all 'Every tree in the store'
+            cand --otlp 'The format: OpenTelemetry''s OTLP (the only one)'
+            cand --content 'Include message text and tool arguments and results'
+            cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'dsh-agents;usage'= {
             cand --since 'Only calls since this time: epoch ms, a UTC date (2026-12-01[T08:30]) or an age (30m, 2h, 7d)'
             cand --by 'Group the rows'
@@ -368,6 +385,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand check 'Verify the whole store; report every problem with its path'
             cand log 'Show AGENT''s transcript: each turn, what the model saw and did, and how the turn ended'
             cand trace 'Show where a message went: sent, claimed, in the transcript, or why not'
+            cand export 'The tree as OpenTelemetry traces (OTLP/JSON to a file or stdout, OTLP/HTTP to a collector)'
             cand usage 'Tokens each agent''s model calls used (and their cost, given prices)'
             cand cancel 'Withdraw a pending message before it is delivered'
             cand spawn 'Create a session (a root, or a child with --parent) and print its id'
@@ -412,6 +430,8 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
         &'dsh-agents;help;log'= {
         }
         &'dsh-agents;help;trace'= {
+        }
+        &'dsh-agents;help;export'= {
         }
         &'dsh-agents;help;usage'= {
         }

@@ -310,6 +310,30 @@ pub enum Command {
     #[command(
         after_help = "Examples:\n  dsh-agents usage\n  dsh-agents usage reviewer --tree\n  dsh-agents usage --by model --since 7d --prices prices.json\n\nprices.json (per million tokens, by \"provider/model\" or \"model\"):\n  {\"deepseek-official/deepseek-chat\": {\"input\": 0.27, \"cacheRead\": 0.07, \"cacheWrite\": 0.27, \"output\": 1.10}}"
     )]
+    /// The tree as OpenTelemetry traces (OTLP/JSON to a file or stdout, OTLP/HTTP to a collector)
+    #[command(
+        after_help = "Examples:\n  dsh-agents export --otlp --all -o traces.json\n  dsh-agents export --otlp reviewer --endpoint http://localhost:4318"
+    )]
+    Export {
+        /// The tree holding AGENT (a name path, Session id or unique prefix)
+        #[arg(required_unless_present = "all", conflicts_with = "all")]
+        agent: Option<String>,
+        /// Every tree in the store
+        #[arg(long)]
+        all: bool,
+        /// The format: OpenTelemetry's OTLP (the only one)
+        #[arg(long, required = true)]
+        otlp: bool,
+        /// Write OTLP/JSON to FILE [default: standard output]
+        #[arg(short = 'o', long, value_name = "FILE", conflicts_with = "endpoint")]
+        output: Option<std::path::PathBuf>,
+        /// Send OTLP/HTTP (protobuf) to a collector: http://HOST:PORT (the path /v1/traces is added when the URL has none)
+        #[arg(long, value_name = "URL")]
+        endpoint: Option<String>,
+        /// Include message text and tool arguments and results
+        #[arg(long)]
+        content: bool,
+    },
     /// Tokens each agent's model calls used (and their cost, given prices)
     Usage {
         /// One agent (a name path, Session id or unique prefix) [default: every agent]

@@ -8,7 +8,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::inbox::record::message_id_problem;
 use crate::inbox::{Inbox, Limits, Target};
 use crate::operator::spawn::{SpawnError, SpawnRequest};
-use crate::operator::{check, deliver, inbox_view, log_view, spawn, trace, tree_view, usage};
+use crate::operator::{check, deliver, inbox_view, log_view, otel, spawn, trace, tree_view, usage};
 use crate::runtime::serve::{ServeOptions, serve};
 use crate::store::Store;
 use crate::store::scan_cache::ScanCache;
@@ -754,6 +754,47 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
             } else {
                 t.render()
             }))
+        }
+        Command::Export {
+            agent,
+            all: _,
+            otlp: _,
+            output,
+            endpoint,
+            content,
+        } => {
+            let store = Store::open(&root)?;
+            let corpus = Corpus::new(&store);
+            let roots: Vec<usize> = match agent {
+                Some(a) => vec![corpus.root_of(resolve_agent(&store, a)?)?],
+                None => corpus.roots().collect(),
+            };
+            let (spans, unreadable) = otel::spans(&corpus, &roots, *content);
+            for (id, why) in &unreadable {
+                eprintln!("warning: {id}: log not exported: {why}");
+            }
+            let resource = otel::resource(&store.root);
+            if let Some(url) = endpoint {
+                let sent = crate::operator::otlp_http::send(url, &spans, &resource)
+                    .map_err(|e| Error::usage(format!("--endpoint: {e}")))?;
+                return Ok(Output::Text(format!(
+                    "sent {} spans to {sent}",
+                    spans.len()
+                )));
+            }
+            let text = serde_json::to_string(&otel::to_json(&spans, &resource)).unwrap_or_default();
+            match output {
+                None => Ok(Output::Text(text)),
+                Some(path) => {
+                    std::fs::write(path, format!("{text}\n"))
+                        .map_err(|e| Error::usage(format!("-o: \"{}\": {e}", path.display())))?;
+                    Ok(Output::Text(format!(
+                        "wrote {} spans to {}",
+                        spans.len(),
+                        path.display()
+                    )))
+                }
+            }
         }
         Command::Usage {
             agent,

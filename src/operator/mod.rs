@@ -1,11 +1,14 @@
 //! Operator commands (DESIGN §2): the tree view, the inbox view, `check`,
 //! `spawn`, delivering, canceling or interrupting as the user, an agent's
-//! transcript (`log`), one message's path (`trace`) and token usage (`usage`).
+//! transcript (`log`), one message's path (`trace`), token usage (`usage`)
+//! and the tree as OpenTelemetry traces (`otel`).
 
 pub mod check;
 pub mod deliver;
 pub mod inbox_view;
 pub mod log_view;
+pub mod otel;
+pub mod otlp_http;
 pub mod spawn;
 pub mod spawn_names;
 pub mod table;

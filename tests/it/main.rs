@@ -16,6 +16,7 @@ mod liveness;
 mod located;
 mod messaging;
 mod operator;
+mod otel;
 mod reading;
 mod recovery;
 mod rules;

@@ -1,0 +1,230 @@
+//! OTLP/HTTP export: the spans of `otel` encoded as an
+//! `ExportTraceServiceRequest` in protobuf (field numbers of
+//! opentelemetry-proto's `collector/trace/v1`, `trace/v1`, `common/v1`,
+//! `resource/v1`), POSTed to `<endpoint>/v1/traces` over plain HTTP/1.1.
+//! The encoder is the few messages the export writes, not a protobuf
+//! library; TLS is left to a local collector.
+
+use super::otel::{Attr, SCHEMA_URL, Span};
+use std::io::{Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::time::Duration;
+
+fn varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn tag(out: &mut Vec<u8>, field: u32, wire: u8) {
+    varint(out, (u64::from(field) << 3) | u64::from(wire));
+}
+
+fn bytes_field(out: &mut Vec<u8>, field: u32, bytes: &[u8]) {
+    tag(out, field, 2);
+    varint(out, bytes.len() as u64);
+    out.extend_from_slice(bytes);
+}
+
+fn message(out: &mut Vec<u8>, field: u32, build: impl FnOnce(&mut Vec<u8>)) {
+    let mut inner = Vec::new();
+    build(&mut inner);
+    bytes_field(out, field, &inner);
+}
+
+fn fixed64(out: &mut Vec<u8>, field: u32, v: u64) {
+    tag(out, field, 1);
+    out.extend_from_slice(&v.to_le_bytes());
+}
+
+fn enum_field(out: &mut Vec<u8>, field: u32, v: u64) {
+    tag(out, field, 0);
+    varint(out, v);
+}
+
+/// `KeyValue { key = 1; AnyValue value = 2 }`, `AnyValue { string_value =
+/// 1; int_value = 3 }`.
+fn key_value(out: &mut Vec<u8>, field: u32, key: &str, value: &Attr) {
+    message(out, field, |kv| {
+        bytes_field(kv, 1, key.as_bytes());
+        message(kv, 2, |v| match value {
+            Attr::Str(s) => bytes_field(v, 1, s.as_bytes()),
+            Attr::Int(n) => {
+                tag(v, 3, 0);
+                varint(v, *n as u64);
+            }
+        });
+    });
+}
+
+/// The request body.
+pub fn encode(spans: &[Span], resource: &[(&'static str, Attr)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    // ExportTraceServiceRequest.resource_spans = 1
+    message(&mut out, 1, |rs| {
+        // ResourceSpans.resource = 1 { attributes = 1 }
+        message(rs, 1, |r| {
+            for (k, v) in resource {
+                key_value(r, 1, k, v);
+            }
+        });
+        // ResourceSpans.scope_spans = 2
+        message(rs, 2, |ss| {
+            // ScopeSpans.scope = 1 { name = 1, version = 2 }
+            message(ss, 1, |scope| {
+                bytes_field(scope, 1, b"dsh-agents");
+                bytes_field(scope, 2, env!("CARGO_PKG_VERSION").as_bytes());
+            });
+            for s in spans {
+                // ScopeSpans.spans = 2
+                message(ss, 2, |sp| {
+                    bytes_field(sp, 1, &s.trace_id);
+                    bytes_field(sp, 2, &s.span_id);
+                    if let Some(p) = s.parent {
+                        bytes_field(sp, 4, &p);
+                    }
+                    bytes_field(sp, 5, s.name.as_bytes());
+                    enum_field(sp, 6, s.kind as u64);
+                    fixed64(sp, 7, s.start_ns);
+                    fixed64(sp, 8, s.end_ns);
+                    for (k, v) in &s.attributes {
+                        key_value(sp, 9, k, v);
+                    }
+                    for (t, l) in &s.links {
+                        // Span.links = 13 { trace_id = 1, span_id = 2 }
+                        message(sp, 13, |link| {
+                            bytes_field(link, 1, t);
+                            bytes_field(link, 2, l);
+                        });
+                    }
+                    if let Some(m) = &s.error {
+                        // Span.status = 15 { message = 2, code = 3 (ERROR = 2) }
+                        message(sp, 15, |st| {
+                            bytes_field(st, 2, m.as_bytes());
+                            enum_field(st, 3, 2);
+                        });
+                    }
+                });
+            }
+        });
+        // ResourceSpans.schema_url = 3
+        bytes_field(rs, 3, SCHEMA_URL.as_bytes());
+    });
+    out
+}
+
+/// Why an export did not reach the collector.
+#[derive(Debug)]
+pub enum SendError {
+    Url(String),
+    Connect(String, std::io::Error),
+    Io(std::io::Error),
+    Refused(String),
+}
+
+impl std::fmt::Display for SendError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SendError::Url(u) => write!(
+                f,
+                "\"{u}\" is not an http://HOST:PORT[/PATH] URL (TLS is left to a local collector)"
+            ),
+            SendError::Connect(a, e) => write!(f, "cannot connect to {a}: {e}"),
+            SendError::Io(e) => write!(f, "{e}"),
+            SendError::Refused(status) => write!(f, "the collector answered {status}"),
+        }
+    }
+}
+
+/// POST the spans to `endpoint`; the URL they went to.
+pub fn send(
+    endpoint: &str,
+    spans: &[Span],
+    resource: &[(&'static str, Attr)],
+) -> Result<String, SendError> {
+    let bad = || SendError::Url(endpoint.to_string());
+    let rest = endpoint.strip_prefix("http://").ok_or_else(bad)?;
+    let (authority, path) = match rest.find('/') {
+        Some(i) if &rest[i..] != "/" => (&rest[..i], rest[i..].to_string()),
+        Some(i) => (&rest[..i], "/v1/traces".to_string()),
+        None => (rest, "/v1/traces".to_string()),
+    };
+    if authority.is_empty() || authority.contains(['@', ' ']) {
+        return Err(bad());
+    }
+    let addr = if authority.contains(':') {
+        authority.to_string()
+    } else {
+        format!("{authority}:80")
+    };
+    let target = addr
+        .to_socket_addrs()
+        .map_err(|e| SendError::Connect(addr.clone(), e))?
+        .next()
+        .ok_or_else(bad)?;
+    let mut stream = TcpStream::connect_timeout(&target, Duration::from_secs(10))
+        .map_err(|e| SendError::Connect(addr.clone(), e))?;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .map_err(SendError::Io)?;
+    stream
+        .set_write_timeout(Some(Duration::from_secs(30)))
+        .map_err(SendError::Io)?;
+    let body = encode(spans, resource);
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/x-protobuf\r\nContent-Length: {}\r\nConnection: close\r\nUser-Agent: dsh-agents/{}\r\n\r\n",
+        body.len(),
+        env!("CARGO_PKG_VERSION")
+    );
+    stream.write_all(head.as_bytes()).map_err(SendError::Io)?;
+    stream.write_all(&body).map_err(SendError::Io)?;
+    let mut answer = Vec::new();
+    stream
+        .take(64 * 1024)
+        .read_to_end(&mut answer)
+        .map_err(SendError::Io)?;
+    let text = String::from_utf8_lossy(&answer);
+    let status = text.lines().next().unwrap_or("").trim().to_string();
+    let code = status.split(' ').nth(1).unwrap_or("");
+    if !code.starts_with('2') {
+        return Err(SendError::Refused(if status.is_empty() {
+            "nothing".to_string()
+        } else {
+            status
+        }));
+    }
+    Ok(format!("http://{authority}{path}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn varints_and_fields() {
+        let cases: &[(u64, &[u8])] = &[
+            (0, &[0]),
+            (1, &[1]),
+            (127, &[0x7f]),
+            (128, &[0x80, 1]),
+            (300, &[0xac, 2]),
+        ];
+        for (v, want) in cases {
+            let mut out = Vec::new();
+            varint(&mut out, *v);
+            assert_eq!(out, *want, "{v}");
+        }
+        let mut out = Vec::new();
+        bytes_field(&mut out, 5, b"ab");
+        assert_eq!(out, [0x2a, 2, b'a', b'b']);
+        let mut out = Vec::new();
+        fixed64(&mut out, 7, 1);
+        assert_eq!(out, [0x39, 1, 0, 0, 0, 0, 0, 0, 0]);
+        // A negative int64 is ten bytes of two's complement.
+        let mut out = Vec::new();
+        key_value(&mut out, 9, "k", &Attr::Int(-1));
+        assert_eq!(out.len(), 2 + 3 + 2 + 11);
+    }
+}

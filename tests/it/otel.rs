@@ -1,0 +1,240 @@
+//! `export --otlp`: the span tree of the rc.8-written stores, counted against
+//! the logs here (an `invoke_agent` span per turn, a `chat` span per step,
+//! an `execute_tool` span per tool call), the nesting of delegated child
+//! turns, ids stable across exports, and golden OTLP/JSON.
+
+use crate::common::{repo, run, snapshot_settings};
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+/// (turns, steps, tool calls) in every session's own events.
+fn counted(store: &Path) -> (usize, usize, usize) {
+    let (mut turns, mut steps, mut tools) = (0, 0, 0);
+    for project in std::fs::read_dir(store).unwrap().flatten() {
+        for session in std::fs::read_dir(project.path()).unwrap().flatten() {
+            let Ok(text) = std::fs::read_to_string(session.path().join("session.jsonl")) else {
+                continue;
+            };
+            let mut lines = text.lines();
+            let header: Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+            let seed = header["seedLength"].as_u64().unwrap_or(0);
+            for line in lines {
+                let ev: Value = serde_json::from_str(line).unwrap();
+                // Packed chunk rows (`seq0`) hold only assistant chunks.
+                let Some(seq) = ev["seq"].as_u64() else {
+                    continue;
+                };
+                if seq < seed {
+                    continue;
+                }
+                match ev["type"].as_str().unwrap() {
+                    "turn/start" => turns += 1,
+                    "step/start" => steps += 1,
+                    "assistant/message" => {
+                        tools += ev["data"]["message"]["content"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .filter(|b| b["type"] == "tool-call")
+                            .count()
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    (turns, steps, tools)
+}
+
+fn export(store: &Path) -> Value {
+    let r = run([
+        "--store",
+        store.to_str().unwrap(),
+        "export",
+        "--otlp",
+        "--all",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    serde_json::from_str(&r.stdout).unwrap()
+}
+
+fn spans(v: &Value) -> Vec<Value> {
+    v["resourceSpans"][0]["scopeSpans"][0]["spans"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+fn attr<'a>(span: &'a Value, key: &str) -> Option<&'a Value> {
+    span["attributes"]
+        .as_array()?
+        .iter()
+        .find(|a| a["key"] == key)
+        .map(|a| &a["value"])
+}
+
+#[test]
+fn span_counts_equal_the_turns_steps_and_tool_calls() {
+    for name in ["rc8-cli", "rc8-live", "rc8-inbox"] {
+        let store = repo().join("testdata/stores").join(name);
+        let (turns, steps, tools) = counted(&store);
+        let v = export(&store);
+        let spans = spans(&v);
+        let mut by_op: BTreeMap<String, usize> = BTreeMap::new();
+        for s in &spans {
+            let op = attr(s, "gen_ai.operation.name").unwrap()["stringValue"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            *by_op.entry(op).or_default() += 1;
+        }
+        let got = (
+            by_op.get("invoke_agent").copied().unwrap_or(0),
+            by_op.get("chat").copied().unwrap_or(0),
+            by_op.get("execute_tool").copied().unwrap_or(0),
+        );
+        assert_eq!(got, (turns, steps, tools), "{name}");
+        assert!(turns > 0, "{name}");
+        // Every parent is in the export, in the same trace; ids are unique.
+        let by_id: HashMap<&str, &Value> = spans
+            .iter()
+            .map(|s| (s["spanId"].as_str().unwrap(), s))
+            .collect();
+        assert_eq!(by_id.len(), spans.len(), "{name}: span ids collide");
+        for s in &spans {
+            if let Some(p) = s["parentSpanId"].as_str() {
+                let parent = by_id
+                    .get(p)
+                    .unwrap_or_else(|| panic!("{name}: {p} missing"));
+                assert_eq!(parent["traceId"], s["traceId"], "{name}");
+            }
+            assert_eq!(s["traceId"].as_str().unwrap().len(), 32);
+            assert_eq!(s["spanId"].as_str().unwrap().len(), 16);
+        }
+        // The same export twice: the same bytes.
+        assert_eq!(export(&store), v, "{name}");
+    }
+}
+
+#[test]
+fn a_delegated_child_turn_nests_under_the_call_that_sent_it() {
+    let store = repo().join("testdata/stores/rc8-cli");
+    let spans = spans(&export(&store));
+    let by_id: HashMap<&str, &Value> = spans
+        .iter()
+        .map(|s| (s["spanId"].as_str().unwrap(), s))
+        .collect();
+    let child = "b5543822-3e81-4d32-81b8-4772df2c84c8";
+    let child_turns: Vec<&Value> = spans
+        .iter()
+        .filter(|s| s["name"] == format!("invoke_agent {child}"))
+        .collect();
+    assert_eq!(child_turns.len(), 2);
+    let parents: Vec<&str> = child_turns
+        .iter()
+        .map(|t| {
+            let p = by_id[t["parentSpanId"].as_str().unwrap()];
+            // PRODUCER and CONSUMER, linked.
+            assert_eq!((p["kind"].as_i64(), t["kind"].as_i64()), (Some(4), Some(5)));
+            assert_eq!(t["links"][0]["spanId"], p["spanId"]);
+            p["name"].as_str().unwrap()
+        })
+        .collect();
+    assert_eq!(
+        parents,
+        ["execute_tool subagent", "execute_tool send_message"]
+    );
+    // One root turn: one trace.
+    let traces: std::collections::HashSet<&str> = spans
+        .iter()
+        .map(|s| s["traceId"].as_str().unwrap())
+        .collect();
+    assert_eq!(traces.len(), 1);
+    // Usage on the chat spans: input and output tokens as the log has them.
+    let chat = spans
+        .iter()
+        .find(|s| s["name"] == "chat fake-model")
+        .unwrap();
+    assert_eq!(
+        attr(chat, "gen_ai.usage.input_tokens").unwrap()["intValue"],
+        "10"
+    );
+    assert_eq!(
+        attr(chat, "gen_ai.provider.name").unwrap()["stringValue"],
+        "deepseek-official"
+    );
+    // Content only when asked.
+    let tool = spans
+        .iter()
+        .find(|s| s["name"] == "execute_tool send_message")
+        .unwrap();
+    assert!(attr(tool, "gen_ai.tool.call.arguments").is_none());
+    let r = run([
+        "--store",
+        store.to_str().unwrap(),
+        "export",
+        "--otlp",
+        "--all",
+        "--content",
+    ]);
+    assert!(r.stdout.contains("CHILD-FOLLOWUP: say bye"), "{}", r.stdout);
+}
+
+#[test]
+fn exports_match_golden_files_and_errors_are_clear() {
+    snapshot_settings(None).bind(|| {
+        for name in ["rc8-cli", "rc8-live"] {
+            let store = format!("testdata/stores/{name}");
+            let args = ["--store", store.as_str(), "export", "--otlp", "--all"];
+            let r = run(args);
+            assert_eq!(r.code, 0, "{}", r.stderr);
+            let pretty =
+                serde_json::to_string_pretty(&serde_json::from_str::<Value>(&r.stdout).unwrap())
+                    .unwrap();
+            insta::assert_snapshot!(format!("{name}.otlp"), pretty);
+        }
+    });
+    let s = repo().join("testdata/stores/rc8-cli");
+    let s = s.to_str().unwrap();
+    for (args, said) in [
+        (vec!["export", "--otlp"], "<AGENT>"),
+        (vec!["export", "--all"], "--otlp"),
+        (
+            vec!["export", "--otlp", "--all", "--endpoint", "https://x:1"],
+            "not an http://",
+        ),
+        (
+            vec![
+                "export",
+                "--otlp",
+                "--all",
+                "--endpoint",
+                "http://127.0.0.1:1",
+            ],
+            "cannot connect",
+        ),
+    ] {
+        let mut argv = vec!["--store", s];
+        argv.extend(args.iter().copied());
+        let r = run(&argv);
+        assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
+        assert!(r.stderr.contains(said), "{args:?}: {}", r.stderr);
+    }
+    // -o writes the file; nothing is written in the store.
+    let tmp = crate::common::TempDir::new("otlp-out");
+    let out = tmp.path().join("t.json");
+    let r = run([
+        "--store",
+        s,
+        "export",
+        "--otlp",
+        "--all",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.starts_with("wrote 14 spans"), "{}", r.stdout);
+    let v: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(spans(&v).len(), 14);
+}
