@@ -837,11 +837,15 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
                     unpriced.join(", ")
                 );
             }
-            Ok(Output::Text(if json {
-                to_json(&serde_json::json!({ "rows": rows, "unpriced": unpriced }))
-            } else {
-                usage::render(&rows, &req)
-            }))
+            stream_to(out, |emit| {
+                if json {
+                    usage::json_to(&corpus, &rows, &unpriced, emit);
+                } else {
+                    usage::render_to(&corpus, &rows, &req, emit);
+                }
+                Ok(())
+            })?;
+            Ok(Output::Raw(String::new()))
         }
         Command::Cancel { message_id, to } => {
             let store = match to {

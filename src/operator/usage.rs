@@ -7,7 +7,6 @@ use crate::store::SessionRecord;
 use crate::store::events::safe_int_value;
 use crate::store::usage::TokenCounts;
 use crate::tree::Corpus;
-use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -77,7 +76,19 @@ struct SessionUsage {
     unreadable: Option<String>,
 }
 
-fn read_session(rec: &SessionRecord, since: Option<i64>, prices: Option<&Prices>) -> SessionUsage {
+/// What a report needs of each session beyond its total.
+#[derive(Clone, Copy)]
+struct Needs {
+    models: bool,
+    turns: bool,
+}
+
+fn read_session(
+    rec: &SessionRecord,
+    since: Option<i64>,
+    prices: Option<&Prices>,
+    needs: Needs,
+) -> SessionUsage {
     let mut u = SessionUsage::default();
     let read = crate::store::reader::for_each_own_event(&rec.log(), &rec.header, |ev| {
         if ev["type"] != "assistant/message" {
@@ -94,13 +105,17 @@ fn read_session(rec: &SessionRecord, since: Option<i64>, prices: Option<&Prices>
         if one.calls == 0 {
             return;
         }
-        let source = &data["message"]["source"];
-        let provider = source["provider"].as_str().unwrap_or("?").to_string();
-        let model = source["model"].as_str().unwrap_or("?").to_string();
         u.total.add(&one);
-        let turn = safe_int_value(data.get("turn")).unwrap_or(0).max(0) as u64;
-        u.turns.entry(turn).or_default().add(&one);
-        u.models.entry((provider, model)).or_default().add(&one);
+        if needs.turns {
+            let turn = safe_int_value(data.get("turn")).unwrap_or(0).max(0) as u64;
+            u.turns.entry(turn).or_default().add(&one);
+        }
+        if needs.models {
+            let source = &data["message"]["source"];
+            let provider = source["provider"].as_str().unwrap_or("?").to_string();
+            let model = source["model"].as_str().unwrap_or("?").to_string();
+            u.models.entry((provider, model)).or_default().add(&one);
+        }
     });
     if let Err(e) = read {
         u.unreadable = Some(e);
@@ -115,33 +130,21 @@ fn read_session(rec: &SessionRecord, since: Option<i64>, prices: Option<&Prices>
     u
 }
 
-/// One row of the report.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// One row of the report: an agent (by its position in the store), a
+/// model, or an agent's turn. Names are made when the row is written, so
+/// 100,000 rows hold no text.
+#[derive(Debug, Clone)]
 pub struct Row {
-    /// The agent's name (its v2 name path) and Session id; for `--by
-    /// model` the model instead.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub agent: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub depth: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub provider: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<usize>,
+    pub depth: usize,
+    pub model: Option<(String, String)>,
     pub turn: Option<u64>,
     pub tokens: TokenCounts,
     /// With `--tree`: the agent's and every descendant's tokens.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub subtree: Option<TokenCounts>,
-    /// With `--prices`: `null` when some call's model has no price.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// With `--prices`: `None` inside when some call's model has no price.
     pub cost: Option<Option<f64>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub unreadable: Option<String>,
+    pub unreadable: bool,
 }
 
 /// What `usage` was asked.
@@ -178,8 +181,12 @@ pub fn report(corpus: &Corpus, req: &Request) -> (Vec<Row>, Vec<String>) {
         }
     }
     let indices: Vec<usize> = order.iter().map(|(i, _)| *i).collect();
+    let needs = Needs {
+        models: req.by == By::Model || req.prices.is_some(),
+        turns: req.by == By::Turn,
+    };
     let used = crate::support::parallel::par_map(&indices, |i| {
-        read_session(corpus.record(*i), req.since, req.prices)
+        read_session(corpus.record(*i), req.since, req.prices, needs)
     });
     let mut unpriced: Vec<String> = Vec::new();
     if let Some(prices) = req.prices {
@@ -212,16 +219,14 @@ pub fn report(corpus: &Corpus, req: &Request) -> (Vec<Row>, Vec<String>) {
                 .zip(&used)
                 .enumerate()
                 .map(|(k, ((i, depth), u))| Row {
-                    agent: Some(name_of(corpus, *i)),
-                    id: Some(corpus.id(*i).to_string()),
-                    depth: Some(*depth),
-                    provider: None,
+                    session: Some(*i),
+                    depth: *depth,
                     model: None,
                     turn: None,
                     tokens: u.total,
                     subtree: req.tree.then_some(subtree[k]),
                     cost: priced(u.cost),
-                    unreadable: u.unreadable.clone(),
+                    unreadable: u.unreadable.is_some(),
                 })
                 .collect()
         }
@@ -235,18 +240,16 @@ pub fn report(corpus: &Corpus, req: &Request) -> (Vec<Row>, Vec<String>) {
             models
                 .into_iter()
                 .map(|((provider, model), t)| Row {
-                    agent: None,
-                    id: None,
-                    depth: None,
+                    session: None,
+                    depth: 0,
                     cost: req
                         .prices
                         .map(|p| price_of(p, &provider, &model).map(|price| cost(&t, price))),
-                    provider: Some(provider),
-                    model: Some(model),
+                    model: Some((provider, model)),
                     turn: None,
                     tokens: t,
                     subtree: None,
-                    unreadable: None,
+                    unreadable: false,
                 })
                 .collect()
         }
@@ -255,16 +258,14 @@ pub fn report(corpus: &Corpus, req: &Request) -> (Vec<Row>, Vec<String>) {
             for ((i, depth), u) in order.iter().zip(&used) {
                 for (turn, t) in &u.turns {
                     rows.push(Row {
-                        agent: Some(name_of(corpus, *i)),
-                        id: Some(corpus.id(*i).to_string()),
-                        depth: Some(*depth),
-                        provider: None,
+                        session: Some(*i),
+                        depth: *depth,
                         model: None,
                         turn: Some(*turn),
                         tokens: *t,
                         subtree: None,
                         cost: None,
-                        unreadable: None,
+                        unreadable: false,
                     });
                 }
             }
@@ -283,8 +284,8 @@ fn name_of(corpus: &Corpus, index: usize) -> String {
     )
 }
 
-/// The report as a table.
-pub fn render(rows: &[Row], req: &Request) -> String {
+/// The columns of a report.
+fn head(req: &Request) -> Vec<&'static str> {
     let mut head: Vec<&str> = match req.by {
         By::Agent => vec!["AGENT", "SESSION"],
         By::Model => vec!["PROVIDER/MODEL"],
@@ -305,64 +306,134 @@ pub fn render(rows: &[Row], req: &Request) -> String {
     if req.prices.is_some() && req.by != By::Turn {
         head.push("COST");
     }
-    let mut table = super::table::table(&head);
+    head
+}
+
+/// One row's cells, made when written (twice: for the widths, then the
+/// line), never all held at once.
+fn cells(corpus: &Corpus, r: &Row, req: &Request) -> Vec<String> {
+    let mut c: Vec<String> = match (req.by, r.session, &r.model) {
+        // Indented under its parent, an agent shows its last name step.
+        (By::Agent, Some(i), _) => {
+            let name = name_of(corpus, i);
+            let last = name.rsplit('/').next().unwrap_or(&name);
+            let mut first = format!("{}{last}", "  ".repeat(r.depth));
+            if r.unreadable {
+                first.push_str(" (unreadable)");
+            }
+            vec![first, corpus.id(i).to_string()]
+        }
+        (By::Turn, Some(i), _) => vec![name_of(corpus, i), r.turn.unwrap_or(0).to_string()],
+        (_, _, Some((provider, model))) => vec![format!("{provider}/{model}")],
+        _ => vec![String::new()],
+    };
+    let t = &r.tokens;
+    c.extend(
+        [
+            t.calls,
+            t.input_tokens,
+            t.cache_read_tokens,
+            t.cache_write_tokens,
+            t.output_tokens,
+            t.reasoning_tokens,
+            t.total(),
+        ]
+        .map(|n| n.to_string()),
+    );
+    if let Some(s) = &r.subtree {
+        c.push(s.total().to_string());
+    }
+    if let Some(cost) = &r.cost {
+        c.push(cost.map_or("?".to_string(), |v| format!("{v:.4}")));
+    }
+    c
+}
+
+/// The report as a text table handed to `out` a line at a time: columns
+/// padded to their widest cell (a first pass), counts right-aligned, and
+/// a total line.
+pub fn render_to(corpus: &Corpus, rows: &[Row], req: &Request, out: &mut dyn FnMut(&str)) {
+    let head = head(req);
+    let names = match req.by {
+        By::Model => 1,
+        _ => 2,
+    };
+    let mut w: Vec<usize> = head.iter().map(|h| h.len()).collect();
     let mut sum = TokenCounts::default();
     for r in rows {
-        let mut cells: Vec<String> = match req.by {
-            // Indented under its parent, an agent shows its last name step.
-            By::Agent => {
-                let name = r.agent.as_deref().unwrap_or_default();
-                vec![
-                    format!(
-                        "{}{}",
-                        "  ".repeat(r.depth.unwrap_or(0)),
-                        name.rsplit('/').next().unwrap_or(name)
-                    ),
-                    r.id.clone().unwrap_or_default(),
-                ]
-            }
-            By::Model => vec![format!(
-                "{}/{}",
-                r.provider.clone().unwrap_or_default(),
-                r.model.clone().unwrap_or_default()
-            )],
-            By::Turn => vec![
-                r.agent.clone().unwrap_or_default(),
-                r.turn.unwrap_or(0).to_string(),
-            ],
-        };
-        let t = &r.tokens;
-        sum.add(t);
-        cells.extend(
-            [
-                t.calls,
-                t.input_tokens,
-                t.cache_read_tokens,
-                t.cache_write_tokens,
-                t.output_tokens,
-                t.reasoning_tokens,
-                t.total(),
-            ]
-            .map(|n| n.to_string()),
-        );
-        if let Some(s) = &r.subtree {
-            cells.push(s.total().to_string());
+        sum.add(&r.tokens);
+        for (k, cell) in cells(corpus, r, req).iter().enumerate() {
+            w[k] = w[k].max(cell.chars().count());
         }
-        if let Some(c) = &r.cost {
-            cells.push(c.map_or("?".to_string(), |c| format!("{c:.4}")));
-        }
-        if r.unreadable.is_some() {
-            cells[0].push_str(" (unreadable)");
-        }
-        table.add_row(cells);
     }
-    format!(
-        "{table}\n{} model calls, {} tokens ({} input, {} cache read, {} cache write, {} output)",
+    let mut line = String::new();
+    let mut put = |c: &[String], out: &mut dyn FnMut(&str)| {
+        line.clear();
+        for (k, cell) in c.iter().enumerate() {
+            if k > 0 {
+                line.push_str("  ");
+            }
+            let pad = " ".repeat(w[k].saturating_sub(cell.chars().count()));
+            if k < names {
+                line.push_str(cell);
+                line.push_str(&pad);
+            } else {
+                line.push_str(&pad);
+                line.push_str(cell);
+            }
+        }
+        let kept = line.trim_end().len();
+        line.truncate(kept);
+        line.push('\n');
+        out(&line);
+    };
+    put(&head.iter().map(|h| h.to_string()).collect::<Vec<_>>(), out);
+    for r in rows {
+        put(&cells(corpus, r, req), out);
+    }
+    out(&format!(
+        "{} model calls, {} tokens ({} input, {} cache read, {} cache write, {} output)",
         sum.calls,
         sum.total(),
         sum.input_tokens,
         sum.cache_read_tokens,
         sum.cache_write_tokens,
         sum.output_tokens
-    )
+    ));
+}
+
+/// The report as JSON, handed to `out` a row at a time:
+/// `{"rows": [...], "unpriced": [...]}`.
+pub fn json_to(corpus: &Corpus, rows: &[Row], unpriced: &[String], out: &mut dyn FnMut(&str)) {
+    use crate::support::json_out;
+    out("{\"rows\":");
+    json_out::array_to(
+        rows.iter().map(|r| {
+            let mut v = serde_json::json!({ "tokens": r.tokens });
+            if let Some(i) = r.session {
+                v["agent"] = name_of(corpus, i).into();
+                v["id"] = corpus.id(i).into();
+                v["depth"] = r.depth.into();
+            }
+            if let Some((provider, model)) = &r.model {
+                v["provider"] = provider.as_str().into();
+                v["model"] = model.as_str().into();
+            }
+            if let Some(t) = r.turn {
+                v["turn"] = t.into();
+            }
+            if let Some(s) = &r.subtree {
+                v["subtree"] = serde_json::json!(s);
+            }
+            if let Some(c) = &r.cost {
+                v["cost"] = serde_json::json!(c);
+            }
+            if r.unreadable {
+                v["unreadable"] = true.into();
+            }
+            v
+        }),
+        out,
+    );
+    out(&format!(",\"unpriced\":{}}}", json_out::text(&unpriced)));
 }
