@@ -128,9 +128,10 @@ struct State {
 /// How an id is already used in an inbox.
 enum IdUse {
     Unused,
-    /// A message record with this id: its record index and body.
+    /// A message record with this id: its inbox record index (`None`: a
+    /// consumed keyed message compaction moved to the archive) and body.
     Message {
-        index: usize,
+        index: Option<usize>,
         target: Target,
         source: Value,
         content: Vec<Value>,
@@ -138,12 +139,6 @@ enum IdUse {
     /// Another record (claim, cancel, interrupt, wait) names it.
     Other {
         index: usize,
-    },
-    /// A consumed keyed message compaction moved to the archive.
-    Archived {
-        target: Target,
-        source: Value,
-        content: Vec<Value>,
     },
 }
 
@@ -178,7 +173,7 @@ fn find_id_in(reader: impl std::io::BufRead, id: &str) -> std::io::Result<IdUse>
                 content,
                 ..
             } if got == id => IdUse::Message {
-                index: at,
+                index: Some(at),
                 target,
                 source,
                 content,
@@ -550,7 +545,8 @@ impl Inbox {
                 ..
             } = archived
             {
-                return Ok(IdUse::Archived {
+                return Ok(IdUse::Message {
+                    index: None,
                     target,
                     source,
                     content,
@@ -592,23 +588,7 @@ impl Inbox {
                     }
                     return Err(DeliveryError::IdReused {
                         id: id.clone(),
-                        record: Some(index + 1),
-                    });
-                }
-                IdUse::Archived {
-                    target,
-                    source: s,
-                    content: c,
-                } => {
-                    if target == message.target && s == source && c == content {
-                        return Ok(Receipt {
-                            message_id: id.clone(),
-                            duplicate: true,
-                        });
-                    }
-                    return Err(DeliveryError::IdReused {
-                        id: id.clone(),
-                        record: None,
+                        record: index.map(|i| i + 1),
                     });
                 }
                 IdUse::Other { index } => {

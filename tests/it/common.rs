@@ -16,6 +16,17 @@ pub fn conformance_dir() -> PathBuf {
     repo().join("testdata").join("conformance")
 }
 
+/// The case lines of a conformance `cases.tsv`, split on tabs (comments
+/// and blank lines left out).
+pub fn cases(file: &Path) -> Vec<Vec<String>> {
+    std::fs::read_to_string(file)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| l.split('\t').map(str::to_string).collect())
+        .collect()
+}
+
 /// `../shared/conformance` beside the checkout, when it is there.
 pub fn shared_conformance_dir() -> Option<PathBuf> {
     let dir = repo().join("..").join("shared").join("conformance");

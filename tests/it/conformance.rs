@@ -2,16 +2,7 @@
 //! a copy of `../shared/conformance`), byte for byte, with the listed logs
 //! read during enumeration and after it.
 
-use crate::common::{READ_MODES, conformance_dir, run_env};
-
-fn cases(file: &std::path::Path) -> Vec<Vec<String>> {
-    std::fs::read_to_string(file)
-        .unwrap()
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .map(|l| l.split('\t').map(str::to_string).collect())
-        .collect()
-}
+use crate::common::{READ_MODES, cases, conformance_dir, run_env};
 
 #[test]
 fn v1_cases_match_rc8_byte_for_byte() {

@@ -5,17 +5,8 @@
 //! contracts render nothing a migration changes; the highest generation is
 //! the one read; a log whose header disagrees with its name is reported.
 
-use crate::common::{READ_MODES, conformance_dir, copy_store, repo, run, run_env};
+use crate::common::{READ_MODES, cases, conformance_dir, copy_store, repo, run, run_env};
 use std::path::{Path, PathBuf};
-
-fn cases(file: &Path) -> Vec<Vec<String>> {
-    std::fs::read_to_string(file)
-        .unwrap()
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .map(|l| l.split('\t').map(str::to_string).collect())
-        .collect()
-}
 
 /// Every session log path under `store` (any generation).
 fn logs(store: &Path) -> Vec<PathBuf> {
