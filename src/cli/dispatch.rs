@@ -817,7 +817,13 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
                     "--tree needs an AGENT (without one, every agent is listed)".to_string(),
                 ));
             }
-            let store = Store::open(&root)?;
+            let store = if usage::totals_only((*by).into(), *since, prices.is_some())
+                && crate::store::ahead::enabled()
+            {
+                Store::open_ahead(&root, &usage::EveryLog)?.honest()?
+            } else {
+                Store::open(&root)?
+            };
             let agent = agent
                 .as_deref()
                 .map(|a| resolve_agent(&store, a))

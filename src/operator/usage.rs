@@ -3,7 +3,6 @@
 //! with a cost when the user gives a price table. One streaming read of
 //! each selected log, in parallel; nothing is written.
 
-use crate::store::SessionRecord;
 use crate::store::events::safe_int_value;
 use crate::store::usage::TokenCounts;
 use crate::tree::Corpus;
@@ -83,13 +82,52 @@ struct Needs {
     turns: bool,
 }
 
+/// Every log read whole while the store is enumerated, keeping what its
+/// calls used: a report of totals then opens and reads each log once, as a
+/// listing does.
+pub struct EveryLog;
+
+impl crate::store::ahead::ReadAhead for EveryLog {
+    fn wanted(&self, _: &crate::store::header::Header) -> bool {
+        true
+    }
+    fn dialect(&self) -> crate::store::descriptor::Dialect {
+        crate::store::descriptor::Dialect::Rc8
+    }
+    fn usage(&self) -> bool {
+        true
+    }
+}
+
+/// Whether a report needs only each session's total (what `EveryLog`
+/// keeps), not its calls one by one.
+pub fn totals_only(by: By, since: Option<i64>, prices: bool) -> bool {
+    by == By::Agent && since.is_none() && !prices
+}
+
 fn read_session(
-    rec: &SessionRecord,
+    corpus: &Corpus,
+    index: usize,
     since: Option<i64>,
     prices: Option<&Prices>,
     needs: Needs,
 ) -> SessionUsage {
+    let rec = corpus.record(index);
     let mut u = SessionUsage::default();
+    // Totals alone are what the listing's own read of the log counts
+    // (`Inspection::usage`): read ahead with the store, or now.
+    if !needs.models && !needs.turns && since.is_none() {
+        use crate::store::ahead::Glance;
+        match corpus.store.take_glance(index) {
+            Some(Glance::Read { usage, .. }) => u.total = usage,
+            Some(Glance::Unreadable) => u.unreadable = Some("unreadable".to_string()),
+            None => match crate::store::reader::inspect(&rec.log()) {
+                Ok(i) => u.total = i.usage,
+                Err(e) => u.unreadable = Some(e),
+            },
+        }
+        return u;
+    }
     let read = crate::store::reader::for_each_own_event(&rec.log(), &rec.header, |ev| {
         if ev["type"] != "assistant/message" {
             return;
@@ -186,7 +224,7 @@ pub fn report(corpus: &Corpus, req: &Request) -> (Vec<Row>, Vec<String>) {
         turns: req.by == By::Turn,
     };
     let used = crate::support::parallel::par_map(&indices, |i| {
-        read_session(corpus.record(*i), req.since, req.prices, needs)
+        read_session(corpus, *i, req.since, req.prices, needs)
     });
     let mut unpriced: Vec<String> = Vec::new();
     if let Some(prices) = req.prices {

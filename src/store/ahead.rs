@@ -8,6 +8,7 @@ use super::descriptor::{Dialect, Identity, Mode};
 use super::enumerate::SessionRecord;
 use super::header::Header;
 use super::reader::{self, Inspection};
+use super::usage::TokenCounts;
 
 /// The environment variable that turns reading ahead off (`0`): a
 /// diagnostic, and how the tests prove both ways give the same answers.
@@ -37,6 +38,10 @@ pub trait ReadAhead: Sync {
     fn likely(&self) -> bool {
         true
     }
+    /// Whether what each log's model calls used is kept too (`usage`).
+    fn usage(&self) -> bool {
+        false
+    }
 }
 
 /// What a listing needs of one log.
@@ -49,6 +54,9 @@ pub enum Glance {
     Read {
         same_header: bool,
         identity: Option<Identity>,
+        /// The tokens the session's own calls reported, when the reader
+        /// asked for them (else zero).
+        usage: TokenCounts,
     },
 }
 
@@ -60,6 +68,8 @@ pub enum Glance {
 pub(super) struct Kept {
     state: KeptState,
     label: Option<Box<str>>,
+    /// Kept only when asked for and some call reported usage.
+    usage: Option<Box<TokenCounts>>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -79,6 +89,10 @@ enum KnownMode {
 impl Kept {
     /// `None` when the glance does not fit the kept form.
     pub(super) fn of(glance: Glance) -> Option<Kept> {
+        let usage = match &glance {
+            Glance::Read { usage, .. } if usage.calls > 0 => Some(Box::new(*usage)),
+            _ => None,
+        };
         let (state, label) = match glance {
             Glance::Unreadable => (KeptState::Unreadable, None),
             Glance::Read {
@@ -98,16 +112,22 @@ impl Kept {
                 (KeptState::Mode(mode), label.map(|l| Box::from(l.as_str())))
             }
         };
-        Some(Kept { state, label })
+        Some(Kept {
+            state,
+            label,
+            usage,
+        })
     }
 
     pub(super) fn into_glance(self) -> Glance {
+        let usage = self.usage.map(|u| *u).unwrap_or_default();
         let mode = match self.state {
             KeptState::Unreadable => return Glance::Unreadable,
             KeptState::NoIdentity => {
                 return Glance::Read {
                     same_header: true,
                     identity: None,
+                    usage,
                 };
             }
             KeptState::Mode(KnownMode::OneShot) => Mode::OneShot,
@@ -120,6 +140,7 @@ impl Kept {
                 mode,
                 label: self.label.map(String::from),
             }),
+            usage,
         }
     }
 }
@@ -131,7 +152,7 @@ impl Glance {
         inspected: Result<Inspection, String>,
         dialect: Dialect,
     ) -> Self {
-        Glance::judged(inspected, |h| *h == rec.header, dialect)
+        Glance::judged(inspected, |h| *h == rec.header, dialect, true)
     }
 
     /// The glance of an inspection, `same` judging its header.
@@ -139,6 +160,7 @@ impl Glance {
         inspected: Result<Inspection, String>,
         same: impl FnOnce(&Header) -> bool,
         dialect: Dialect,
+        usage: bool,
     ) -> Self {
         match inspected {
             Err(_) => Glance::Unreadable,
@@ -147,6 +169,11 @@ impl Glance {
                 identity: match dialect {
                     Dialect::Rc8 => i.rc8,
                     Dialect::Seed001 => i.seed001,
+                },
+                usage: if usage {
+                    i.usage
+                } else {
+                    TokenCounts::default()
                 },
             },
         }
@@ -177,6 +204,9 @@ mod tests {
         }
         fn likely(&self) -> bool {
             self.1
+        }
+        fn usage(&self) -> bool {
+            true
         }
     }
 

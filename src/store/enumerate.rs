@@ -461,7 +461,7 @@ impl Store {
         }
         // Kept by position from the first glance on; none at all when
         // nothing was read ahead.
-        if let Some(kept) = glance.and_then(Kept::of) {
+        if let Some(kept) = glance.and_then(|g| Kept::of(*g)) {
             let glances = self.glances.get_mut().unwrap_or_else(|e| e.into_inner());
             if glances.is_empty() {
                 glances.reserve_exact(self.sessions.capacity());
@@ -543,7 +543,7 @@ pub(super) enum DirProbe {
         Option<Present>,
         Result<(Encoding, FirstLine), HeaderError>,
         Option<Result<bool, String>>,
-        Option<Glance>,
+        Option<Box<Glance>>,
     ),
 }
 
@@ -629,7 +629,7 @@ fn probe_files(logs: LogsOf, ahead: Option<&dyn ReadAhead>) -> DirProbe {
         Some(ahead) => read_first_line_ahead(opened, ahead),
         None => (read_first_line_of(opened.map(|(f, _)| f)), None),
     };
-    DirProbe::One(log, present, read, None, glance)
+    DirProbe::One(log, present, read, None, glance.map(Box::new))
 }
 
 /// A session directory's logs: opened through its project directory when

@@ -178,6 +178,7 @@ fn read_ahead_from<R: BufRead>(
                 scanned.map(|(inspection, _)| inspection),
                 |_| true,
                 ahead.dialect(),
+                ahead.usage(),
             ))
         }
         _ => None,

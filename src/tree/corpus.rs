@@ -185,11 +185,13 @@ impl<'a> Corpus<'a> {
                 Glance::Read {
                     same_header,
                     identity: _,
+                    usage,
                 },
                 Some(recorded),
             ) => Glance::Read {
                 same_header,
                 identity: Some(recorded.clone()),
+                usage,
             },
             (glance, _) => glance,
         }

@@ -158,6 +158,7 @@ impl Corpus<'_> {
         let Glance::Read {
             same_header,
             identity,
+            ..
         } = glance
         else {
             return diagnostic(Diagnostic::Unavailable);

@@ -201,6 +201,7 @@ fn classify(live: Liveness, glance: Glance) -> MemberKind {
         Glance::Read {
             same_header: true,
             identity,
+            ..
         } => identity,
         Glance::Read { .. } => return MemberKind::Corrupt,
         Glance::Unreadable => return MemberKind::Unavailable,
