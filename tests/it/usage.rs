@@ -86,6 +86,15 @@ fn usage_and_tokens_agree_with_a_hand_count() {
         let s = store.to_str().unwrap();
         let (sessions, models) = hand_count(&store);
         let report = json(&["--store", s, "--json", "usage"]);
+        // Read ahead with the store or after it: the same report.
+        let after = crate::common::run_env(
+            ["--store", s, "--json", "usage"],
+            &[(crate::common::READ_AHEAD, "0")],
+        );
+        assert_eq!(
+            serde_json::from_str::<Value>(&after.stdout).unwrap(),
+            report
+        );
         let rows = report["rows"].as_array().unwrap();
         assert_eq!(rows.len(), sessions.len(), "{name}: {report}");
         for row in rows {
