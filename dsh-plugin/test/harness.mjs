@@ -16,7 +16,7 @@ import * as SubagentSpawn from '@deepseek-ai/dsh-subagent-spawn-in-process'
 import * as Control from '@deepseek-ai/dsh-tool-subagent-control'
 import * as ListAgents from '@deepseek-ai/dsh-tool-subagent-control/list-agents'
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -64,7 +64,21 @@ export class Scripted extends LlmAdapter {
   }
 }
 
-export function tempStore () { return mkdtempSync(join(tmpdir(), 'dsh-plugin-test-')) }
+// Every store a test made, and the DSH home beside it (cli.mjs), is removed
+// when the test file's process ends, however its tests ended.
+const made = []
+process.on('exit', () => {
+  for (const dir of made) {
+    for (const path of [dir, `${dir}-home`]) {
+      try { rmSync(path, { recursive: true, force: true }) } catch {}
+    }
+  }
+})
+export function tempStore () {
+  const dir = mkdtempSync(join(tmpdir(), 'dsh-plugin-test-'))
+  made.push(dir)
+  return dir
+}
 
 /** Run the dsh-agents binary; returns { code, stdout, stderr }. */
 export function dshAgents (store, ...args) {
