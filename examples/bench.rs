@@ -68,6 +68,15 @@ struct Args {
     /// beside the same on a 1 KB one (needs `cargo build --release`)
     #[arg(long)]
     large: bool,
+    /// Time a 10,000-deep parentSession chain instead: a send to the
+    /// deepest agent beside one at depth 1, the listings and `tree` (needs
+    /// `cargo build --release`)
+    #[arg(long)]
+    deep: bool,
+    /// Time `log --last`, `trace` and `tree` on a 1 GB raw log and on a
+    /// Zstandard log of the same turns instead (needs `cargo build --release`)
+    #[arg(long)]
+    log_tail: bool,
     /// Time `serve --once -- cat` draining an inbox instead: turns per
     /// second at each of `--pending` queued messages (needs `cargo build --release`)
     #[arg(long)]
@@ -513,7 +522,9 @@ type Mode = fn(&Args);
 fn main() {
     let args = Args::parse();
     RANDOM_IDS.store(args.random_ids, std::sync::atomic::Ordering::Relaxed);
-    let modes: [(bool, Mode); 6] = [
+    let modes: [(bool, Mode); 8] = [
+        (args.deep, bench_deep),
+        (args.log_tail, bench_log_tail),
         (args.drain, bench_drain),
         (args.wake, bench_wake),
         (args.send, bench_sends),
@@ -916,6 +927,146 @@ fn bench_scale(args: &Args) {
             "| 10000 | {what} | {:.1} | {:.1} | {:.1} | |",
             r.0, r.1, r.2
         );
+    }
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+fn bench_deep(args: &Args) {
+    let bin = binary();
+    let dir = args.dir.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("dsh-bench-deep-{}", std::process::id()))
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+    let depth = 10_000;
+    generate(&dir, depth, 1, 0, false);
+    let (first, last, before) = (id(0), id(depth - 1), id(depth - 2));
+    println!(
+        "10,000-deep chain (fan-out 1); median of {} runs",
+        args.runs
+    );
+    println!("| command | wall ms | CPU ms | peak RSS MiB |");
+    println!("|---|---:|---:|---:|");
+    let forms: Vec<(String, Vec<String>)> = vec![
+        (
+            "followup to depth 1".into(),
+            vec!["followup".into(), first.clone(), "hi".into()],
+        ),
+        (
+            "followup to depth 10,000".into(),
+            vec!["followup".into(), last.clone(), "hi".into()],
+        ),
+        (
+            "v2 send-message, root to depth 1".into(),
+            vec![
+                "send-message".into(),
+                "--as".into(),
+                "root".into(),
+                first.clone(),
+                "hi".into(),
+            ],
+        ),
+        (
+            "v2 send-message, depth 9,999 to 10,000".into(),
+            vec![
+                "send-message".into(),
+                "--as".into(),
+                before,
+                last,
+                "hi".into(),
+            ],
+        ),
+        (
+            "v2 list-agents".into(),
+            vec!["list-agents".into(), "--as".into(), "root".into()],
+        ),
+        ("tree".into(), vec!["tree".into()]),
+    ];
+    for (what, argv) in forms {
+        let r = repeat(args.runs, || {
+            let mut c = Command::new(&bin);
+            c.arg("--store").arg(&dir).args(&argv);
+            c
+        });
+        println!("| {what} | {:.1} | {:.1} | {:.1} |", r.0, r.1, r.2);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn bench_log_tail(args: &Args) {
+    let bin = binary();
+    let base = args.dir.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("dsh-bench-tail-{}", std::process::id()))
+    });
+    let _ = std::fs::remove_dir_all(&base);
+    println!("| log | command | wall ms | CPU ms | peak RSS MiB |");
+    println!("|---|---|---:|---:|---:|");
+    for zstd in [false, true] {
+        let dir = base.join(if zstd { "zstd" } else { "raw" });
+        let session = dir.join("_no-cwd").join("big");
+        std::fs::create_dir_all(&session).unwrap();
+        let header =
+            r#"{"type":"session","version":0,"id":"big","createdAt":1,"delegationDepth":0}"#;
+        let pad = "lorem ipsum ".repeat(80);
+        // Turns of about 1.2 KB up to 1 GB, written in 8 MB batches (one
+        // Zstandard frame each, as DSH frames its batches).
+        let name = if zstd {
+            "session.jsonl.zstd"
+        } else {
+            "session.jsonl"
+        };
+        let mut f = std::io::BufWriter::new(std::fs::File::create(session.join(name)).unwrap());
+        let put = |f: &mut std::io::BufWriter<std::fs::File>, text: &str| {
+            if zstd {
+                f.write_all(&encode_frame(text.as_bytes()).unwrap())
+                    .unwrap();
+            } else {
+                f.write_all(text.as_bytes()).unwrap();
+            }
+        };
+        put(&mut f, &format!("{header}\n"));
+        let (mut seq, mut turn, mut written) = (0u64, 0u64, 0u64);
+        let mut batch = String::new();
+        while written < 1_000_000_000 {
+            turn += 1;
+            batch.push_str(&format!(
+                "{{\"type\":\"turn/start\",\"seq\":{seq},\"time\":{seq},\"data\":{{\"turn\":{turn}}}}}\n{{\"type\":\"user/message\",\"seq\":{},\"time\":{seq},\"data\":{{\"content\":[{{\"type\":\"text\",\"text\":\"{pad}\"}}],\"source\":{{\"kind\":\"user\"}},\"role\":\"user\",\"id\":\"m{turn}\"}},\"surfaceOp\":\"append\"}}\n{{\"type\":\"turn/end\",\"seq\":{},\"time\":{seq},\"data\":{{\"turn\":{turn},\"reason\":{{\"kind\":\"completed\"}}}}}}\n",
+                seq + 1,
+                seq + 2
+            ));
+            seq += 3;
+            if batch.len() > 8 << 20 {
+                written += batch.len() as u64;
+                put(&mut f, &batch);
+                batch.clear();
+            }
+        }
+        if !batch.is_empty() {
+            put(&mut f, &batch);
+        }
+        drop(f);
+        let size = std::fs::metadata(session.join(name)).unwrap().len();
+        let last = format!("m{turn}");
+        for argv in [
+            vec!["log", "big", "--last", "5"],
+            vec!["log", "big", "--last", "1"],
+            vec!["trace", &last, "--to", "big"],
+            vec!["tree"],
+        ] {
+            let r = repeat(args.runs, || {
+                let mut c = Command::new(&bin);
+                c.arg("--store").arg(&dir).args(&argv);
+                c
+            });
+            println!(
+                "| {} ({:.0} MB on disk, 1 GB of turns) | `{}` | {:.1} | {:.1} | {:.1} |",
+                if zstd { "zstd" } else { "raw" },
+                size as f64 / 1e6,
+                argv.join(" "),
+                r.0,
+                r.1,
+                r.2
+            );
+        }
     }
     let _ = std::fs::remove_dir_all(&base);
 }

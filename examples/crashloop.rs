@@ -4,9 +4,12 @@
 //! interrupted, crash-repaired one), every claimed id must appear in a
 //! recorded turn, nothing may stay pending, and `check` must be clean.
 //!
-//!   cargo build --release && cargo run --release --example crashloop -- [SENDS] [KILLS]
+//!   cargo build --release && cargo run --release --example crashloop -- [SENDS] [KILLS] [PAD]
 //!
-//! Defaults: 2,000 sends and 200 kills.
+//! Defaults: 2,000 sends and 200 kills. PAD (default 0) adds that many bytes
+//! to every message, so the inbox passes the compaction threshold early and
+//! is compacted again and again under the kills (keyed messages move to
+//! `inbox.keyed.jsonl`).
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -41,9 +44,12 @@ fn main() {
     let mut argv = std::env::args().skip(1);
     let sends: usize = argv.next().map_or(2000, |a| a.parse().unwrap());
     let kills: usize = argv.next().map_or(200, |a| a.parse().unwrap());
+    let pad = "p".repeat(argv.next().map_or(0, |a| a.parse().unwrap()));
     let bin = binary();
     let store = std::env::temp_dir().join(format!("dsh-crashloop-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&store);
+    // `spawn` writes into an existing store only.
+    std::fs::create_dir_all(&store).unwrap();
     let dsh = |args: &[&str]| {
         Command::new(&bin)
             .arg("--store")
@@ -111,7 +117,7 @@ fn main() {
                     "--json",
                     "followup",
                     "kid",
-                    &format!("message {sent}"),
+                    &format!("message {sent} {pad}"),
                     "--id",
                     &id,
                 ])
@@ -231,6 +237,13 @@ fn main() {
         claimed.len()
     );
     println!("check: {}", String::from_utf8_lossy(&check.stdout).trim());
+    // What compaction did: the inbox left, and the keyed messages it moved.
+    let archived = std::fs::read_to_string(store.join("_no-cwd/kid/inbox.keyed.jsonl"))
+        .map_or(0, |a| a.lines().count());
+    println!(
+        "compaction: inbox.jsonl {} bytes at the end, {archived} keyed messages moved to inbox.keyed.jsonl",
+        inbox.len()
+    );
     let ok = lost.is_empty() && twice.is_empty() && unrecorded.is_empty() && check.status.success();
     if !ok {
         println!("store kept at {}", store.display());

@@ -18,7 +18,8 @@ use serde::de::IgnoredAny;
 use std::collections::{HashMap, HashSet};
 use std::io::{BufWriter, Write};
 
-/// Where the last survey that did not compact left off: (inode, length).
+/// Where the last survey that did not compact left off: (inode, length,
+/// pending messages then).
 pub const SURVEYED: &str = "inbox.surveyed";
 
 /// Inboxes smaller than this are left alone.
@@ -40,21 +41,23 @@ struct Survey {
 
 /// Compact the inbox under `guard` when it is large and mostly consumed
 /// history; returns whether it did.
-pub fn maybe_compact(guard: &mut WriteGuard) -> Result<bool, StoreError> {
+/// `pending`: the messages still pending after the record just appended.
+pub fn maybe_compact(guard: &mut WriteGuard, pending_now: usize) -> Result<bool, StoreError> {
     if guard.len < COMPACT_MIN_BYTES {
         return Ok(false);
     }
     // A survey that found too little history is not repeated until the
-    // inbox grew by a quarter: compaction changes no answer, so waiting
-    // for it is safe, and a claim stays O(new bytes) on a large inbox of
-    // kept (keyed) history.
+    // inbox grew by a quarter or half of what was pending then has been
+    // consumed (a queue drained after a burst): compaction changes no
+    // answer, so waiting for it is safe, and a claim stays O(new bytes).
     use std::os::unix::fs::MetadataExt;
     let ino = guard.inbox.metadata().map(|m| m.ino()).unwrap_or(0);
     let surveyed = crate::store::sidecar::read_small(&guard.dir.join(SURVEYED))
-        .and_then(|b| serde_json::from_slice::<(u64, u64)>(&b).ok());
-    if let Some((at_ino, at_len)) = surveyed
+        .and_then(|b| serde_json::from_slice::<(u64, u64, usize)>(&b).ok());
+    if let Some((at_ino, at_len, at_pending)) = surveyed
         && at_ino == ino
         && guard.len < at_len + at_len / 4
+        && pending_now > at_pending / 2
     {
         return Ok(false);
     }
@@ -97,7 +100,7 @@ pub fn maybe_compact(guard: &mut WriteGuard) -> Result<bool, StoreError> {
         .sum();
     // Compact only when at least three quarters of the bytes are history.
     if live.saturating_mul(4) > guard.len {
-        let note = serde_json::to_vec(&(ino, guard.len)).unwrap_or_default();
+        let note = serde_json::to_vec(&(ino, guard.len, pending_now)).unwrap_or_default();
         let _ = guard.dir.replace(SURVEYED, &note, false);
         return Ok(false);
     }

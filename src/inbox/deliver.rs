@@ -643,7 +643,7 @@ impl Inbox {
             _ => 0,
         };
         let pending = before.saturating_sub(consumed);
-        if consumed > 0 && compact::maybe_compact(guard)? {
+        if consumed > 0 && compact::maybe_compact(guard, pending)? {
             let pending = self.count(&guard.inbox)?;
             self.write_state(guard, pending);
             return Ok(());

@@ -691,3 +691,32 @@ fn compaction_moves_keyed_history_out_and_retries_still_match() {
     let r = run_in(s, &["steer", "rev-0001", "new", "--id", "key-100"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
 }
+
+/// A queue drained one turn at a time after a burst is compacted too: the
+/// survey that found the burst pending looks again once half of it is
+/// consumed, though the inbox no longer grows.
+#[test]
+fn an_inbox_drained_after_a_burst_is_compacted() {
+    let store = team();
+    let s = store.path();
+    let dir = s.join("_no-cwd/rev-0001");
+    let big = "d".repeat(2000);
+    for i in 0..150 {
+        let r = run_in(s, &["followup", "rev-0001", &format!("{i} {big}")]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+    }
+    let before = std::fs::metadata(dir.join("inbox.jsonl")).unwrap().len();
+    assert!(before > 256 * 1024, "{before}");
+    for _ in 0..150 {
+        let r = run_in(s, &["claim", "--as", "rev-0001"]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+    }
+    let after = std::fs::metadata(dir.join("inbox.jsonl")).unwrap().len();
+    // Once compacted, what stays is under the size compaction starts at.
+    assert!(
+        after < before / 2,
+        "never compacted: {before} -> {after} bytes"
+    );
+    let r = run_in(s, &["inbox", "rev-0001"]);
+    assert!(r.stdout.contains("next-turn: 0 pending"), "{}", r.stdout);
+}
