@@ -304,7 +304,7 @@ fn trace_answers_for_every_standing() {
     let running = Instant::now();
     while trace(s, &second)["status"] != "delivered" {
         assert!(
-            running.elapsed() < Duration::from_secs(15),
+            running.elapsed() < Duration::from_secs(120),
             "serve never ran"
         );
         std::thread::sleep(Duration::from_millis(50));
@@ -314,7 +314,7 @@ fn trace_answers_for_every_standing() {
     let stopping = Instant::now();
     while trace(s, &parked)["status"] != "parked" {
         assert!(
-            stopping.elapsed() < Duration::from_secs(15),
+            stopping.elapsed() < Duration::from_secs(120),
             "{}",
             trace(s, &parked)
         );
@@ -323,7 +323,7 @@ fn trace_answers_for_every_standing() {
     // serve ends the interrupted turn once its handler stopped.
     while trace(s, &second)["transcript"]["ending"] != "interrupted" {
         assert!(
-            stopping.elapsed() < Duration::from_secs(15),
+            stopping.elapsed() < Duration::from_secs(120),
             "{}",
             trace(s, &second)
         );

@@ -14,7 +14,7 @@ texts=$(printf '%s' "$input" | tr -d '\n' | sed 's/"text":"/\n/g' | sed -n '2,$p
 echo "$DSH_AGENT $DSH_TURN $texts" >> "$HANDLER_LOG"
 case "$input" in
   *nap*) sleep 1 ;;
-  *sleep*) sleep 30 ;;
+  *sleep*) sleep 30; echo "woke from sleep" >> "$HANDLER_LOG" ;;
 esac
 "#;
 
@@ -49,7 +49,7 @@ fn serve(store: &Path, agent: &str, handler: &Path, log: &Path) -> Served {
 }
 
 fn eventually(what: &str, mut f: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(15);
+    let deadline = Instant::now() + Duration::from_secs(120);
     while Instant::now() < deadline {
         if f() {
             return;
@@ -209,7 +209,6 @@ fn a_served_team_works_end_to_end() {
             .any(|l| l.contains("go to sleep"))
     });
     ok(s, &["followup", "rev-0001", "queued first"]);
-    let started = Instant::now();
     assert_eq!(
         ok(s, &["interrupt-agent", "reviewer", "--as", "lead-1"]),
         "interrupt requested for agent reviewer\n"
@@ -219,8 +218,11 @@ fn a_served_team_works_end_to_end() {
             e["type"] == "turn/end" && e["data"]["reason"]["kind"] == "interrupted"
         })
     });
+    // Had serve waited for the handler, it would have woken first.
     assert!(
-        started.elapsed() < Duration::from_secs(10),
+        !handler_lines(&log)
+            .iter()
+            .any(|l| l.contains("woke from sleep")),
         "the sleeping handler was stopped, not waited for"
     );
     assert!(
@@ -560,8 +562,9 @@ fn wait_agent_semantics() {
     );
     ok(store.path(), &["steer", "rev-0001", "new input"]);
     let (r, took) = waiter.join().unwrap();
+    // Not timed out: the steer ended it.
     assert_eq!(r.stdout, "{\"timedOut\":false}\n", "{}", r.stderr);
-    assert!(took < Duration::from_secs(9));
+    let _ = took;
     // A fresh root call sees pending input again; no call id never dedupes.
     assert_eq!(wait(&["--call", "c2"]).0.stdout, "{\"timedOut\":false}\n");
     assert_eq!(wait(&[]).0.stdout, "{\"timedOut\":false}\n");
