@@ -104,7 +104,7 @@ pub enum Command {
     #[command(
         after_help = "Examples:\n  dsh-agents subagent-send-message --as lead-1 rev-0001 'One more thing'"
     )]
-    /// subagent_send_message (seed 002): parent to a direct continuable child, by id
+    /// subagent_send_message: a parent to one of its direct continuable children, by id
     SubagentSendMessage {
         #[command(flatten)]
         caller: CallerArgs,
@@ -118,7 +118,7 @@ pub enum Command {
     #[command(
         after_help = "Examples:\n  dsh-agents subagent-parent-message --as chk-0001 'Tests pass'\n  dsh-agents subagent-parent-message --as chk-0001 --mode steer 'Stop: found a bug'"
     )]
-    /// subagent_parent_message (seed 002): child to its direct parent
+    /// subagent_parent_message: a child to its direct parent
     SubagentParentMessage {
         #[command(flatten)]
         caller: CallerArgs,
@@ -239,7 +239,7 @@ pub enum Command {
         json_args: Option<String>,
     },
     #[command(after_help = "Examples:\n  dsh-agents identity --as chk-0001")]
-    /// Print the subagent:identity runtime context for the caller (seed 001)
+    /// Print what the caller is told of itself: its name, who delegated it, its tree's root
     Identity {
         #[command(flatten)]
         caller: CallerArgs,

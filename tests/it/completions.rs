@@ -65,6 +65,10 @@ fn committed_man_pages_match_the_binary() {
     for (file, r) in expected {
         assert_eq!(r.code, 0, "{}", r.stderr);
         assert!(r.stdout.starts_with(".ie"), "{file} is roff");
+        assert!(
+            r.stdout.contains(".SH \"EXIT STATUS\"") && r.stdout.contains(".SH ENVIRONMENT"),
+            "{file} says what its exit codes and environment variables mean"
+        );
         let on_disk = std::fs::read_to_string(repo().join("man").join(&file)).unwrap();
         assert!(
             on_disk == r.stdout,
