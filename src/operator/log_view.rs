@@ -378,6 +378,20 @@ pub fn log(
         title.line(&rec.header.id)
     };
     writeln!(out, "{head}").map_err(|e| StoreError::io("standard output", e))?;
+    // What the lines hold is shown either way; a log DSH itself would not
+    // read (a defect before a committed turn end) says so first, as `tree`
+    // says `unavailable`. Checked on a whole read only: `--last` reads the
+    // tail, and `check` reads everything.
+    if opts.last.is_none()
+        && let Err(reason) = crate::store::reader::inspect(&rec.log())
+    {
+        let line = if opts.json {
+            json!({"kind": "unreadable", "reason": reason}).to_string()
+        } else {
+            format!("!! DSH cannot read this log ({reason}); below is what its lines hold")
+        };
+        writeln!(out, "{line}").map_err(|e| StoreError::io("standard output", e))?;
+    }
     let mut next = print(out, rec, &c, first_seq(&c, opts.last), opts)?;
     if !opts.follow {
         return Ok(());

@@ -604,10 +604,21 @@ fn log_last_shows_what_a_whole_read_shows() {
                     if json {
                         base.push("--json");
                     }
-                    let whole = run([&base[..], &["log", id, "--full"]].concat());
+                    let mut whole = run([&base[..], &["log", id, "--full"]].concat());
                     if whole.code != 0 {
                         continue;
                     }
+                    // Only a whole read says DSH cannot read the log (a
+                    // tail read does not check what it skips).
+                    whole.stdout = whole
+                        .stdout
+                        .lines()
+                        .filter(|l| {
+                            !l.starts_with("!! DSH cannot read")
+                                && !l.contains("\"kind\":\"unreadable\"")
+                        })
+                        .map(|l| format!("{l}\n"))
+                        .collect();
                     let lines: Vec<&str> = whole.stdout.lines().collect();
                     let starts: Vec<usize> = (0..lines.len())
                         .filter(|i| {
@@ -674,4 +685,25 @@ fn an_open_turn_has_no_ending_in_tree_json() {
         );
     }
     assert!(members.iter().any(|m| m["lastTurn"]["ending"] == "aborted"));
+}
+
+/// A log DSH itself would not read says so before what its lines hold, as
+/// `tree` says `unavailable`; a readable one does not.
+#[test]
+fn log_says_when_dsh_cannot_read_the_log() {
+    let store = crate::common::repo().join("testdata/stores/team");
+    let s = store.to_str().unwrap();
+    let r = crate::common::run(["--store", s, "log", "unreadable"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let second = r.stdout.lines().nth(1).unwrap_or_default();
+    assert!(
+        second.starts_with("!! DSH cannot read this log (corrupt session log: unparsable committed event at line 3)"),
+        "{}",
+        r.stdout
+    );
+    let r = crate::common::run(["--store", s, "--json", "log", "unreadable"]);
+    let second: serde_json::Value = serde_json::from_str(r.stdout.lines().nth(1).unwrap()).unwrap();
+    assert_eq!(second["kind"], "unreadable");
+    let r = crate::common::run(["--store", s, "log", "reviewer"]);
+    assert!(!r.stdout.contains("DSH cannot read"), "{}", r.stdout);
 }
