@@ -27,6 +27,43 @@ pub fn cases(file: &Path) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// Run one v1 conformance case line (`store caller scope exit expected`)
+/// against the store at `store`, with `env`, and compare its exit status and
+/// stdout with the expected file under `expected_dir`; `what` names the run
+/// in a failure.
+pub fn assert_v1_case(
+    store: &Path,
+    case: &[String],
+    expected_dir: &Path,
+    env: &[(&str, &str)],
+    what: &str,
+) {
+    let [_, caller, scope, exit, expected] = case else {
+        panic!("bad case line {case:?}")
+    };
+    let r = run_env(
+        [
+            "--contract",
+            "v1",
+            "--store",
+            store.to_str().unwrap(),
+            "list-agents",
+            &format!("--as={caller}"),
+            "--scope",
+            scope,
+        ],
+        env,
+    );
+    let want = std::fs::read_to_string(expected_dir.join(expected)).unwrap();
+    assert_eq!(
+        r.code.to_string(),
+        *exit,
+        "exit status for {case:?} {what} {env:?}: {}",
+        r.stderr
+    );
+    assert_eq!(r.stdout, want, "stdout for {case:?} {what} {env:?}");
+}
+
 /// `../shared/conformance` beside the checkout, when it is there.
 pub fn shared_conformance_dir() -> Option<PathBuf> {
     let dir = repo().join("..").join("shared").join("conformance");

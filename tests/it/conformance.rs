@@ -2,7 +2,7 @@
 //! a copy of `../shared/conformance`), byte for byte, with the listed logs
 //! read during enumeration and after it.
 
-use crate::common::{READ_MODES, cases, conformance_dir, run_env};
+use crate::common::{READ_MODES, assert_v1_case, cases, conformance_dir, run_env};
 
 #[test]
 fn v1_cases_match_rc8_byte_for_byte() {
@@ -10,31 +10,8 @@ fn v1_cases_match_rc8_byte_for_byte() {
     let cases = cases(&dir.join("cases.tsv"));
     assert!(cases.len() >= 30, "expected the full v1 case list");
     for (c, env) in cases.iter().flat_map(|c| READ_MODES.map(|e| (c, e))) {
-        let [store, caller, scope, exit, expected] = &c[..] else {
-            panic!("bad case line {c:?}")
-        };
-        let store = dir.join("stores").join(store);
-        let r = run_env(
-            [
-                "--contract",
-                "v1",
-                "--store",
-                store.to_str().unwrap(),
-                "list-agents",
-                &format!("--as={caller}"),
-                "--scope",
-                scope,
-            ],
-            env,
-        );
-        let want = std::fs::read_to_string(dir.join(expected)).unwrap();
-        assert_eq!(
-            r.code.to_string(),
-            *exit,
-            "exit status for {c:?} {env:?}: {}",
-            r.stderr
-        );
-        assert_eq!(r.stdout, want, "stdout for {c:?} {env:?}");
+        let store = dir.join("stores").join(&c[0]);
+        assert_v1_case(&store, c, &dir, env, "");
     }
 }
 

@@ -5,7 +5,7 @@
 //! contracts render nothing a migration changes; the highest generation is
 //! the one read; a log whose header disagrees with its name is reported.
 
-use crate::common::{READ_MODES, cases, conformance_dir, copy_store, repo, run, run_env};
+use crate::common::{READ_MODES, assert_v1_case, cases, conformance_dir, copy_store, repo, run};
 use std::path::{Path, PathBuf};
 
 /// Every session log path under `store` (any generation).
@@ -46,10 +46,7 @@ fn migrated_conformance_stores_list_as_rc8_listed_their_sources() {
     for generation in 1..=4u32 {
         let stores = repo().join(format!("testdata/generations/v{generation}/stores"));
         for c in &v1 {
-            let [store, caller, scope, exit, expected] = &c[..] else {
-                panic!("bad case line {c:?}")
-            };
-            let store = stores.join(store);
+            let store = stores.join(&c[0]);
             if !store.is_dir() {
                 continue;
             }
@@ -61,27 +58,8 @@ fn migrated_conformance_stores_list_as_rc8_listed_their_sources() {
                 assert_eq!(header(&log)["version"], generation, "{log:?}");
             }
             for env in READ_MODES {
-                let r = run_env(
-                    [
-                        "--contract",
-                        "v1",
-                        "--store",
-                        store.to_str().unwrap(),
-                        "list-agents",
-                        &format!("--as={caller}"),
-                        "--scope",
-                        scope,
-                    ],
-                    env,
-                );
-                let want = std::fs::read_to_string(dir.join("v1").join(expected)).unwrap();
-                assert_eq!(
-                    r.code.to_string(),
-                    *exit,
-                    "{c:?} v{generation}: {}",
-                    r.stderr
-                );
-                assert_eq!(r.stdout, want, "{c:?} in generation {generation}");
+                let what = format!("in generation {generation}");
+                assert_v1_case(&store, c, &dir.join("v1"), env, &what);
             }
             ran[generation as usize] += 1;
         }
