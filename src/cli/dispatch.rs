@@ -11,6 +11,7 @@ use crate::operator::spawn::{SpawnError, SpawnRequest};
 use crate::operator::{check, deliver, inbox_view, log_view, otel, spawn, trace, tree_view, usage};
 use crate::runtime::serve::{ServeOptions, serve};
 use crate::store::Store;
+use crate::store::locate::Ancestry;
 use crate::store::scan_cache::ScanCache;
 use crate::tools::list_agents::Scope;
 use crate::tools::{Context, Contract, ToolCall, identity};
@@ -477,12 +478,13 @@ fn open_for(
     root: &std::path::Path,
     named: Option<&str>,
     others: Option<Vec<&str>>,
+    up: Ancestry,
 ) -> Result<Store> {
     let ids = named.zip(others).map(|(named, mut others)| {
         others.push(named);
         others
     });
-    Ok(Store::open_addressing(root, ids.as_deref())?)
+    Ok(Store::open_addressing(root, ids.as_deref(), up)?)
 }
 
 /// The store for a listing, reading ahead the logs it guesses it will
@@ -509,7 +511,13 @@ fn open_reading_ahead(
 /// The store for a command that names one session (or leaves its caller
 /// to be the only root).
 fn open_named(root: &std::path::Path, named: Option<&str>) -> Result<Store> {
-    open_for(root, named, Some(Vec::new()))
+    open_for(root, named, Some(Vec::new()), Ancestry::Whole)
+}
+
+/// As `open_named`, for a command whose rules look at the named session
+/// only (its inbox, its own log): a deep chain above it is not read.
+fn open_own(root: &std::path::Path, named: Option<&str>) -> Result<Store> {
+    open_for(root, named, Some(Vec::new()), Ancestry::None)
 }
 
 /// Where the name index lives, unless `--no-cache` or a forced scan says
@@ -544,7 +552,12 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
             )?,
             None => match call.read_ahead(contract, &root, caller.agent.as_deref()) {
                 Some(ahead) => open_reading_ahead(&root, name_cache(&cli).as_deref(), ahead)?,
-                None => open_for(&root, caller.agent.as_deref(), call.addressed(contract))?,
+                None => open_for(
+                    &root,
+                    caller.agent.as_deref(),
+                    call.addressed(contract),
+                    call.ancestry(contract),
+                )?,
             },
         };
         let cx = Context::new(&store, contract, caller.agent.as_deref(), id, limits)
@@ -629,7 +642,7 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
             };
             let message = message_body(message)?;
             let id = message_id(id)?;
-            let store = open_named(&root, Some(agent))?;
+            let store = open_own(&root, Some(agent))?;
             let corpus = Corpus::new(&store);
             let target = resolve_agent(&store, agent)?;
             refuse_unrunnable(&corpus, target)?;
@@ -642,7 +655,7 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
             }))
         }
         Command::Interrupt { agent } => {
-            let store = open_named(&root, Some(agent))?;
+            let store = open_own(&root, Some(agent))?;
             let corpus = Corpus::new(&store);
             let target = resolve_agent(&store, agent)?;
             refuse_uninterruptible(&corpus, target)?;
@@ -654,7 +667,7 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
             }))
         }
         Command::Inbox { agent } => {
-            let store = open_named(&root, Some(agent))?;
+            let store = open_own(&root, Some(agent))?;
             let target = resolve_agent(&store, agent)?;
             let rec = &store.sessions[target];
             let fold = Inbox::new(&rec.dir()).read()?;
@@ -686,7 +699,7 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
             }))
         }
         Command::Claim { caller } => {
-            let store = open_named(&root, caller.agent.as_deref())?;
+            let store = open_own(&root, caller.agent.as_deref())?;
             let agent = resolve_caller(&store, caller.agent.as_deref())
                 .map_err(|e| caller_flag(e.into()))?;
             let inbox = Inbox::new(&store.sessions[agent].dir());
@@ -855,7 +868,7 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
         }
         Command::Cancel { message_id, to } => {
             let store = match to {
-                Some(to) => open_named(&root, Some(to))?,
+                Some(to) => open_own(&root, Some(to))?,
                 None => Store::open(&root)?,
             };
             let target = message_target(&store, message_id, to.as_deref())?;

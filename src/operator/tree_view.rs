@@ -14,6 +14,7 @@ use crate::support::clock::{rfc3339, since, when};
 use crate::support::json_out;
 use crate::tree::Corpus;
 use crate::tree::collate::sibling_order;
+use crate::tree::names::{NameRef, Names};
 use crate::tree::v2::{Activity, MemberKind, RowMode};
 use serde_json::json;
 
@@ -84,7 +85,7 @@ impl State {
 pub struct TreeRow {
     /// The session's position in the store.
     pub index: u32,
-    pub name: Span,
+    pub name: NameRef,
     /// The parent session's position.
     pub parent: Option<u32>,
     pub depth: u32,
@@ -129,6 +130,8 @@ pub struct TreeBlock<'a> {
     pub rows: Vec<TreeRow>,
     /// The rows' names and labels.
     text: String,
+    /// The rows' names, held as steps.
+    names: Names,
     store: &'a Store,
 }
 
@@ -191,6 +194,7 @@ pub fn blocks<'a>(
         // Names and labels go to one text per block, not one allocation a
         // row: at 100,000 rows that is most of the view's memory.
         let mut text = String::new();
+        let mut names = Names::default();
         // Members come in pre-order: a member's parent is on the path from
         // the root to the member before it.
         let mut path: Vec<(usize, u32)> = Vec::new();
@@ -221,7 +225,7 @@ pub fn blocks<'a>(
             } else {
                 m.activity
             };
-            let name = Span::push(&mut text, &m.name);
+            let name = names.take(&m.name);
             let label = match &m.kind {
                 MemberKind::Continuable { label } => Span::push(&mut text, label),
                 _ => Span::default(),
@@ -270,6 +274,7 @@ pub fn blocks<'a>(
             title: root_inspection.and_then(|i| i.title),
             rows,
             text,
+            names,
             store,
         });
     }
@@ -474,8 +479,7 @@ fn cells(
     // The drawing shows the path; a row names its last step.
     let mut name = String::new();
     branches.next(r, &mut name);
-    let full = b.text(r.name);
-    name.push_str(full.rsplit('/').next().unwrap_or(full));
+    name.push_str(b.names.step(r.name));
     let mut c = vec![
         name,
         r.state.as_str().to_string(),
@@ -560,7 +564,7 @@ pub fn json_to(blocks: &[TreeBlock], out: &mut dyn FnMut(&str)) {
         let members = b.rows.iter().map(|r| {
             json!({
                 "id": b.id(r.index),
-                "name": b.text(r.name),
+                "name": b.names.name(r.name),
                 "parent": r.parent.map(|p| b.id(p)),
                 "depth": r.depth,
                 "state": r.state.as_str(),

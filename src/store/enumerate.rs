@@ -666,7 +666,21 @@ impl LogsOf<'_> {
                 });
                 (current, Some(present))
             }
-            _ => (super::generation::current_in(self.dir), None),
+            _ => {
+                // The same listing by path: it tells the liveness files
+                // too, so a located session's probes skip absent ones.
+                let Ok(entries) = std::fs::read_dir(self.dir) else {
+                    return (Current::None, None);
+                };
+                use std::os::unix::ffi::OsStrExt;
+                let (mut current, mut present) = (Current::None, Present::default());
+                for e in entries.flatten() {
+                    let n = e.file_name();
+                    current = current.with(n.as_bytes());
+                    present.note(n.as_bytes());
+                }
+                (current, Some(present))
+            }
         }
     }
 }

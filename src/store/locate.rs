@@ -22,6 +22,18 @@ pub fn full_scan_forced() -> bool {
     std::env::var_os(FULL_SCAN_ENV).is_some_and(|v| !v.is_empty() && v != "0")
 }
 
+/// How far up from the sessions it names a command's rules look.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ancestry {
+    /// Only the sessions themselves (an operator's `followup`, a v1 send).
+    None,
+    /// The sessions and their parents (`subagent_parent_message`).
+    Parents,
+    /// Every ancestor up to the root (v2 names and membership, interrupt
+    /// authority, cycle checks).
+    Whole,
+}
+
 impl Store {
     /// The store as far as `ids` and their ancestries: `None` when one of
     /// `ids` is not an exact session id found by its path, so the caller
@@ -39,11 +51,23 @@ impl Store {
         ids: &[&str],
         also: &[&str],
     ) -> Result<Option<Store>, StoreError> {
+        Store::locate_up(root, ids, also, Ancestry::Whole)
+    }
+
+    /// As `locate_with`, reading only as much of each ancestry as `up`
+    /// says: a command whose rules never look above its sessions (or
+    /// above their parents) does not pay for a deep chain.
+    pub fn locate_up(
+        root: &Path,
+        ids: &[&str],
+        also: &[&str],
+        up: Ancestry,
+    ) -> Result<Option<Store>, StoreError> {
         let mut store = Store::at(root)?;
         let projects = store.project_dirs()?;
         let mut store = store.nonempty()?;
         let all: Vec<&str> = ids.iter().chain(also).copied().collect();
-        store.add_located(&projects, &all);
+        store.add_located(&projects, &all, up);
         let store = store.fail_on_fatal()?;
         if ids.iter().any(|id| store.get(id).is_none()) {
             return Ok(None);
@@ -55,16 +79,21 @@ impl Store {
     /// the sessions already here are not read again.
     pub fn locate_more(mut self, also: &[&str]) -> Result<Store, StoreError> {
         let projects = Store::at(&self.root)?.project_dirs()?;
-        self.add_located(&projects, also);
+        self.add_located(&projects, also, Ancestry::Whole);
         self.fail_on_fatal()
     }
 
     /// Read `ids` and their ancestries by path, each through the scan's
     /// per-session rules; sessions already held end the walk up.
-    fn add_located(&mut self, projects: &[std::path::PathBuf], ids: &[&str]) {
+    fn add_located(&mut self, projects: &[std::path::PathBuf], ids: &[&str], up: Ancestry) {
         let mut tried: HashSet<String> = HashSet::new();
-        let mut work: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
-        while let Some(id) = work.pop() {
+        let levels = match up {
+            Ancestry::None => 0,
+            Ancestry::Parents => 1,
+            Ancestry::Whole => usize::MAX,
+        };
+        let mut work: Vec<(String, usize)> = ids.iter().map(|s| (s.to_string(), levels)).collect();
+        while let Some((id, left)) = work.pop() {
             if self.get(&id).is_some() || !tried.insert(id.clone()) {
                 continue;
             }
@@ -90,12 +119,15 @@ impl Store {
                     probe => self.apply_probe(&dir, probe),
                 }
             }
+            if left == 0 {
+                continue;
+            }
             if let Some(parent) = self
                 .get(&id)
                 .and_then(|r| r.header.parent())
                 .map(str::to_string)
             {
-                work.push(parent);
+                work.push((parent, left - 1));
             }
         }
     }
@@ -103,9 +135,13 @@ impl Store {
     /// The store for a command that addresses `ids` (all exact ids when
     /// `Some`): located by path when every id is found, else scanned. `None`
     /// means the command needs the whole store.
-    pub fn open_addressing(root: &Path, ids: Option<&[&str]>) -> Result<Store, StoreError> {
+    pub fn open_addressing(
+        root: &Path,
+        ids: Option<&[&str]>,
+        up: Ancestry,
+    ) -> Result<Store, StoreError> {
         if let Some(ids) = ids.filter(|ids| !full_scan_forced() && !ids.is_empty())
-            && let Some(store) = Store::locate(root, ids)?
+            && let Some(store) = Store::locate_up(root, ids, &[], up)?
         {
             return Ok(store);
         }

@@ -101,8 +101,9 @@ pub fn read_capped(path: &Path, cap: u64) -> Option<Vec<u8>> {
         0,
     )
     .ok()?;
-    let file = regular(File::from(fd), path).ok()?;
-    let mut bytes = Vec::new();
+    let (file, meta) = regular_meta(File::from(fd), path).ok()?;
+    // Sized from the fstat already made: one read, not a doubling series.
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len().min(cap) + 1).ok()?);
     file.take(cap + 1).read_to_end(&mut bytes).ok()?;
     (bytes.len() as u64 <= cap).then_some(bytes)
 }

@@ -5,6 +5,7 @@ use super::Context;
 use crate::error::Result;
 use crate::store::descriptor::Mode;
 use crate::support::json_out;
+use crate::tree::names::{NameRef, Names};
 use crate::tree::v1::{Diagnostic, V1Row, V1Status};
 use crate::tree::v2::{Member, MemberKind, V2Status};
 use serde_json::json;
@@ -137,61 +138,75 @@ pub fn json_v1_to(entries: &[V1Entry], out: &mut dyn FnMut(&str)) {
 /// A listed v2 row.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct V2Row {
-    pub name: String,
+    pub name: NameRef,
     pub status: V2Status,
     pub description: Option<String>,
 }
 
-/// The listed rows of a v2 tree (the members' strings move into them), made
-/// as the walk hands each member over.
-pub fn v2_rows(members: impl Iterator<Item = Member>) -> Vec<V2Row> {
+/// A v2 listing: its rows, and their names held as steps.
+#[derive(Debug, Default)]
+pub struct V2Listing {
+    pub rows: Vec<V2Row>,
+    pub names: Names,
+}
+
+/// The listed rows of a v2 tree, made as the walk hands each member over
+/// (every member's name is taken, listed or not: a one-shot's listed
+/// children name it in their paths).
+pub fn v2_rows(members: impl Iterator<Item = Member>) -> V2Listing {
+    let mut names = Names::default();
     let mut rows = Vec::with_capacity(members.size_hint().1.unwrap_or(0));
-    rows.extend(members.filter(|m| m.kind.is_listed()).map(|m| {
+    rows.extend(members.filter_map(|m| {
+        let name = names.take(&m.name);
+        if !m.kind.is_listed() {
+            return None;
+        }
         let status = m.status();
-        V2Row {
-            name: m.name,
+        Some(V2Row {
+            name,
             status,
             description: match m.kind {
                 MemberKind::Root => Some("root agent".to_string()),
                 MemberKind::Continuable { label } if !label.is_empty() => Some(label),
                 _ => None,
             },
-        }
+        })
     }));
-    rows
+    V2Listing { rows, names }
 }
 
 /// Seed-001 `list_agents`: the whole tree holding the caller.
-pub fn list_v2(cx: &Context) -> Result<Vec<V2Row>> {
+pub fn list_v2(cx: &Context) -> Result<V2Listing> {
     let root = cx.root()?;
     // The walk classifies its members as it is made: what was read ahead
     // is all taken by then.
     let walk = cx.corpus.v2_walk(root, false);
     cx.corpus.store.release_glances();
-    let mut rows = v2_rows(walk);
+    let mut listing = v2_rows(walk);
     // A root log DSH itself could not reopen (two writers left duplicate
     // seqs, say) is a problem here too, not an inactive root. Resumed from
     // the scan cache a send left, if any; a listing writes no cache.
     let rec = cx.corpus.record(root);
     let look = crate::store::scan_cache::ScanCache::default();
-    if let Some(first) = rows.first_mut()
+    if let Some(first) = listing.rows.first_mut()
         && look.inspect(&rec.log(), &rec.dir()).is_err()
     {
         first.status = V2Status::Unavailable;
     }
-    Ok(rows)
+    Ok(listing)
 }
 
 /// The v2 text handed to `out` a row at a time (see `render_v1_to`).
-pub fn render_v2_to(rows: &[V2Row], out: &mut dyn FnMut(&str)) {
+pub fn render_v2_to(listing: &V2Listing, out: &mut dyn FnMut(&str)) {
     use std::fmt::Write;
     let mut line = String::new();
-    for (n, r) in rows.iter().enumerate() {
+    for (n, r) in listing.rows.iter().enumerate() {
         line.clear();
         if n > 0 {
             line.push('\n');
         }
-        let _ = write!(line, "{} [{}]", r.name, r.status.as_str());
+        listing.names.write(r.name, &mut line);
+        let _ = write!(line, " [{}]", r.status.as_str());
         if let Some(d) = &r.description {
             let _ = write!(line, " — {d}");
         }
@@ -200,9 +215,9 @@ pub fn render_v2_to(rows: &[V2Row], out: &mut dyn FnMut(&str)) {
 }
 
 /// The v2 listing as JSON, handed to `out` a row at a time.
-pub fn json_v2_to(rows: &[V2Row], out: &mut dyn FnMut(&str)) {
-    let items = rows.iter().map(|r| {
-        let mut v = json!({"name": r.name, "status": r.status.as_str()});
+pub fn json_v2_to(listing: &V2Listing, out: &mut dyn FnMut(&str)) {
+    let items = listing.rows.iter().map(|r| {
+        let mut v = json!({"name": listing.names.name(r.name), "status": r.status.as_str()});
         if let Some(d) = &r.description {
             v["description"] = json!(d);
         }

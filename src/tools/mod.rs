@@ -14,6 +14,7 @@ pub mod wait_agent;
 use crate::error::{Error, Result};
 use crate::inbox::{Limits, Receipt};
 use crate::store::Store;
+use crate::store::locate::Ancestry;
 use crate::store::scan_cache::ScanCache;
 use crate::tree::caller::{resolve_caller, resolve_v1_caller};
 use crate::tree::{Corpus, ResolveError};
@@ -157,7 +158,7 @@ pub enum ToolCall {
 /// A tool's successful result, before rendering.
 pub enum Outcome {
     ListedV1(Vec<list_agents::V1Entry>),
-    ListedV2(Vec<list_agents::V2Row>),
+    ListedV2(list_agents::V2Listing),
     Sent { text: String, receipt: Receipt },
     Interrupted { text: String },
     Waited { timed_out: bool },
@@ -312,6 +313,18 @@ impl ToolCall {
             (ToolCall::ListAgents { .. }, _)
             | (ToolCall::SendMessage { .. }, Contract::V2)
             | (ToolCall::InterruptAgent { .. }, Contract::V2) => None,
+        }
+    }
+
+    /// How far up from the caller and the sessions it addresses this call's
+    /// rules look: v2 needs every caller's root (and names are paths from
+    /// it), a v1 interrupt the target's ancestry; a v1 send only the caller
+    /// and its target, a message to the parent only the parent.
+    pub fn ancestry(&self, contract: Contract) -> Ancestry {
+        match (self, contract) {
+            (_, Contract::V2) | (ToolCall::InterruptAgent { .. }, Contract::V1) => Ancestry::Whole,
+            (ToolCall::SubagentParentMessage { .. }, Contract::V1) => Ancestry::Parents,
+            (_, Contract::V1) => Ancestry::None,
         }
     }
 

@@ -8,6 +8,7 @@ pub mod collate;
 pub mod corpus;
 pub mod error;
 pub mod name_lookup;
+pub mod names;
 pub mod v1;
 pub mod v2;
 

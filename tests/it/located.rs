@@ -351,6 +351,59 @@ fn located_commands_check_what_they_read() {
     assert_eq!(before, crate::common::snapshot(store), "nothing written");
 }
 
+/// A command whose rules look only at the session it names (an operator's
+/// `followup`, `steer`, `inbox`; a v1 send from the parent) does not read
+/// the chain above it: an unreadable grandparent log (a FIFO) stops none of
+/// them, while a v2 send, whose membership rules look up to the root, still
+/// names that log.
+#[test]
+fn commands_read_no_more_of_the_ancestry_than_their_rules_need() {
+    use crate::common::StoreBuilder;
+    let tmp = StoreBuilder::new("located-ancestry")
+        .root("lead")
+        .child("mid", 2, "lead", "a middle agent")
+        .child("kid", 2, "mid", "a kid")
+        .build();
+    let store = tmp.path();
+    let s = store.to_str().unwrap();
+    let lead_log = store.join("_no-cwd").join("lead").join("session.jsonl");
+    std::fs::remove_file(&lead_log).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&lead_log)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    for argv in [
+        vec!["followup", "kid", "hello"],
+        vec!["steer", "kid", "hello"],
+        vec!["inbox", "kid"],
+        vec![
+            "--contract",
+            "v1",
+            "send-message",
+            "--as",
+            "mid",
+            "kid",
+            "hi",
+        ],
+    ] {
+        let r = cmd().arg("--store").arg(s).args(&argv).output().unwrap();
+        assert_eq!(
+            r.status.code(),
+            Some(0),
+            "{argv:?}: {}",
+            String::from_utf8_lossy(&r.stderr)
+        );
+    }
+    let v2 = cmd()
+        .args(["--store", s, "send-message", "--as", "mid", "kid", "hi"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&v2.stderr);
+    assert_eq!(v2.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("not a regular file"), "{stderr}");
+}
+
 /// A named continuable child's log lines.
 fn named_child(id: &str, parent: &str, name: &str) -> Vec<String> {
     use crate::common::fixture;
