@@ -278,6 +278,7 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             break
         }
         'dsh-agents;log' {
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Only the last N turns (N at least 1)')
             [CompletionResult]::new('--last', '--last', [CompletionResultType]::ParameterName, 'Only the last N turns (N at least 1)')
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
             [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract model tools speak (list-agents, send-message, call, …)')

@@ -1067,13 +1067,17 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__log)
-            opts="-f -h --last --reasoning --full --follow --poll --store --contract --json --lock-timeout --max-pending --no-cache --help"
+            opts="-n -f -h --last --reasoning --full --follow --poll --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --last)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -228,7 +228,7 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l max-pend
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand log" -l last -d 'Only the last N turns (N at least 1)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand log" -s n -l last -d 'Only the last N turns (N at least 1)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand log" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand log" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
 v2\t'Seed 001: name-addressed tools'"

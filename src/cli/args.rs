@@ -281,7 +281,7 @@ pub enum Command {
         /// A Session id, unique id prefix (4+ characters) or name path (reviewer/checker)
         agent: String,
         /// Only the last N turns (N at least 1)
-        #[arg(long, value_name = "N", value_parser = at_least_one, allow_negative_numbers = true)]
+        #[arg(long, short = 'n', value_name = "N", value_parser = at_least_one, allow_negative_numbers = true)]
         last: Option<usize>,
         /// Show reasoning text instead of folding it
         #[arg(long)]

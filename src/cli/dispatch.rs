@@ -695,7 +695,12 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
             Ok(Output::Text(if json {
                 to_json(&inbox_view::json(&fold, native.as_ref(), &handing))
             } else {
-                inbox_view::render(&fold, native.as_ref(), &handing)
+                inbox_view::render(
+                    &fold,
+                    native.as_ref(),
+                    &handing,
+                    crate::operator::table::terminal_width(),
+                )
             }))
         }
         Command::Claim { caller } => {

@@ -1,7 +1,7 @@
 //! The operator's view of an inbox (`inbox AGENT`): the sidecar inbox
 //! this tool writes and, beside it, DSH's own inbox held in the log.
 
-use super::table::table;
+use super::table::columns;
 use crate::inbox::Target;
 use crate::inbox::fold::Fold;
 use crate::inbox::record::Message;
@@ -44,8 +44,14 @@ fn source_text(source: &Value) -> String {
     }
 }
 
-pub fn render(fold: &Fold, native: Option<&NativeView>, handing: &[String]) -> String {
-    let mut out = render_sidecar(fold);
+/// The view as text; `width` fits its tables to a terminal.
+pub fn render(
+    fold: &Fold,
+    native: Option<&NativeView>,
+    handing: &[String],
+    width: Option<usize>,
+) -> String {
+    let mut out = render_sidecar(fold, width);
     if !handing.is_empty() {
         out.push_str(&format!(
             "\nbeing delivered (handed to DSH, not yet in its log): {}",
@@ -69,7 +75,7 @@ pub fn render(fold: &Fold, native: Option<&NativeView>, handing: &[String]) -> S
                 out.push_str(&format!("\n  DSH cannot resume this session: {why}"));
             }
             if n.inbox.pending() > 0 {
-                let mut t = table(&["TARGET", "ID", "SEQ", "FROM", "TEXT"]);
+                let mut rows = Vec::new();
                 for (target, list) in [
                     ("next-step", &n.inbox.next_step),
                     ("next-turn", &n.inbox.next_turn),
@@ -79,7 +85,7 @@ pub fn render(fold: &Fold, native: Option<&NativeView>, handing: &[String]) -> S
                             .message
                             .as_ref()
                             .map_or(Value::Null, |m| m["source"].clone());
-                        t.add_row(vec![
+                        rows.push(vec![
                             target.to_string(),
                             item.id.clone(),
                             item.seq.to_string(),
@@ -89,14 +95,18 @@ pub fn render(fold: &Fold, native: Option<&NativeView>, handing: &[String]) -> S
                     }
                 }
                 out.push('\n');
-                out.push_str(&t.to_string());
+                out.push_str(&columns(
+                    &["TARGET", "ID", "SEQ", "FROM", "TEXT"],
+                    &rows,
+                    width,
+                ));
             }
         }
     }
     out
 }
 
-fn render_sidecar(fold: &Fold) -> String {
+fn render_sidecar(fold: &Fold, width: Option<usize>) -> String {
     let step = fold.pending(Target::NextStep);
     let turn = fold.pending(Target::NextTurn);
     let parked = if fold.parked() {
@@ -112,10 +122,10 @@ fn render_sidecar(fold: &Fold) -> String {
     if step.is_empty() && turn.is_empty() {
         return out;
     }
-    let mut t = table(&["TARGET", "ID", "TIME", "FROM", "TEXT"]);
+    let mut rows = Vec::new();
     for m in step.iter().chain(turn.iter()) {
         let text = one_line(&m.text());
-        t.add_row(vec![
+        rows.push(vec![
             m.target.as_str().to_string(),
             m.id.clone(),
             crate::support::clock::rfc3339(m.time),
@@ -124,7 +134,11 @@ fn render_sidecar(fold: &Fold) -> String {
         ]);
     }
     out.push('\n');
-    out.push_str(&t.to_string());
+    out.push_str(&columns(
+        &["TARGET", "ID", "TIME", "FROM", "TEXT"],
+        &rows,
+        width,
+    ));
     out
 }
 

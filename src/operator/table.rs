@@ -1,17 +1,47 @@
-//! The one table style of operator views: condensed UTF-8 borders, no
-//! wrapping, never dependent on the terminal.
+//! The one table style of operator views: columns two spaces apart under
+//! an upper-case header, no borders, fitted to the terminal's width when
+//! there is one (and whole when the output is not a terminal).
 
-use comfy_table::presets::UTF8_FULL_CONDENSED;
-use comfy_table::{ContentArrangement, Table};
-
-pub fn table(header: &[&str]) -> Table {
-    let mut table = Table::new();
-    table
-        .load_style(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled)
-        .force_no_tty();
-    table.set_header(header.to_vec());
-    table
+/// `rows` under `header`, each column padded to its widest cell. With a
+/// `width`, the last column, then the one before it, is cut (down to 12
+/// characters each) until the lines fit; a line still too wide is cut at
+/// its end. No line ends in spaces.
+pub fn columns(header: &[&str], rows: &[Vec<String>], width: Option<usize>) -> String {
+    let n = header.len();
+    let mut w: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for r in rows {
+        for (k, c) in r.iter().enumerate().take(n) {
+            w[k] = w[k].max(c.chars().count());
+        }
+    }
+    if let Some(width) = width {
+        for k in (0..n).rev().take(2) {
+            let total: usize = w.iter().sum::<usize>() + 2 * n.saturating_sub(1);
+            let over = total.saturating_sub(width);
+            w[k] = w[k].saturating_sub(over).max(w[k].min(12));
+        }
+    }
+    let mut out = String::new();
+    let head: Vec<String> = header.iter().map(|h| h.to_string()).collect();
+    for (i, r) in std::iter::once(&head).chain(rows).enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let mut line = String::new();
+        for (k, width) in w.iter().enumerate() {
+            if k > 0 {
+                line.push_str("  ");
+            }
+            let cell = r.get(k).map_or("", String::as_str);
+            line.push_str(&pad_to(&cut_to(cell, *width), *width));
+        }
+        let line = line.trim_end();
+        match width {
+            Some(width) => out.push_str(&cut_to(line, width)),
+            None => out.push_str(line),
+        }
+    }
+    out
 }
 
 /// `text` cut to `width` characters, ending in `…` when cut.
@@ -49,6 +79,43 @@ pub fn terminal_width() -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn columns_fit_the_width() {
+        let rows = vec![
+            vec![
+                "next-turn".to_string(),
+                "m-1".to_string(),
+                "a long message text here".to_string(),
+            ],
+            vec![
+                "next-step".to_string(),
+                "m-22".to_string(),
+                "short".to_string(),
+            ],
+        ];
+        let head = ["TARGET", "ID", "TEXT"];
+        for (width, want) in [
+            (
+                None,
+                "TARGET     ID    TEXT\nnext-turn  m-1   a long message text here\nnext-step  m-22  short",
+            ),
+            (
+                Some(30),
+                "TARGET     ID    TEXT\nnext-turn  m-1   a long messa…\nnext-step  m-22  short",
+            ),
+            (
+                Some(20),
+                "TARGET     ID    TE…\nnext-turn  m-1   a …\nnext-step  m-22  sh…",
+            ),
+        ] {
+            let got = columns(&head, &rows, width);
+            assert_eq!(got, want, "{width:?}");
+            if let Some(width) = width {
+                assert!(got.lines().all(|l| l.chars().count() <= width), "{got}");
+            }
+        }
+    }
 
     #[test]
     fn cutting_and_padding() {

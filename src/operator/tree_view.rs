@@ -358,8 +358,6 @@ fn last_text(a: Option<&Activity>, now: i64) -> String {
     }
 }
 
-const LAST_WIDTH: usize = 24;
-
 /// The sidecar count, then DSH's own (`2+1d`, `0+3d parked`).
 fn pending_text(r: &TreeRow) -> String {
     let sidecar = r.pending.map_or("?".to_string(), |n| n.to_string());
@@ -473,13 +471,21 @@ fn cells(
     b: &TreeBlock,
     r: &TreeRow,
     branches: &mut Branches,
+    short: &ShortIds,
     usage: bool,
     now: i64,
 ) -> Vec<String> {
-    // The drawing shows the path; a row names its last step.
+    // The drawing shows the path; a row names its last step, and an
+    // unnamed member its id's shortest unique prefix (which every command
+    // that takes an agent accepts), not a cut id.
     let mut name = String::new();
     branches.next(r, &mut name);
-    name.push_str(b.names.step(r.name));
+    let step = b.names.step(r.name);
+    if step == b.id(r.index) {
+        name.push_str(short.prefix(step));
+    } else {
+        name.push_str(step);
+    }
     let mut c = vec![
         name,
         r.state.as_str().to_string(),
@@ -494,61 +500,202 @@ fn cells(
     c
 }
 
+/// The shortest unique prefixes of the store's long ids, for the rows of
+/// unnamed members: at least 8 characters, and ids of 12 or fewer shown
+/// whole. Empty when every member has a name.
+struct ShortIds<'a> {
+    sorted: Vec<&'a str>,
+}
+
+impl<'a> ShortIds<'a> {
+    fn new(block: &TreeBlock<'a>) -> ShortIds<'a> {
+        let unnamed = block
+            .rows
+            .iter()
+            .any(|r| block.names.step(r.name) == block.id(r.index));
+        let mut sorted: Vec<&'a str> = if unnamed {
+            block.store.sessions.iter().map(|r| &*r.header.id).collect()
+        } else {
+            Vec::new()
+        };
+        sorted.sort_unstable();
+        ShortIds { sorted }
+    }
+
+    fn prefix<'s>(&self, id: &'s str) -> &'s str {
+        if id.chars().count() <= 12 {
+            return id;
+        }
+        let common = |other: &str| {
+            id.bytes()
+                .zip(other.bytes())
+                .take_while(|(a, b)| a == b)
+                .count()
+        };
+        let at = self.sorted.partition_point(|s| *s < id);
+        let before = at.checked_sub(1).map_or(0, |k| common(self.sorted[k]));
+        let after = self
+            .sorted
+            .get(at + usize::from(self.sorted.get(at) == Some(&id)))
+            .map_or(0, |s| common(s));
+        let mut n = before.max(after).saturating_add(1).max(8);
+        while n < id.len() && !id.is_char_boundary(n) {
+            n += 1;
+        }
+        &id[..n.min(id.len())]
+    }
+}
+
+/// A column of the view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Col {
+    Name,
+    State,
+    Mode,
+    Last,
+    Pending,
+    Tokens,
+    Label,
+}
+
+/// The widths the columns get in `width` terminal columns, from the widest
+/// cell of each (`natural`, in `cols` order; two spaces between columns).
+/// When they do not all fit, in this order: a long last-turn text is cut
+/// to 24, the name to 32, the label to 16; then the label, the mode and
+/// the tokens are left out; then the last turn is cut to 20 and the name
+/// to 12; what is still too wide is cut at the line's end. `None` is a column left out.
+fn layout(cols: &[Col], natural: &[usize], width: usize) -> Vec<Option<usize>> {
+    let mut w: Vec<Option<usize>> = natural.iter().map(|n| Some(*n)).collect();
+    let total = |w: &[Option<usize>]| {
+        let kept: Vec<usize> = w.iter().flatten().copied().collect();
+        kept.iter().sum::<usize>() + 2 * kept.len().saturating_sub(1)
+    };
+    let at = |c: Col| cols.iter().position(|k| *k == c);
+    let shrink = |w: &mut Vec<Option<usize>>, c: Col, min: usize| {
+        let over = total(w).saturating_sub(width);
+        if let Some(k) = at(c)
+            && let Some(cur) = w[k]
+            && over > 0
+        {
+            w[k] = Some(cur.saturating_sub(over).max(min.min(cur)));
+        }
+    };
+    let drop = |w: &mut Vec<Option<usize>>, c: Col| {
+        if total(w) > width
+            && let Some(k) = at(c)
+        {
+            w[k] = None;
+        }
+    };
+    shrink(&mut w, Col::Last, 24);
+    shrink(&mut w, Col::Name, 32);
+    shrink(&mut w, Col::Label, 16);
+    drop(&mut w, Col::Label);
+    drop(&mut w, Col::Mode);
+    drop(&mut w, Col::Tokens);
+    shrink(&mut w, Col::Last, 20);
+    shrink(&mut w, Col::Name, 12);
+    w
+}
+
+/// How wide a last-turn cell can grow as the clock moves (its time at its
+/// widest: `on 2026-12-01`, `since 2026-12-01`), so a watched view or a
+/// golden file keeps its layout.
+fn last_bound(a: Option<&Activity>) -> usize {
+    match a {
+        None => 1,
+        Some(a) if a.open_turn => format!("turn {} open ", a.last_turn).chars().count() + 16,
+        Some(Activity {
+            last_ending: Some(e),
+            ..
+        }) => e.describe().chars().count() + " on 2026-12-01".len(),
+        Some(_) => "no turns".len(),
+    }
+}
+
 /// A block's header and rows, each line after a newline: columns padded
-/// to their widest cell (found in a first pass), the name column capped
-/// so the rest fits, the label taking what is left; no row exceeds `width`.
+/// to their widest cell (found in a first pass) and fitted to `width` by
+/// `layout`; no row exceeds `width`. A legend follows when a row shows
+/// messages held in DSH's own inbox.
 fn fit(block: &TreeBlock, width: usize, usage: bool, now: i64, out: &mut dyn FnMut(&str)) {
     // A tree whose agents reported no tokens (a store written without a
     // model, or before DSH recorded usage) keeps the name room it had.
     let usage = usage && block.rows.iter().any(|r| r.tokens.0 > 0);
+    let cols: Vec<Col> = [
+        Col::Name,
+        Col::State,
+        Col::Mode,
+        Col::Last,
+        Col::Pending,
+        Col::Tokens,
+        Col::Label,
+    ]
+    .into_iter()
+    .filter(|c| usage || *c != Col::Tokens)
+    .collect();
     let head: Vec<String> = HEAD
         .iter()
         .filter(|h| usage || **h != "TOKENS")
         .map(|h| h.to_string())
         .collect();
-    let label = head.len() - 1;
-    let mut w: Vec<usize> = head.iter().map(|h| h.len()).collect();
+    let short = ShortIds::new(block);
+    let mut natural: Vec<usize> = head.iter().map(|h| h.len()).collect();
     let mut branches = Branches::default();
+    let mut native = false;
     for r in &block.rows {
-        for (k, cell) in cells(block, r, &mut branches, usage, now)
+        for (k, cell) in cells(block, r, &mut branches, &short, usage, now)
             .iter()
             .enumerate()
         {
-            w[k] = w[k].max(cell.chars().count());
+            let n = if cols[k] == Col::Last {
+                last_bound(r.activity.as_deref())
+            } else {
+                cell.chars().count()
+            };
+            natural[k] = natural[k].max(n);
         }
+        native |= r.activity.as_ref().is_some_and(|a| a.native_pending > 0);
     }
-    // The last-turn column has a fixed width: relative times change as the
-    // clock moves, and the layout (a watched view, a golden file) must not.
-    w[3] = LAST_WIDTH;
-    let fixed: usize = w[1..label].iter().sum::<usize>() + 2 * label;
-    let room = width.saturating_sub(fixed);
-    // The name keeps at least 12 columns and leaves the label at least 16
-    // where it can; the label takes what is left, down to nothing.
-    w[0] = w[0].min(room.saturating_sub(16).max(12));
-    w[label] = width.saturating_sub(fixed + w[0]);
+    let w = layout(&cols, &natural, width);
+    let shown: Vec<(usize, usize)> = w
+        .iter()
+        .enumerate()
+        .filter_map(|(k, w)| w.map(|w| (k, w)))
+        .collect();
     // Each line is written after its newline.
     let line = |c: &[String], buf: &mut String| {
         buf.truncate(1);
-        for k in 0..=label {
-            if k > 0 {
+        for (n, (k, w)) in shown.iter().enumerate() {
+            if n > 0 {
                 buf.push_str("  ");
             }
-            if k == label {
-                buf.push_str(&cut_to(&c[k], w[label]));
-            } else {
-                buf.push_str(&pad_to(&cut_to(&c[k], w[k]), w[k]));
-            }
+            buf.push_str(&pad_to(&cut_to(&c[*k], *w), *w));
         }
         let kept = 1 + buf[1..].trim_end().len();
         buf.truncate(kept);
+        if buf[1..].chars().count() > width {
+            let cut = cut_to(&buf[1..], width);
+            buf.truncate(1);
+            buf.push_str(&cut);
+        }
     };
     let mut buf = String::from("\n");
     line(&head, &mut buf);
     out(&buf);
     let mut branches = Branches::default();
     for r in &block.rows {
-        line(&cells(block, r, &mut branches, usage, now), &mut buf);
+        line(
+            &cells(block, r, &mut branches, &short, usage, now),
+            &mut buf,
+        );
         out(&buf);
+    }
+    if native {
+        out("\n");
+        out(&cut_to(
+            "PENDING n+md: n queued here, m in DSH's own inbox (parked: after an abort)",
+            width,
+        ));
     }
 }
 
@@ -593,4 +740,117 @@ pub fn json_to(blocks: &[TreeBlock], out: &mut dyn FnMut(&str)) {
         json_out::array_to(members, out);
         out("}");
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_gives_way_in_order() {
+        use Col::*;
+        let cols = [Name, State, Mode, Last, Pending, Tokens, Label];
+        // NAME 14, STATE 11, MODE 11, LAST 31, PENDING 7, TOKENS 6, LABEL 30.
+        let natural = [14, 11, 11, 31, 7, 6, 30];
+        // 110 columns of cells and 12 of separators.
+        let table: &[(usize, [Option<usize>; 7])] = &[
+            (
+                200,
+                [
+                    Some(14),
+                    Some(11),
+                    Some(11),
+                    Some(31),
+                    Some(7),
+                    Some(6),
+                    Some(30),
+                ],
+            ),
+            // The last turn gives way first, down to 24, then the label.
+            (
+                118,
+                [
+                    Some(14),
+                    Some(11),
+                    Some(11),
+                    Some(27),
+                    Some(7),
+                    Some(6),
+                    Some(30),
+                ],
+            ),
+            (
+                102,
+                [
+                    Some(14),
+                    Some(11),
+                    Some(11),
+                    Some(24),
+                    Some(7),
+                    Some(6),
+                    Some(17),
+                ],
+            ),
+            // A label that would get under 16 is left out, then the mode,
+            // then the tokens.
+            (
+                100,
+                [
+                    Some(14),
+                    Some(11),
+                    Some(11),
+                    Some(24),
+                    Some(7),
+                    Some(6),
+                    None,
+                ],
+            ),
+            (
+                80,
+                [Some(14), Some(11), None, Some(24), Some(7), Some(6), None],
+            ),
+            (
+                65,
+                [Some(14), Some(11), None, Some(24), Some(7), None, None],
+            ),
+            // Then the last turn down to 20, the name down to 12.
+            (
+                60,
+                [Some(14), Some(11), None, Some(22), Some(7), None, None],
+            ),
+            (
+                50,
+                [Some(12), Some(11), None, Some(20), Some(7), None, None],
+            ),
+        ];
+        for (width, want) in table {
+            assert_eq!(layout(&cols, &natural, *width), want.to_vec(), "{width}");
+        }
+    }
+
+    #[test]
+    fn last_turn_room_does_not_move_with_the_clock() {
+        use crate::store::conversation::Ending;
+        let a = |ending: Ending, open: bool| Activity {
+            last_turn: 3,
+            open_turn: open,
+            last_ending: Some(ending),
+            turn_time: 0,
+            native_pending: 0,
+            native_parked: false,
+            usage: Default::default(),
+        };
+        let day = 86_400_000;
+        for (act, t) in [
+            (a(Ending::Completed, false), 0),
+            (a(Ending::Aborted("parent".into()), false), 0),
+            (a(Ending::Completed, true), 0),
+        ] {
+            let bound = last_bound(Some(&act));
+            for now in [t, t + 999, t + 59_000, t + 3 * day, t + 30 * day, t - day] {
+                let text = last_text(Some(&act), now);
+                assert!(text.chars().count() <= bound, "{text:?} > {bound}");
+            }
+        }
+    }
 }

@@ -136,6 +136,72 @@ fn tree_fits_100_columns_and_json_carries_the_hierarchy() {
     assert_eq!(text.lines().count(), 2 + 1 + 7 + 42, "{text}");
 }
 
+/// At 80 columns (a default terminal) no line is wider, and each row's
+/// name is whole: columns give way in an order (label, mode, tokens)
+/// before a name is cut. Every name a row shows (an unnamed member's
+/// shortest unique id prefix included) addresses that very session in
+/// `inbox`, `log` and `followup`.
+#[test]
+fn every_name_tree_shows_addresses_its_agent_at_80_columns() {
+    for name in SAMPLES
+        .iter()
+        .chain(&["rc8-inbox", "rc8-cli-v4", "rc8-live-v4"])
+    {
+        let store = repo().join("testdata/stores").join(name);
+        let text = ok(&store, &["tree", "--all", "--width", "80"]);
+        let trees: Value = serde_json::from_str(&ok(&store, &["tree", "--json", "--all"])).unwrap();
+        let ids: Vec<String> = trees
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["members"].as_array().unwrap().len() > 1)
+            .flat_map(|t| t["members"].as_array().unwrap().clone())
+            .map(|m| m["id"].as_str().unwrap().to_string())
+            .collect();
+        let rows: Vec<&str> = text
+            .lines()
+            .filter(|l| {
+                !l.starts_with("tree ")
+                    && !l.starts_with("NAME")
+                    && !l.starts_with("PENDING ")
+                    && !l.is_empty()
+                    && !l.contains("without subagents")
+            })
+            .collect();
+        assert_eq!(rows.len(), ids.len(), "{name}: {text}");
+        for (line, id) in rows.iter().zip(&ids) {
+            assert!(line.chars().count() <= 80, "{name}: {line}");
+            let shown = line
+                .trim_start_matches(|c: char| "│├└─ ".contains(c))
+                .split_whitespace()
+                .next()
+                .unwrap();
+            assert!(!shown.ends_with('…'), "{name}: a cut name: {line}");
+            let tmp = copy_store(&store, "names");
+            let copy = tmp.path();
+            let who: Value = serde_json::from_str(&ok(copy, &["--json", "inbox", shown])).unwrap();
+            assert!(who.is_object(), "{name} {shown}");
+            // The followup lands in the very session the row stands for.
+            let r = at(copy, &["followup", shown, "hello"]);
+            if r.code == 0 {
+                assert!(
+                    r.stdout.trim_end().ends_with(&format!("agent {id}")),
+                    "{name} {shown}: {}",
+                    r.stdout
+                );
+            } else {
+                assert!(
+                    r.stderr.contains(&format!("\"{id}\"")),
+                    "{name} {shown}: {}",
+                    r.stderr
+                );
+            }
+            let log = at(copy, &["log", shown, "--last", "1"]);
+            assert_ne!(log.code, 2, "{name} {shown}: {}", log.stderr);
+        }
+    }
+}
+
 #[test]
 fn log_json_carries_what_the_text_shows() {
     for name in SAMPLES {
