@@ -392,3 +392,41 @@ pub fn wait_until_locked(path: &Path) {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+/// A child process killed and reaped when the guard drops, so a failing
+/// test never leaves one running (holding a lock, or the run itself).
+pub struct Reaped(Option<std::process::Child>);
+
+/// Guard `child` (see `Reaped`).
+pub fn reaped(child: std::process::Child) -> Reaped {
+    Reaped(Some(child))
+}
+
+impl Reaped {
+    /// As `Child::wait_with_output`; the guard is spent.
+    pub fn wait_with_output(mut self) -> std::io::Result<std::process::Output> {
+        self.0.take().expect("a guarded child").wait_with_output()
+    }
+}
+
+impl std::ops::Deref for Reaped {
+    type Target = std::process::Child;
+    fn deref(&self) -> &std::process::Child {
+        self.0.as_ref().expect("a guarded child")
+    }
+}
+
+impl std::ops::DerefMut for Reaped {
+    fn deref_mut(&mut self) -> &mut std::process::Child {
+        self.0.as_mut().expect("a guarded child")
+    }
+}
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.0.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}

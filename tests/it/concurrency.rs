@@ -108,13 +108,15 @@ fn senders_killed_mid_append_lose_nothing_acknowledged() {
         // staggered moments, some while they hold the lock mid-write.
         let big = "x".repeat(4 << 20);
         for k in 0..40u64 {
-            let mut child = std::process::Command::new(bin)
-                .args(["--store", &s, "followup", "rev-0001", "-"])
-                .stdin(Stdio::piped())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap();
+            let mut child = crate::common::reaped(
+                std::process::Command::new(bin)
+                    .args(["--store", &s, "followup", "rev-0001", "-"])
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .spawn()
+                    .unwrap(),
+            );
             let mut stdin = child.stdin.take().unwrap();
             let big = big.clone();
             let writer = std::thread::spawn(move || {

@@ -66,11 +66,13 @@ fn a_writer_killed_at_any_stage_of_an_append_loses_nothing_acknowledged() {
 fn a_lock_held_by_a_dead_process_blocks_nobody() {
     let store = copy_store(&repo().join("testdata/stores/team"), "deadlock");
     let s = store.path().to_str().unwrap();
-    let mut holder = std::process::Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
-        .args(["--store", s, "followup", "rev-0001", "held"])
-        .env("DSH_AGENTS_FAULT", "hold-lock")
-        .spawn()
-        .unwrap();
+    let mut holder = crate::common::reaped(
+        std::process::Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
+            .args(["--store", s, "followup", "rev-0001", "held"])
+            .env("DSH_AGENTS_FAULT", "hold-lock")
+            .spawn()
+            .unwrap(),
+    );
     let lock = store.path().join("_no-cwd/rev-0001/inbox.lock");
     wait_until_locked(&lock);
     let r = run([
@@ -145,7 +147,7 @@ fn serve_killed_at_each_write_point_loses_nothing() {
             .stderr(std::process::Stdio::null());
         if stage == "mid-handler" {
             first.env("NAP", "1");
-            let mut child = first.spawn().unwrap();
+            let mut child = crate::common::reaped(first.spawn().unwrap());
             let deadline = Instant::now() + Duration::from_secs(120);
             while !std::fs::read_to_string(&seen)
                 .unwrap_or_default()

@@ -26,17 +26,19 @@ fn mkfifo(path: &Path) {
 /// Run the binary, killing it if it has not finished within `limit`.
 /// Returns its exit code, or `None` when it had to be killed.
 fn run_bounded(store: &Path, args: &[&str], limit: Duration) -> (Option<i32>, String) {
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
-        .arg("--store")
-        .arg(store)
-        .args(args)
-        .env_remove("DSH_AGENT")
-        .env_remove("DSH_STORE")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = crate::common::reaped(
+        Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
+            .arg("--store")
+            .arg(store)
+            .args(args)
+            .env_remove("DSH_AGENT")
+            .env_remove("DSH_STORE")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
     let deadline = Instant::now() + limit;
     loop {
         if let Some(status) = child.try_wait().unwrap() {
@@ -461,38 +463,42 @@ fn a_serving_agent_rides_out_a_stuck_writer() {
     let store = team();
     let s = store.path();
     // A sender that holds the inbox lock forever (until killed).
-    let mut holder = Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
-        .args([
-            "--store",
-            s.to_str().unwrap(),
-            "followup",
-            "rev-0001",
-            "held",
-        ])
-        .env("DSH_AGENTS_FAULT", "hold-lock")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut holder = crate::common::reaped(
+        Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
+            .args([
+                "--store",
+                s.to_str().unwrap(),
+                "followup",
+                "rev-0001",
+                "held",
+            ])
+            .env("DSH_AGENTS_FAULT", "hold-lock")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
     wait_until_locked(&s.join("_no-cwd/rev-0001/inbox.lock"));
-    let mut serve = Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
-        .args([
-            "--store",
-            s.to_str().unwrap(),
-            "--lock-timeout",
-            "0.2",
-            "serve",
-            "--as",
-            "rev-0001",
-            "--once",
-            "--",
-            "true",
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut serve = crate::common::reaped(
+        Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
+            .args([
+                "--store",
+                s.to_str().unwrap(),
+                "--lock-timeout",
+                "0.2",
+                "serve",
+                "--as",
+                "rev-0001",
+                "--once",
+                "--",
+                "true",
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
     // A message is waiting, so serve needs the lock.
     let inbox = s.join("_no-cwd/rev-0001/inbox.jsonl");
     std::fs::write(
@@ -537,21 +543,23 @@ fn a_wait_sees_a_same_length_replacement() {
         )
     };
     std::fs::write(&inbox, record("aaaa")).unwrap();
-    let wait = Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
-        .args([
-            "--store",
-            s.to_str().unwrap(),
-            "wait-agent",
-            "--as",
-            "rev-0001",
-            "--timeout-ms",
-            "120000",
-            "--poll",
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let wait = crate::common::reaped(
+        Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
+            .args([
+                "--store",
+                s.to_str().unwrap(),
+                "wait-agent",
+                "--as",
+                "rev-0001",
+                "--timeout-ms",
+                "120000",
+                "--poll",
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
     std::thread::sleep(Duration::from_millis(400));
     // Same length, now next-step input.
     let replaced = record("bbbb").replace("next-turn", "next-step");

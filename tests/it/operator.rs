@@ -354,19 +354,21 @@ fn trace_answers_for_every_standing() {
     // Parked: the agent runs a turn, a message queues behind it, and an
     // interrupt stops the turn; nothing is claimed until the next message.
     let slow = handler(s, "sleep 30");
-    let mut served = Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
-        .args([
-            "--store",
-            s.to_str().unwrap(),
-            "serve",
-            "--as",
-            "chk-0001",
-            "--quiet",
-        ])
-        .args(["--grace-ms", "200", "--", &slow])
-        .stdin(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut served = crate::common::reaped(
+        Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
+            .args([
+                "--store",
+                s.to_str().unwrap(),
+                "serve",
+                "--as",
+                "chk-0001",
+                "--quiet",
+            ])
+            .args(["--grace-ms", "200", "--", &slow])
+            .stdin(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
     let running = Instant::now();
     while trace(s, &second)["status"] != "delivered" {
         assert!(
@@ -449,17 +451,19 @@ fn cancel_withdraws_only_pending_messages_and_frees_room() {
 fn log_follow_prints_new_turns_and_exits_when_settled() {
     let store = team("follow");
     let s = store.path();
-    let mut follow = Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
-        .args([
-            "--store",
-            s.to_str().unwrap(),
-            "log",
-            "rev-0001",
-            "--follow",
-        ])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut follow = crate::common::reaped(
+        Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
+            .args([
+                "--store",
+                s.to_str().unwrap(),
+                "log",
+                "rev-0001",
+                "--follow",
+            ])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
     followup(s, "rev-0001", "a new request");
     let h = handler(s, "sleep 1");
     ok(
@@ -591,12 +595,14 @@ fn tree_into_a_closed_pipe_ends_quietly() {
             ],
         );
     }
-    let mut tree = Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
-        .args(["--store", tmp.path().to_str().unwrap(), "tree"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut tree = crate::common::reaped(
+        Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
+            .args(["--store", tmp.path().to_str().unwrap(), "tree"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
     drop(tree.stdout.take());
     let out = tree.wait_with_output().unwrap();
     assert!(out.status.success(), "{:?}", out.status);

@@ -633,21 +633,23 @@ fn wait_agent_semantics() {
 #[test]
 fn ctrl_c_ends_a_wait_with_an_error() {
     let store = copy_store(&repo().join("testdata/stores/team"), "sigint");
-    let child = Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
-        .args([
-            "--store",
-            store.path().to_str().unwrap(),
-            "wait-agent",
-            "--as",
-            "rev-0001",
-            "--timeout-ms",
-            "60000",
-        ])
-        .env_remove("DSH_CALL_ID")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = crate::common::reaped(
+        Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
+            .args([
+                "--store",
+                store.path().to_str().unwrap(),
+                "wait-agent",
+                "--as",
+                "rev-0001",
+                "--timeout-ms",
+                "60000",
+            ])
+            .env_remove("DSH_CALL_ID")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
     std::thread::sleep(Duration::from_millis(400));
     // SAFETY: signalling our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };

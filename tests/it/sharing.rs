@@ -27,21 +27,23 @@ fn serve_stops_without_appending_after_a_foreign_write() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     let log = s.join("_no-cwd/rev-0001/session.jsonl");
     let before = std::fs::read_to_string(&log).unwrap();
-    let serve = Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
-        .args([
-            "--store",
-            s.to_str().unwrap(),
-            "serve",
-            "--as",
-            "rev-0001",
-            "--once",
-        ])
-        .arg("--")
-        .arg(&handler)
-        .stdin(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let serve = crate::common::reaped(
+        Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
+            .args([
+                "--store",
+                s.to_str().unwrap(),
+                "serve",
+                "--as",
+                "rev-0001",
+                "--once",
+            ])
+            .arg("--")
+            .arg(&handler)
+            .stdin(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
     // Wait for the turn to start, then write as another process would.
     let t = Instant::now();
     while std::fs::read_to_string(&log).unwrap().len() == before.len() {

@@ -307,23 +307,25 @@ fn concurrent_spawns_of_one_name_make_one_child() {
     let tmp = TempDir::new("spawn-race");
     let s = tmp.path().to_str().unwrap().to_string();
     spawn(&s, &["--id", "root"]);
-    let children: Vec<std::process::Child> = (0..8)
+    let children: Vec<crate::common::Reaped> = (0..8)
         .map(|_| {
-            std::process::Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
-                .args([
-                    "--store",
-                    &s,
-                    "--no-cache",
-                    "spawn",
-                    "--parent",
-                    "root",
-                    "--name",
-                    "dup",
-                ])
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .unwrap()
+            crate::common::reaped(
+                std::process::Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
+                    .args([
+                        "--store",
+                        &s,
+                        "--no-cache",
+                        "spawn",
+                        "--parent",
+                        "root",
+                        "--name",
+                        "dup",
+                    ])
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap(),
+            )
         })
         .collect();
     let outcomes: Vec<(Option<i32>, String)> = children
