@@ -14,7 +14,7 @@ use std::path::PathBuf;
     version = concat!(env!("CARGO_PKG_VERSION"), " (", env!("DSH_AGENTS_COMMIT"), ")"),
     about = "Offline DSH subagent-control tools over an on-disk DSH session store",
     long_about = "The DeepSeek Harness subagent-control tools (list_agents, send_message, interrupt_agent, wait_agent, subagent_parent_message) over an on-disk DSH session store, printing each tool's result in the exact text the model sees; plus operator commands to read transcripts, trace and cancel messages, and run shell programs as resident agents.",
-    after_help = "Agents are named by Session id, a unique id prefix (4+ characters), or a name path such as reviewer/checker.\nExit status: 0 success, 1 an errored tool result, 2 a usage error, 3 a store or file-system failure.\nSee `dsh-agents COMMAND --help` for examples."
+    after_help = "Agents are named by Session id, a unique id prefix (4+ characters), or a name path such as reviewer/checker.\nExit status: 0 success, 1 an errored tool result, 2 a usage error, 3 a store or file-system failure, 130 stopped by Ctrl-C (143 by SIGTERM).\nSee `dsh-agents COMMAND --help` for examples."
 )]
 pub struct Cli {
     #[command(flatten)]

@@ -4,6 +4,7 @@
 
 pub mod args;
 pub mod dispatch;
+pub mod help;
 pub mod report;
 
 mod values;

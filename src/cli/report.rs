@@ -36,7 +36,7 @@ fn wants_json(args: &[OsString]) -> bool {
 
 /// Parse `args`, naming the environment variable behind a rejected value.
 pub fn parse_from(args: &[OsString]) -> Result<Cli, clap::Error> {
-    let mut cmd = Cli::command();
+    let mut cmd = super::help::grouped(Cli::command());
     let matches = cmd
         .try_get_matches_from_mut(args)
         .map_err(|e| blame_environment(&cmd, args, e))?;

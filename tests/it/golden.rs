@@ -424,6 +424,8 @@ const CASES: &[(&str, &[&str])] = &[
             "ef43",
         ],
     ),
+    // The top-level help, its commands grouped (piped: 100 columns).
+    ("help", &["--help"]),
 ];
 
 #[test]
