@@ -25,8 +25,8 @@ function __fish_dsh_agents_using_subcommand
 end
 
 complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
-complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
-v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
+v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"
 complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -l json -d 'Print JSON instead of text (errors too, on stderr)'
@@ -63,8 +63,8 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l as
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l scope -d 'v1 only: children (default) or descendants' -r -f -a "children\t''
 descendants\t''"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
-v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
+v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l json -d 'Print JSON instead of text (errors too, on stderr)'
@@ -73,8 +73,8 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -s h 
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l id -d 'Message id: repeating a send with the same id writes nothing and returns the same receipt' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
-v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
+v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l json -d 'Print JSON instead of text (errors too, on stderr)'
@@ -83,8 +83,8 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -s h
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l id -d 'Message id: repeating a send with the same id writes nothing and returns the same receipt' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
-v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
+v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l json -d 'Print JSON instead of text (errors too, on stderr)'
@@ -95,8 +95,8 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-me
 steer\t'Inject at the next step'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l id -d 'Message id: repeating a send with the same id writes nothing and returns the same receipt' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
-v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
+v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l json -d 'Print JSON instead of text (errors too, on stderr)'
@@ -104,8 +104,8 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-me
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l id -d 'Message id: repeating a send with the same id writes nothing and returns the same receipt' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
-v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
+v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l json -d 'Print JSON instead of text (errors too, on stderr)'
@@ -113,8 +113,8 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l no-ca
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l id -d 'Message id: repeating a send with the same id writes nothing and returns the same receipt' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
-v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
+v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l json -d 'Print JSON instead of text (errors too, on stderr)'
@@ -122,16 +122,16 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l no-cache
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt-agent" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt-agent" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt-agent" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
-v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt-agent" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
+v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt-agent" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt-agent" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt-agent" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt-agent" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt-agent" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
-v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
+v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt" -l json -d 'Print JSON instead of text (errors too, on stderr)'
@@ -141,8 +141,8 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l as 
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l timeout-ms -d 'Timeout in milliseconds, 10000 through 3600000' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l call -d 'The root tool call: waits under one call report each id once' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
-v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
+v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l poll -d 'Poll instead of using file notification'
@@ -152,8 +152,8 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -s h -
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l grace-ms -d 'Milliseconds between SIGTERM and SIGKILL when a turn is stopped' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
-v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
+v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l once -d 'Exit when nothing runnable is left'
@@ -163,16 +163,16 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l json -d 
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand bridge" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand bridge" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
-v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand bridge" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
+v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand bridge" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand bridge" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand bridge" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand bridge" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand bridge" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
-v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
+v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -l json -d 'Print JSON instead of text (errors too, on stderr)'
@@ -180,8 +180,8 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -l no-cache
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
-v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
+v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l json -d 'Print JSON instead of text (errors too, on stderr)'
@@ -190,8 +190,8 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -s h -l hel
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l id -d 'Message id: repeating a send with the same id writes nothing and returns the same receipt' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
-v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
+v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l json -d 'Print JSON instead of text (errors too, on stderr)'
@@ -199,8 +199,8 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l no-cache 
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
-v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
+v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l json -d 'Print JSON instead of text (errors too, on stderr)'
@@ -208,8 +208,8 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l no-ca
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l width -d 'Fit rows to N columns [default: the terminal\'s width, else 100]' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
-v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
+v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l all -d 'Also list root sessions that have no subagents, each as its own tree'
@@ -221,8 +221,8 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l json -d '
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
-v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
+v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l json -d 'Print JSON instead of text (errors too, on stderr)'
@@ -230,8 +230,8 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l no-cache
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand log" -s n -l last -d 'Only the last N turns (N at least 1)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand log" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand log" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
-v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand log" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
+v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand log" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand log" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand log" -l reasoning -d 'Show reasoning text instead of folding it'
@@ -243,8 +243,8 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand log" -l no-cache -
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand log" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand trace" -l to -d 'The target agent [default: search every inbox for the id]' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand trace" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand trace" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
-v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand trace" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
+v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand trace" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand trace" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand trace" -l json -d 'Print JSON instead of text (errors too, on stderr)'
@@ -253,8 +253,8 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand trace" -s h -l hel
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand export" -s o -l output -d 'Write OTLP/JSON to FILE [default: standard output]' -r -F
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand export" -l endpoint -d 'Send OTLP/HTTP (protobuf) to a collector: http://HOST:PORT (the path /v1/traces is added when the URL has none)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand export" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand export" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
-v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand export" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
+v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand export" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand export" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand export" -l all -d 'Every tree in the store'
@@ -269,8 +269,8 @@ model\t''
 turn\t''"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand usage" -l prices -d 'A JSON price table (per million tokens) to add a COST column' -r -F
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand usage" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand usage" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
-v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand usage" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
+v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand usage" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand usage" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand usage" -l tree -d 'With AGENT: its whole subtree, each row with its subtree\'s total'
@@ -279,8 +279,8 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand usage" -l no-cache
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand usage" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand cancel" -l to -d 'The target agent [default: search every inbox for the id]' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand cancel" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand cancel" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
-v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand cancel" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
+v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand cancel" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand cancel" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand cancel" -l json -d 'Print JSON instead of text (errors too, on stderr)'
@@ -301,24 +301,24 @@ zstd\t''"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l provider -d 'Subagent provider recorded in the descriptor' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l format-version -d 'Log format generation to write: 0 (DSH 0.1.0-rc.8, session.jsonl) to 4 (session.v4.jsonl) [default: the store\'s newest, else 0]' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
-v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
+v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand completions" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand completions" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
-v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand completions" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
+v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand completions" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand completions" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand completions" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand completions" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand man" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand man" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'DSH 0.1.0-rc.8 (seed 000): id-addressed tools'
-v2\t'Seed 001: name-addressed tools'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand man" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
+v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand man" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand man" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand man" -l json -d 'Print JSON instead of text (errors too, on stderr)'

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Write a store with one root session whose raw log holds about SIZE bytes
-of completed turns (a 1 KB user message each): the log the README's
+of completed turns (a 1 KB user message each): the log docs/performance.md's
 `log --last` timing used.  python3 scripts/big_log.py DIR [SIZE]"""
 import json
 import os

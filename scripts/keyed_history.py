@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Copy a store and give its rev-0001 an inbox of N keyed, claimed 1 KB
-messages (keyed history that compaction keeps): the store the README's
+messages (keyed history that compaction keeps): the store docs/performance.md's
 keyed-send timing used.  python3 scripts/keyed_history.py SRC DST N"""
 import json, sys, shutil, os
 src, dst, n = sys.argv[1], sys.argv[2], int(sys.argv[3])

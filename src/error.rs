@@ -1,6 +1,6 @@
 //! The crate's error: one variant per layer, each carrying that layer's
 //! typed error. `Error::kind` is the one place that decides which exit code
-//! (DESIGN §8) a failure gets; `ErrorKind` → `ExitCode` is the one table.
+//! (contract §8) a failure gets; `ErrorKind` → `ExitCode` is the one table.
 
 use crate::inbox::DeliveryError;
 use crate::store::StoreError;

@@ -3,7 +3,7 @@
 //!
 //! The layers, lowest first; no module imports from a layer above its own:
 //!
-//! | folder | holds | DESIGN |
+//! | folder | holds | contract |
 //! |---|---|---|
 //! | `support/` | clock and ids, parallel map, signal flag | — |
 //! | `store/` | paths and codecs, header, descriptor, enumeration, log reader, scan cache, event rules, packed rows, surface fold, zstd frames, log writer, sidecar I/O | §3 |

@@ -21,7 +21,7 @@ fn main() -> ExitCode {
             return stopped.unwrap_or(code);
         }
     };
-    // A closed stdout pipe is not an error (DESIGN §8).
+    // A closed stdout pipe is not an error (contract §8).
     match written.and_then(|()| stdout.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
             let _ = writeln!(std::io::stderr(), "Error: {e}");

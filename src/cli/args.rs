@@ -1,4 +1,4 @@
-//! The command line (DESIGN §2): clap definitions only. The domain enums
+//! The command line (contract §2): clap definitions only. The domain enums
 //! (contract, scope, delivery list, spawn mode, encoding) are used as they
 //! are; nothing here carries rules.
 
@@ -209,7 +209,7 @@ pub enum Command {
         after_help = "Examples:\n  dsh-agents inbox reviewer\n  dsh-agents --json inbox rev-0001"
     )]
     #[command(
-        after_help = "Started by the DSH plugin (dsh-plugin/), one per DSH process; see the README for the protocol.\n\nExamples:\n  dsh-agents --store ~/.dsh/sessions bridge"
+        after_help = "Started by the DSH plugin (dsh-plugin/), one per DSH process; see docs/bridge.md in the source for the protocol.\n\nExamples:\n  dsh-agents --store ~/.dsh/sessions bridge"
     )]
     /// Companion of one DSH process: holds its agents live and hands it their messages (JSON lines on stdin/stdout)
     Bridge,

@@ -219,7 +219,7 @@ impl TreeView {
     }
 
     /// The frame written to `out` as it is rendered, never held whole; a
-    /// closed pipe ends the writing quietly (DESIGN §8).
+    /// closed pipe ends the writing quietly (contract §8).
     fn print(&self, root: &std::path::Path, out: &mut dyn std::io::Write) -> Result<()> {
         stream_to(out, |emit| self.frame_to(root, emit))
     }
@@ -227,7 +227,7 @@ impl TreeView {
 
 /// The text `render` hands over in pieces, written to `out` as it comes
 /// with one final newline, as the CLI ends every text; a closed pipe ends
-/// the writing quietly (DESIGN §8).
+/// the writing quietly (contract §8).
 fn stream_to(
     out: &mut dyn std::io::Write,
     render: impl FnOnce(&mut dyn FnMut(&str)) -> Result<()>,

@@ -12,9 +12,9 @@ use clap::ValueEnum;
 /// `--contract`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ContractArg {
-    /// DSH 0.1.0-rc.8 (seed 000): id-addressed tools
+    /// The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children
     V1,
-    /// Seed 001: name-addressed tools
+    /// Name-addressed tools: the caller's whole tree, messages to any member by name, wait_agent
     V2,
 }
 

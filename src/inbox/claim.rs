@@ -1,4 +1,4 @@
-//! The claim sequence a step boundary runs (DESIGN §6): look without the
+//! The claim sequence a step boundary runs (contract §6): look without the
 //! lock (an idle agent writes nothing), then lock, re-read, take what is
 //! claimable, let the caller record the turn that will run it, and only
 //! then append the claim. A crash between the two leaves the message

@@ -1,4 +1,4 @@
-//! The inbox fold (DESIGN §6): pending = messages − claimed − canceled;
+//! The inbox fold (contract §6): pending = messages − claimed − canceled;
 //! parked = an interrupt is newer than the newest message of either
 //! target; what a step boundary claims. These rules live here only.
 //!

@@ -1,4 +1,4 @@
-//! The framing table of DESIGN §6: for each kind of sender, the `source`
+//! The framing table of contract §6: for each kind of sender, the `source`
 //! a message records and the content blocks the model sees, and the
 //! sources of interrupt requests.
 

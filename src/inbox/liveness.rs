@@ -1,4 +1,4 @@
-//! Liveness (DESIGN §6): a resident process holds `live.lock` exclusively
+//! Liveness (contract §6): a resident process holds `live.lock` exclusively
 //! for its lifetime and keeps `live.json` current. A non-blocking shared
 //! lock attempt that would block means "live". The probe never creates or
 //! writes a file.

@@ -1,4 +1,4 @@
-//! The inbox writer lock and the append discipline (DESIGN §6): an
+//! The inbox writer lock and the append discipline (contract §6): an
 //! exclusive `flock` on `inbox.lock` with a bounded wait (the lock dies with
 //! its process; it is never broken by age), a torn tail cut, one complete
 //! record appended and `sync_data`'d, and on failure no partial record left.

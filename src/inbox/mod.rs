@@ -1,4 +1,4 @@
-//! Sidecar files in a session directory (DESIGN §6): the inbox (records,
+//! Sidecar files in a session directory (contract §6): the inbox (records,
 //! framing, fold, lock, delivery, claims), liveness, and change watching.
 //! Nothing here reads the tree: the inbox layer sits on the store alone.
 

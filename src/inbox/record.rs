@@ -1,4 +1,4 @@
-//! Inbox records (DESIGN §6): one JSON object per line. One definition
+//! Inbox records (contract §6): one JSON object per line. One definition
 //! reads them all; it is generic over the payload so admission can check a
 //! record's shape without materializing message bodies.
 

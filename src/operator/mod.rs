@@ -1,4 +1,4 @@
-//! Operator commands (DESIGN §2): the tree view, the inbox view, `check`,
+//! Operator commands (contract §2): the tree view, the inbox view, `check`,
 //! `spawn`, delivering, canceling or interrupting as the user, an agent's
 //! transcript (`log`), one message's path (`trace`), token usage (`usage`)
 //! and the tree as OpenTelemetry traces (`otel`).

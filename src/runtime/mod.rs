@@ -1,4 +1,4 @@
-//! The resident runtime (DESIGN §7): `serve` holds an agent live and runs a
+//! The resident runtime (contract §7): `serve` holds an agent live and runs a
 //! program once per turn, recording each turn in the agent's own log;
 //! `bridge` holds the agents of one DSH process and hands it their messages.
 

@@ -1,4 +1,4 @@
-//! `serve --as AGENT -- CMD…` (DESIGN §7): a resident runtime that holds the
+//! `serve --as AGENT -- CMD…` (contract §7): a resident runtime that holds the
 //! agent live (`live.lock` for its lifetime, `live.json` current), claims
 //! input at each turn boundary as DSH's loop does, runs CMD once per turn
 //! with the claimed messages as JSON on stdin, records the turn in the

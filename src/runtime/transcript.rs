@@ -1,7 +1,7 @@
 //! Appending a served agent's turns to its own session log, the way DSH
 //! appends: events continue the decoded seq, a torn tail is cut first (raw)
 //! and every batch is durable before the call returns. Only `serve`, which
-//! holds the agent live, writes here (DESIGN §3).
+//! holds the agent live, writes here (contract §3).
 
 use crate::inbox::record::Message;
 use crate::store::reader::{self, Encoding};
@@ -173,7 +173,7 @@ impl Transcript {
         Ok(())
     }
 
-    /// A log has one writer (DESIGN §3): before each append, the log must be
+    /// A log has one writer (contract §3): before each append, the log must be
     /// exactly as our last append left it — same length, same last 4 KiB
     /// (so the same last event and seq). Anything else is another writer's,
     /// and appending after it would corrupt the log for good.

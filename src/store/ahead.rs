@@ -1,7 +1,7 @@
 //! Reading a listed log whole while enumeration has it open: the choice a
 //! listing makes of which logs it will inspect (`ReadAhead`), and what it
 //! keeps of each (`Glance`). A log read this way is opened and read once
-//! (DESIGN §7, issue 9): its header probe goes on to the end of the file,
+//! (contract §9): its header probe goes on to the end of the file,
 //! and the listing never opens it again.
 
 use super::descriptor::{Dialect, Identity, Mode};

@@ -1,4 +1,4 @@
-//! `subagent/descriptor` payloads and the listing identity fold (DESIGN §3):
+//! `subagent/descriptor` payloads and the listing identity fold (contract §3):
 //! the last valid descriptor over the whole log wins, and an invalid or
 //! unknown-version one resets the identity. rc.8 (contract v1) accepts only
 //! version 2; contract v2 also accepts version 3 and the `external` mode.

@@ -1,4 +1,4 @@
-//! Enumerating a DSH session store (DESIGN §3): `<root>/<project>/<session>/
+//! Enumerating a DSH session store (contract §3): `<root>/<project>/<session>/
 //! session.jsonl[.zstd]`, header-only reads, and the store-level failures DSH
 //! reports (flat-file artifact, duplicate id, path/identity mismatch, mixed
 //! encodings, retired header fields). Listing fails on the first fatal

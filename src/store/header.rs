@@ -87,7 +87,7 @@ impl Header {
         (v.fract() == 0.0 && (0.0..=f64::from(super::generation::NEWEST_READ)).contains(&v))
             .then_some(v as u32)
     }
-    /// A valid agent name per DESIGN §3, or `None` (an invalid name is as absent).
+    /// A valid agent name per contract §3, or `None` (an invalid name is as absent).
     pub fn valid_name(&self) -> Option<&str> {
         self.name.as_deref().filter(|n| is_valid_name(n))
     }

@@ -5,7 +5,7 @@
 //! probe a moment later would give for a directory nobody touched, and a
 //! valid one for a directory somebody did.
 
-/// A resident process's lock (DESIGN §6).
+/// A resident process's lock (contract §6).
 pub const LIVE_LOCK: &str = "live.lock";
 /// What a resident process says it is doing.
 pub const LIVE_JSON: &str = "live.json";

@@ -1,4 +1,4 @@
-//! The DSH session store (DESIGN §3): paths and codecs, headers and
+//! The DSH session store (contract §3): paths and codecs, headers and
 //! descriptors, enumeration, the streaming log reader with its scan cache,
 //! rc.8's event rules, and the writers for logs and sidecar files.
 

@@ -1,4 +1,4 @@
-//! The one file-opening discipline (DESIGN §10). Everything that writes goes
+//! The one file-opening discipline (contract §10). Everything that writes goes
 //! through a `Dir`: a session directory opened component by component with
 //! `O_NOFOLLOW`, so a directory swapped for a symbolic link is never entered,
 //! and files opened relative to it with `O_NOFOLLOW | O_NONBLOCK`, checked to

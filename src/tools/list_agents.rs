@@ -1,5 +1,5 @@
 //! `list_agents`: both contracts' semantics and their byte-exact rendered
-//! text (DESIGN §5).
+//! text (contract §5).
 
 use super::Context;
 use crate::error::Result;

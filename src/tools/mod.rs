@@ -1,4 +1,4 @@
-//! The model tools (DESIGN §5, §7) as one dispatch: each call — from its
+//! The model tools (contract §5, §7) as one dispatch: each call — from its
 //! own subcommand's flags or from `call TOOL JSON` — becomes a `ToolCall`,
 //! runs in a `Context` that resolved the caller once, and renders the text
 //! (or `--json` value) the model would see. Each tool has its own file.
@@ -22,7 +22,7 @@ use args::{Kind, opt, req, string, validate};
 use list_agents::Scope;
 use serde_json::{Value, json};
 
-/// Which tool contract is spoken (DESIGN §1).
+/// Which tool contract is spoken (contract §1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Contract {
     /// DSH 0.1.0-rc.8 (seed 000): id-addressed tools

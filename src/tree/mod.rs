@@ -1,4 +1,4 @@
-//! The subagent tree (DESIGN §4): parent/child indexes over the header
+//! The subagent tree (contract §4): parent/child indexes over the header
 //! corpus, rc.8's v1 listing rules, the seed-001 v2 tree with its names and
 //! the one v2 resolver, sibling collation, and caller resolution.
 

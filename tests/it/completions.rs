@@ -38,11 +38,13 @@ fn committed_man_pages_match_the_binary() {
         .output()
         .unwrap();
     let help = String::from_utf8_lossy(&help.stdout).into_owned();
+    // The commands are listed in groups between the usage line and the
+    // options, each as two spaces and its name.
     let commands: Vec<&str> = help
         .lines()
-        .skip_while(|l| !l.starts_with("Commands:"))
-        .skip(1)
-        .take_while(|l| !l.trim().is_empty())
+        .skip_while(|l| !l.starts_with("Usage:"))
+        .take_while(|l| !l.starts_with("Options:"))
+        .filter(|l| l.starts_with("  ") && l.as_bytes().get(2).is_some_and(u8::is_ascii_lowercase))
         .filter_map(|l| l.split_whitespace().next())
         .filter(|c| *c != "help")
         .collect();

@@ -479,6 +479,14 @@ fn a_serving_agent_rides_out_a_stuck_writer() {
             .unwrap(),
     );
     wait_until_locked(&s.join("_no-cwd/rev-0001/inbox.lock"));
+    // A message is waiting before serve starts, so serve needs the lock
+    // (with nothing runnable, `--once` would end at once).
+    let inbox = s.join("_no-cwd/rev-0001/inbox.jsonl");
+    std::fs::write(
+        &inbox,
+        "{\"type\":\"message\",\"id\":\"m1\",\"time\":1,\"target\":\"next-turn\",\"source\":{\"kind\":\"user\"},\"content\":[{\"type\":\"text\",\"text\":\"waiting\"}]}\n",
+    )
+    .unwrap();
     let mut serve = crate::common::reaped(
         Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
             .args([
@@ -499,13 +507,6 @@ fn a_serving_agent_rides_out_a_stuck_writer() {
             .spawn()
             .unwrap(),
     );
-    // A message is waiting, so serve needs the lock.
-    let inbox = s.join("_no-cwd/rev-0001/inbox.jsonl");
-    std::fs::write(
-        &inbox,
-        "{\"type\":\"message\",\"id\":\"m1\",\"time\":1,\"target\":\"next-turn\",\"source\":{\"kind\":\"user\"},\"content\":[{\"type\":\"text\",\"text\":\"waiting\"}]}\n",
-    )
-    .unwrap();
     std::thread::sleep(Duration::from_millis(1500));
     assert!(serve.try_wait().unwrap().is_none(), "serve kept running");
     holder.kill().unwrap();

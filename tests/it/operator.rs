@@ -572,7 +572,7 @@ fn honest_errors() {
 }
 
 /// `tree` writes as it renders; a reader that goes away (`| head`) ends it
-/// quietly with success, as DESIGN §8 asks of every command.
+/// quietly with success, as contract §8 asks of every command.
 #[test]
 fn tree_into_a_closed_pipe_ends_quietly() {
     let tmp = TempDir::new("closed-pipe");
