@@ -28,6 +28,9 @@ pub enum Severity {
 #[derive(Debug, Clone, Serialize)]
 pub struct Finding {
     pub severity: Severity,
+    /// A stable name of the kind of problem (`duplicate-id`, `parent-cycle`,
+    /// ...), for scripts: the message's wording may change, this does not.
+    pub code: &'static str,
     pub path: String,
     pub message: String,
 }
@@ -45,6 +48,7 @@ pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
             } else {
                 Severity::Warning
             },
+            code: p.code.as_str(),
             path: p.path.display().to_string(),
             message: p.message.clone(),
         })
@@ -54,9 +58,10 @@ pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
     let per_session =
         crate::support::parallel::par_map(&store.sessions, |rec| session_findings(&store, rec));
     findings.extend(per_session.into_iter().flatten());
-    let mut push = |severity, path: &Path, message: String| {
+    let mut push = |severity, code: &'static str, path: &Path, message: String| {
         findings.push(Finding {
             severity,
+            code,
             path: path.display().to_string(),
             message,
         });
@@ -78,6 +83,7 @@ pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
                     let first = store.index_of(ids[0]).unwrap_or(c);
                     push(
                         Severity::Error,
+                        "parent-cycle",
                         &store.sessions[first].log(),
                         format!("parentSession cycle: {}", ids.join(" -> ")),
                     );
@@ -105,6 +111,7 @@ pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
             {
                 push(
                     Severity::Warning,
+                    "ambiguous-name",
                     &store.sessions[child].log(),
                     format!(
                         "sibling name \"{name}\" under \"{}\" is used by \"{other}\" and \"{}\"; it is ambiguous",
@@ -120,30 +127,38 @@ pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
 /// The problems of one session that its own files show.
 fn session_findings(store: &Store, rec: &SessionRecord) -> Vec<Finding> {
     let mut findings = Vec::new();
-    let mut push = |severity, path: &Path, message: String| {
+    let mut push = |severity, code: &'static str, path: &Path, message: String| {
         findings.push(Finding {
             severity,
+            code,
             path: path.display().to_string(),
             message,
         });
     };
     let h = &rec.header;
     if let crate::inbox::liveness::Liveness::Unknown = crate::inbox::liveness::probe(&rec.dir()) {
-        let why = match crate::inbox::liveness::dsh_without_bridge(&rec.dir()) {
-            Some(pid) => format!(
-                "session \"{}\" is resident in DSH pid {pid} without a bridge (it died; the plugin starts another): until one holds it, nothing keeps another writer off its log",
-                h.id
+        let (code, why) = match crate::inbox::liveness::dsh_without_bridge(&rec.dir()) {
+            Some(pid) => (
+                "resident-without-bridge",
+                format!(
+                    "session \"{}\" is resident in DSH pid {pid} without a bridge (it died; the plugin starts another): until one holds it, nothing keeps another writer off its log",
+                    h.id
+                ),
             ),
-            None => format!(
-                "the liveness of session \"{}\" cannot be probed (its lock file cannot be opened): it may be live",
-                h.id
+            None => (
+                "liveness-unknown",
+                format!(
+                    "the liveness of session \"{}\" cannot be probed (its lock file cannot be opened): it may be live",
+                    h.id
+                ),
             ),
         };
-        push(Severity::Error, &rec.dir().join("live.lock"), why);
+        push(Severity::Error, code, &rec.dir().join("live.lock"), why);
     }
     match reader::inspect(&rec.log()) {
         Err(reason) => push(
             Severity::Error,
+            "log-unreadable",
             &rec.log(),
             format!("unreadable session log: {reason}"),
         ),
@@ -151,6 +166,7 @@ fn session_findings(store: &Store, rec: &SessionRecord) -> Vec<Finding> {
             if let Some((_, why)) = &i.native.error {
                 push(
                     Severity::Error,
+                    "dsh-cannot-resume",
                     &rec.log(),
                     format!("DSH cannot resume session \"{}\": {why}", h.id),
                 );
@@ -158,6 +174,7 @@ fn session_findings(store: &Store, rec: &SessionRecord) -> Vec<Finding> {
             if h.origin_subagent && i.rc8.is_none() && i.seed001.is_none() {
                 push(
                     Severity::Warning,
+                    "no-descriptor",
                     &rec.log(),
                     format!(
                         "subagent session \"{}\" has no valid subagent/descriptor; it lists as corrupt",
@@ -172,12 +189,14 @@ fn session_findings(store: &Store, rec: &SessionRecord) -> Vec<Finding> {
         if meta.file_type().is_symlink() {
             push(
                 Severity::Warning,
+                "log-symlink",
                 &rec.log(),
                 "the session log is a symbolic link: DSH reads through it; dsh-agents never writes through it (serve refuses this session)".to_string(),
             );
         } else if meta.nlink() > 1 {
             push(
                 Severity::Warning,
+                "log-hard-links",
                 &rec.log(),
                 format!(
                     "the session log has {} hard links: dsh-agents never writes it (serve refuses this session)",
@@ -191,6 +210,7 @@ fn session_findings(store: &Store, rec: &SessionRecord) -> Vec<Finding> {
     {
         push(
             Severity::Warning,
+            "invalid-name",
             &rec.log(),
             format!("header name \"{name}\" is not a valid agent name; it is ignored"),
         );
@@ -198,11 +218,13 @@ fn session_findings(store: &Store, rec: &SessionRecord) -> Vec<Finding> {
     match Inbox::new(&rec.dir()).read() {
         Err(e) => push(
             Severity::Error,
+            "inbox-unreadable",
             &rec.dir().join(INBOX),
             format!("unreadable inbox: {}", e),
         ),
         Ok(fold) if fold.bad_lines > 0 => push(
             Severity::Error,
+            "inbox-bad-lines",
             &rec.dir().join(INBOX),
             format!("{} complete line(s) are not inbox records", fold.bad_lines),
         ),
@@ -213,6 +235,7 @@ fn session_findings(store: &Store, rec: &SessionRecord) -> Vec<Finding> {
     {
         push(
             Severity::Warning,
+            "parent-missing",
             &rec.log(),
             format!(
                 "parentSession \"{parent}\" of \"{}\" is not in the store",

@@ -100,9 +100,50 @@ impl SessionRecord {
 #[derive(Debug, Clone)]
 pub struct Problem {
     pub path: PathBuf,
+    /// What kind of problem: a stable name for scripts (`check --json`).
+    pub code: ProblemCode,
     pub message: String,
     /// Fatal problems fail every listing, as they do in DSH.
     pub fatal: bool,
+}
+
+/// The kinds of store-level problem, each with a name that does not change
+/// with the message's wording.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProblemCode {
+    SymlinkIgnored,
+    ProjectUnreadable,
+    FlatFileLayout,
+    UnsupportedGeneration,
+    LogUnreadable,
+    HeaderCorrupt,
+    NoHeader,
+    HeaderInvalid,
+    RetiredHeaderFields,
+    GenerationMismatch,
+    IdentityMismatch,
+    DuplicateId,
+    MixedCompression,
+}
+
+impl ProblemCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProblemCode::SymlinkIgnored => "symlink-ignored",
+            ProblemCode::ProjectUnreadable => "project-unreadable",
+            ProblemCode::FlatFileLayout => "flat-file-layout",
+            ProblemCode::UnsupportedGeneration => "unsupported-generation",
+            ProblemCode::LogUnreadable => "log-unreadable",
+            ProblemCode::HeaderCorrupt => "header-corrupt",
+            ProblemCode::NoHeader => "no-header",
+            ProblemCode::HeaderInvalid => "header-invalid",
+            ProblemCode::RetiredHeaderFields => "retired-header-fields",
+            ProblemCode::GenerationMismatch => "generation-mismatch",
+            ProblemCode::IdentityMismatch => "identity-mismatch",
+            ProblemCode::DuplicateId => "duplicate-id",
+            ProblemCode::MixedCompression => "mixed-compression",
+        }
+    }
 }
 
 /// An enumerated store.
@@ -267,16 +308,17 @@ impl Store {
                     self.projects += 1;
                     dirs.push(project);
                 }
-                EntryKind::Symlink => self.note(&project, "symbolic link under the store root is ignored (DSH lists only real directories)", false),
+                EntryKind::Symlink => self.note(&project, ProblemCode::SymlinkIgnored, "symbolic link under the store root is ignored (DSH lists only real directories)", false),
                 EntryKind::Other => {}
             }
         }
         Ok(dirs)
     }
 
-    fn note(&mut self, path: &Path, message: impl Into<String>, fatal: bool) {
+    fn note(&mut self, path: &Path, code: ProblemCode, message: impl Into<String>, fatal: bool) {
         self.problems.push(Problem {
             path: path.to_path_buf(),
+            code,
             message: message.into(),
             fatal,
         });
@@ -288,6 +330,7 @@ impl Store {
             Err(e) => {
                 return self.note(
                     project,
+                    ProblemCode::ProjectUnreadable,
                     format!(
                         "cannot read project directory \"{}\": {e}",
                         project.display()
@@ -302,7 +345,7 @@ impl Store {
                 && (file_name.ends_with(".jsonl") || file_name.ends_with(".jsonl.zstd"))
             {
                 let path = project.join(name);
-                self.note(&path, format!("session artifact {} uses the unsupported flat-file layout; use a separate root or move it into a project/session directory before loading", js_quote(&path)), true);
+                self.note(&path, ProblemCode::FlatFileLayout, format!("session artifact {} uses the unsupported flat-file layout; use a separate root or move it into a project/session directory before loading", js_quote(&path)), true);
             }
         }
         let mut dirs = Vec::new();
@@ -310,7 +353,7 @@ impl Store {
             let dir = project.join(&name);
             match kind {
                 EntryKind::Dir => dirs.push(dir),
-                EntryKind::Symlink => self.note(&dir, "symbolic link in a project directory is ignored (DSH lists only real directories)", false),
+                EntryKind::Symlink => self.note(&dir, ProblemCode::SymlinkIgnored, "symbolic link in a project directory is ignored (DSH lists only real directories)", false),
                 EntryKind::Other => {}
             }
         }
@@ -354,6 +397,7 @@ impl Store {
                 self.unsupported.push((dir.to_path_buf(), generation));
                 return self.note(
                     &dir.join(&*log.file_name()),
+                    ProblemCode::UnsupportedGeneration,
                     format!(
                         "unsupported format generation {generation}: the session in \"{}\" is written by a newer DSH ({}); this dsh-agents reads generations 0 to {NEWEST_READ}",
                         dir.display(),
@@ -387,6 +431,7 @@ impl Store {
             Err(HeaderError::Io(e)) | Err(HeaderError::Open(StoreError::Io { source: e, .. })) => {
                 return self.note(
                     &log,
+                    ProblemCode::LogUnreadable,
                     format!("cannot read session log \"{}\": {e}", log.display()),
                     true,
                 );
@@ -394,12 +439,18 @@ impl Store {
             Err(HeaderError::Open(e)) => {
                 return self.note(
                     &log,
+                    ProblemCode::LogUnreadable,
                     format!("cannot read session log \"{}\": {e}", log.display()),
                     true,
                 );
             }
             Err(HeaderError::Corrupt(m)) => {
-                return self.note(&log, format!("{m} ({})", log.display()), true);
+                return self.note(
+                    &log,
+                    ProblemCode::HeaderCorrupt,
+                    format!("{m} ({})", log.display()),
+                    true,
+                );
             }
         };
         let header = match first {
@@ -407,6 +458,7 @@ impl Store {
                 self.unpublished.push(dir.to_path_buf());
                 return self.note(
                     &log,
+                    ProblemCode::NoHeader,
                     format!(
                         "session log \"{}\" has no complete header line; DSH skips it",
                         log.display()
@@ -417,6 +469,7 @@ impl Store {
             FirstLine::Parsed(HeaderParse::NotHeader(why)) => {
                 return self.note(
                     &log,
+                    ProblemCode::HeaderInvalid,
                     format!(
                         "corrupt session log \"{}\": {why}; DSH skips it",
                         log.display()
@@ -425,7 +478,7 @@ impl Store {
                 );
             }
             FirstLine::Parsed(HeaderParse::Retired) => {
-                return self.note(&log, format!("corrupt session log \"{}\": session header uses retired policy baseline fields", log.display()), true);
+                return self.note(&log, ProblemCode::RetiredHeaderFields, format!("corrupt session log \"{}\": session header uses retired policy baseline fields", log.display()), true);
             }
             FirstLine::Parsed(HeaderParse::Valid(h)) => *h,
         };
@@ -434,6 +487,7 @@ impl Store {
         if log_name.generation > 0 && header.generation() != Some(log_name.generation) {
             return self.note(
                 &log,
+                ProblemCode::GenerationMismatch,
                 format!(
                     "corrupt session log \"{}\": a generation-{} log holds a header of version {}; DSH skips it",
                     log.display(),
@@ -447,11 +501,12 @@ impl Store {
             identity.unwrap_or_else(|| check_identity(&self.root, &log, &header, log_name));
         let derived = match identity {
             Ok(derived) => derived,
-            Err(message) => return self.note(&log, message, true),
+            Err(message) => return self.note(&log, ProblemCode::IdentityMismatch, message, true),
         };
         if self.index_of(&header.id).is_some() {
             return self.note(
                 &log,
+                ProblemCode::DuplicateId,
                 format!(
                     "duplicate JSONL session id \"{}\" appears in multiple project directories",
                     header.id
@@ -497,7 +552,7 @@ impl Store {
             configured.opposite().ext(),
             configured.compression()
         );
-        self.note(odd, message, true);
+        self.note(odd, ProblemCode::MixedCompression, message, true);
     }
 
     pub fn get(&self, id: &str) -> Option<&SessionRecord> {

@@ -41,8 +41,9 @@ fn v1(store: &std::path::Path, scope: &str) -> crate::common::Run {
     ])
 }
 
-/// The listing fails with exit 3, an error naming `needle`, and no writes.
-fn assert_store_error(tmp: &TempDir, needle: &str) {
+/// The listing fails with exit 3, an error naming `needle`, and no writes;
+/// `check --json` reports it under the stable `code`.
+fn assert_store_error(tmp: &TempDir, needle: &str, code: &str) {
     let before = snapshot(tmp.path());
     for contract in ["v1", "v2"] {
         let r = run([
@@ -65,6 +66,19 @@ fn assert_store_error(tmp: &TempDir, needle: &str) {
     let r = run(["--store", tmp.path().to_str().unwrap(), "check"]);
     assert_eq!(r.code, 3);
     assert!(r.stdout.contains(needle), "check reports it: {}", r.stdout);
+    let r = run(["--store", tmp.path().to_str().unwrap(), "--json", "check"]);
+    let findings: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let found = findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["message"].as_str().unwrap().contains(needle));
+    assert_eq!(
+        found.map(|f| f["code"].clone()),
+        Some(serde_json::json!(code)),
+        "{}",
+        r.stdout
+    );
     assert!(before == snapshot(tmp.path()), "nothing written");
 }
 
@@ -72,7 +86,11 @@ fn assert_store_error(tmp: &TempDir, needle: &str) {
 fn flat_file_artifact_fails_the_listing() {
     let tmp = store_with_kid();
     std::fs::write(tmp.path().join("_no-cwd/old.jsonl"), root()).unwrap();
-    assert_store_error(&tmp, "old.jsonl\" uses the unsupported flat-file layout");
+    assert_store_error(
+        &tmp,
+        "old.jsonl\" uses the unsupported flat-file layout",
+        "flat-file-layout",
+    );
 }
 
 #[test]
@@ -89,6 +107,7 @@ fn duplicate_id_fails_the_listing() {
     assert_store_error(
         &tmp,
         "duplicate JSONL session id \"kid\" appears in multiple project directories",
+        "duplicate-id",
     );
 }
 
@@ -102,7 +121,11 @@ fn path_identity_mismatch_fails_the_listing() {
         "moved",
         &kid.iter().map(String::as_str).collect::<Vec<_>>(),
     );
-    assert_store_error(&tmp, "header id \"other\" and cwd identify");
+    assert_store_error(
+        &tmp,
+        "header id \"other\" and cwd identify",
+        "identity-mismatch",
+    );
 }
 
 #[test]
@@ -114,6 +137,7 @@ fn mixed_encodings_fail_the_listing() {
     assert_store_error(
         &tmp,
         "session.jsonl.zstd\" uses .jsonl.zstd, but this backend is configured for compression \"none\"",
+        "mixed-compression",
     );
 }
 
@@ -128,7 +152,11 @@ fn retired_header_fields_fail_the_listing() {
             r#"{"type":"session","version":0,"id":"old","createdAt":1,"delegationDepth":0,"sandboxMode":"x"}"#,
         ],
     );
-    assert_store_error(&tmp, "retired policy baseline fields");
+    assert_store_error(
+        &tmp,
+        "retired policy baseline fields",
+        "retired-header-fields",
+    );
 }
 
 #[test]
@@ -479,5 +507,77 @@ fn a_newer_format_generation_is_never_invisible() {
         r.stdout.contains("error: ") && r.stdout.contains("generation 5"),
         "{}",
         r.stdout
+    );
+}
+
+/// `check --json` names each kind of problem with a stable code beside its
+/// message: scripts match on the code, never on the wording.
+#[test]
+fn check_names_each_problem_with_a_stable_code() {
+    let tmp = store_with_kid();
+    let s = tmp.path();
+    // A parentSession cycle (a <-> b), a parent not in the store, an invalid
+    // name, two siblings with one name, a child without a descriptor, and an
+    // inbox line that is not a record.
+    write_log(
+        s,
+        "_no-cwd",
+        "a",
+        &[fixture::child("a", 3, "b").to_string()],
+    );
+    write_log(
+        s,
+        "_no-cwd",
+        "b",
+        &[fixture::child("b", 4, "a").to_string()],
+    );
+    write_log(s, "_no-cwd", "lost", &child("lost", 5, "gone", "Lost"));
+    let mut odd = fixture::child("odd", 6, "root");
+    odd["name"] = serde_json::json!("not a name!");
+    write_log(
+        s,
+        "_no-cwd",
+        "odd",
+        &[odd.to_string(), fixture::descriptor(0, "x").to_string()],
+    );
+    for (id, created) in [("twin-1", 7), ("twin-2", 8)] {
+        let mut h = fixture::child(id, created, "root");
+        h["name"] = serde_json::json!("twin");
+        write_log(
+            s,
+            "_no-cwd",
+            id,
+            &[h.to_string(), fixture::descriptor(0, "t").to_string()],
+        );
+    }
+    std::fs::write(s.join("_no-cwd/kid/inbox.jsonl"), "not a record\n").unwrap();
+    let r = run(["--store", s.to_str().unwrap(), "--json", "check"]);
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    let findings: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let codes: Vec<(&str, &str)> = findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["code"].as_str().unwrap(), f["path"].as_str().unwrap()))
+        .collect();
+    for (code, path) in [
+        ("parent-cycle", "_no-cwd/a/session.jsonl"),
+        ("parent-missing", "_no-cwd/lost/session.jsonl"),
+        ("invalid-name", "_no-cwd/odd/session.jsonl"),
+        ("ambiguous-name", "_no-cwd/twin-2/session.jsonl"),
+        ("no-descriptor", "_no-cwd/a/session.jsonl"),
+        ("inbox-bad-lines", "_no-cwd/kid/inbox.jsonl"),
+    ] {
+        assert!(
+            codes.iter().any(|(c, p)| *c == code && p.ends_with(path)),
+            "{code} at {path}: {codes:?}"
+        );
+    }
+    // Every finding has a code of lower-case words.
+    assert!(
+        codes
+            .iter()
+            .all(|(c, _)| !c.is_empty() && c.bytes().all(|b| b.is_ascii_lowercase() || b == b'-')),
+        "{codes:?}"
     );
 }
