@@ -38,6 +38,12 @@ pub enum Error {
     Usage(String),
     /// A session name or id did not resolve.
     Resolve(ResolveError),
+    /// A session named by a flag (`--as`, `--to`) did not resolve: the
+    /// typed error, and the flag it came from.
+    Flag {
+        flag: &'static str,
+        error: ResolveError,
+    },
     /// The tree's shape is broken (a `parentSession` cycle).
     Tree(TreeError),
     /// A delivery to an inbox failed.
@@ -50,7 +56,7 @@ impl Error {
     pub fn kind(&self) -> ErrorKind {
         match self {
             Error::Tool(_) => ErrorKind::Tool,
-            Error::Usage(_) | Error::Resolve(_) => ErrorKind::Usage,
+            Error::Usage(_) | Error::Resolve(_) | Error::Flag { .. } => ErrorKind::Usage,
             Error::Tree(_) | Error::Store(_) => ErrorKind::Store,
             Error::Delivery(e) => e.kind(),
         }
@@ -97,6 +103,24 @@ impl fmt::Display for Error {
         match self {
             Error::Tool(m) | Error::Usage(m) => f.write_str(m),
             Error::Resolve(e) => e.fmt(f),
+            Error::Flag {
+                flag,
+                error: ResolveError::NoRoot { store },
+            } => write!(
+                f,
+                "no tree root in store {}; pass {flag} AGENT",
+                store.display()
+            ),
+            Error::Flag {
+                flag,
+                error: ResolveError::SeveralRoots { roots },
+            } => write!(
+                f,
+                "the store holds {} tree roots; pass {flag} AGENT (one of: {})",
+                roots.len(),
+                roots.join(", ")
+            ),
+            Error::Flag { flag, error } => write!(f, "{flag}: {error}"),
             Error::Tree(e) => e.fmt(f),
             Error::Delivery(e) => e.fmt(f),
             Error::Store(e) => e.fmt(f),
@@ -104,7 +128,17 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Tool(_) | Error::Usage(_) => None,
+            Error::Resolve(e) | Error::Flag { error: e, .. } => Some(e),
+            Error::Tree(e) => Some(e),
+            Error::Delivery(e) => Some(e),
+            Error::Store(e) => Some(e),
+        }
+    }
+}
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -155,5 +189,43 @@ mod tests {
         for (err, kind) in cases {
             assert_eq!(err.kind(), kind, "{err}");
         }
+    }
+
+    /// A flag's resolve error keeps its type (for `source()`), names the
+    /// flag, and is a usage error.
+    #[test]
+    fn a_flag_error_names_its_flag_and_keeps_its_source() {
+        use std::error::Error as _;
+        let cases: Vec<(ResolveError, &str)> = vec![
+            (
+                ResolveError::NotFound {
+                    text: "x".into(),
+                    store: "/s".into(),
+                    suggestions: Vec::new(),
+                },
+                "--as: no session \"x\"",
+            ),
+            (
+                ResolveError::NoRoot { store: "/s".into() },
+                "no tree root in store /s; pass --as AGENT",
+            ),
+            (
+                ResolveError::SeveralRoots {
+                    roots: vec!["a".into(), "b".into()],
+                },
+                "the store holds 2 tree roots; pass --as AGENT (one of: a, b)",
+            ),
+        ];
+        for (error, starts) in cases {
+            let inner = error.to_string();
+            let e = Error::Flag {
+                flag: "--as",
+                error,
+            };
+            assert_eq!(e.kind(), ErrorKind::Usage);
+            assert!(e.to_string().starts_with(starts), "{e}");
+            assert_eq!(e.source().map(|s| s.to_string()), Some(inner));
+        }
+        assert!(Error::usage("x").source().is_none());
     }
 }

@@ -15,8 +15,8 @@ use crate::store::locate::Ancestry;
 use crate::store::scan_cache::ScanCache;
 use crate::tools::list_agents::Scope;
 use crate::tools::{Context, Contract, ToolCall, identity};
+use crate::tree::Corpus;
 use crate::tree::caller::{resolve_agent, resolve_caller};
-use crate::tree::{Corpus, ResolveError};
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -97,18 +97,10 @@ fn message_id(id: &IdArg) -> Result<Option<String>> {
 /// A caller that did not resolve is a usage error about `--as`.
 fn caller_flag(e: Error) -> Error {
     match e {
-        Error::Resolve(
-            r @ (ResolveError::NotFound { .. } | ResolveError::AmbiguousPrefix { .. }),
-        ) => Error::usage(format!("--as: {r}")),
-        Error::Resolve(ResolveError::NoRoot { store }) => Error::usage(format!(
-            "no tree root in store {}; pass --as AGENT",
-            store.display()
-        )),
-        Error::Resolve(ResolveError::SeveralRoots { roots }) => Error::usage(format!(
-            "the store holds {} tree roots; pass --as AGENT (one of: {})",
-            roots.len(),
-            roots.join(", ")
-        )),
+        Error::Resolve(error) => Error::Flag {
+            flag: "--as",
+            error,
+        },
         other => other,
     }
 }
@@ -294,7 +286,10 @@ fn watch_tree(root: &std::path::Path, view: &TreeView) -> Result<()> {
 /// holds the id.
 fn message_target(store: &Store, id: &str, to: Option<&str>) -> Result<usize> {
     if let Some(to) = to {
-        return resolve_agent(store, to).map_err(|e| Error::usage(format!("--to: {e}")));
+        return resolve_agent(store, to).map_err(|error| Error::Flag {
+            flag: "--to",
+            error,
+        });
     }
     let dirs: Vec<PathBuf> = store.sessions.iter().map(|s| s.dir()).collect();
     match crate::inbox::locate::inboxes_mentioning(&dirs, id).as_slice() {

@@ -71,14 +71,23 @@ fn blame_environment(cmd: &clap::Command, args: &[OsString], e: clap::Error) -> 
         return e;
     };
     let value = std::env::var_os(var).unwrap_or_default();
-    let why = plain(&e);
-    // "invalid value 'x' for '--flag <V>': reason" -> "invalid value 'x': reason"
-    let why = match why.split_once(" for '") {
-        Some((head, tail)) => match tail.split_once("': ") {
-            Some((_, reason)) => format!("{head}: {reason}"),
-            None => head.to_string(),
-        },
-        None => why.clone(),
+    // Rebuilt from the error's parts (its value, the parser's own error, the
+    // values it accepts), never from clap's rendered sentence.
+    let shown_value = match e.get(ContextKind::InvalidValue) {
+        Some(ContextValue::String(v)) => v.clone(),
+        _ => value.to_string_lossy().into_owned(),
+    };
+    let reason = std::error::Error::source(&e)
+        .map(|s| s.to_string())
+        .or_else(|| match e.get(ContextKind::ValidValue) {
+            Some(ContextValue::Strings(valid)) if !valid.is_empty() => {
+                Some(format!("possible values: {}", valid.join(", ")))
+            }
+            _ => shown_value.is_empty().then(|| "it is empty".to_string()),
+        });
+    let why = match reason {
+        Some(reason) => format!("invalid value '{shown_value}': {reason}"),
+        None => format!("invalid value '{shown_value}'"),
     };
     let message = format!(
         "environment variable {}={:?}: {why} (it stands for {long}; unset it or fix its value)",
