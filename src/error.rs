@@ -58,7 +58,7 @@ impl Error {
             Error::Tool(_) => ErrorKind::Tool,
             Error::Usage(_) | Error::Resolve(_) | Error::Flag { .. } => ErrorKind::Usage,
             Error::Tree(_) | Error::Store(_) => ErrorKind::Store,
-            Error::Delivery(e) => e.kind(),
+            Error::Delivery(e) => delivery_kind(e),
         }
     }
 
@@ -68,6 +68,21 @@ impl Error {
 
     pub fn usage(message: impl Into<String>) -> Self {
         Error::Usage(message.into())
+    }
+}
+
+/// The exit kind of a delivery failure: the agent's own state refuses it
+/// (a tool result), the request was wrong (usage), or the store failed.
+fn delivery_kind(e: &DeliveryError) -> ErrorKind {
+    match e {
+        DeliveryError::InboxFull { .. } | DeliveryError::Stopped => ErrorKind::Tool,
+        DeliveryError::IdReused { .. }
+        | DeliveryError::IdTaken { .. }
+        | DeliveryError::TooLarge { .. }
+        | DeliveryError::UnknownMessage { .. }
+        | DeliveryError::NotPending { .. }
+        | DeliveryError::BeingDelivered { .. } => ErrorKind::Usage,
+        DeliveryError::LockTimeout { .. } | DeliveryError::Store(_) => ErrorKind::Store,
     }
 }
 

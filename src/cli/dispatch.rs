@@ -4,14 +4,16 @@
 //! binary owns the process. Errors that concern a flag get its name here.
 
 use super::args::{CallerArgs, Cli, Command, IdArg, SpawnArgs};
+use super::open::{name_cache, open_for, open_named, open_own, open_reading_ahead};
 use crate::error::{Error, ErrorKind, Result};
 use crate::inbox::record::message_id_problem;
 use crate::inbox::{Inbox, Limits, Target};
 use crate::operator::spawn::{SpawnError, SpawnRequest};
-use crate::operator::{check, deliver, inbox_view, log_view, otel, spawn, trace, tree_view, usage};
+use crate::operator::{
+    check, deliver, inbox_view, log_view, otel, spawn, trace, tree_view, tree_watch, usage,
+};
 use crate::runtime::serve::{ServeOptions, serve};
 use crate::store::Store;
-use crate::store::locate::Ancestry;
 use crate::store::scan_cache::ScanCache;
 use crate::tools::list_agents::Scope;
 use crate::tools::{Context, Contract, ToolCall, identity};
@@ -171,52 +173,6 @@ fn display_now() -> Result<i64> {
     }
 }
 
-/// What `tree` draws.
-struct TreeView {
-    agent: Option<String>,
-    all: bool,
-    usage: bool,
-    filter: tree_view::Filter,
-    json: bool,
-    width: Option<usize>,
-}
-
-impl TreeView {
-    fn frame(&self, root: &std::path::Path) -> Result<String> {
-        let mut text = String::new();
-        self.frame_to(root, &mut |t| text.push_str(t))?;
-        Ok(text)
-    }
-
-    /// The frame handed to `out` in pieces, as it is rendered.
-    fn frame_to(&self, root: &std::path::Path, out: &mut dyn FnMut(&str)) -> Result<()> {
-        let store = Store::open(root)?;
-        let corpus = Corpus::new(&store);
-        let only = self
-            .agent
-            .as_deref()
-            .map(|a| resolve_agent(&store, a))
-            .transpose()?;
-        let blocks = tree_view::blocks(&corpus, only, self.filter)?;
-        let width = self
-            .width
-            .or_else(crate::operator::table::terminal_width)
-            .unwrap_or(tree_view::PIPE_WIDTH);
-        if self.json {
-            tree_view::json_to(&blocks, out);
-        } else {
-            tree_view::render_to(&blocks, self.all, self.usage, width, display_now()?, out);
-        }
-        Ok(())
-    }
-
-    /// The frame written to `out` as it is rendered, never held whole; a
-    /// closed pipe ends the writing quietly (contract §8).
-    fn print(&self, root: &std::path::Path, out: &mut dyn std::io::Write) -> Result<()> {
-        stream_to(out, |emit| self.frame_to(root, emit))
-    }
-}
-
 /// The text `render` hands over in pieces, written to `out` as it comes
 /// with one final newline, as the CLI ends every text; a closed pipe ends
 /// the writing quietly (contract §8).
@@ -244,68 +200,28 @@ fn stream_to(
     }
 }
 
-/// `tree --watch`: redraw when the frame changes, until Ctrl-C. On a
-/// terminal each frame overwrites the last in one write (no flicker);
-/// piped, each changed frame is printed after a blank line.
-fn watch_tree(root: &std::path::Path, view: &TreeView) -> Result<()> {
-    use std::io::Write;
-    crate::support::signals::install();
-    let tty = crate::operator::table::terminal_width().is_some();
-    let watcher = crate::inbox::watch::Watcher::new(root, false);
-    let mut last = String::new();
-    let mut out = std::io::stdout().lock();
-    while !crate::support::signals::stop_requested() {
-        let frame = view.frame(root)?;
-        if frame != last {
-            let text = if tty {
-                let lines: Vec<String> = frame.lines().map(|l| format!("{l}\x1b[K")).collect();
-                let clear = if last.is_empty() { "\x1b[2J" } else { "" };
-                format!("{clear}\x1b[H{}\n\x1b[J", lines.join("\n"))
-            } else if last.is_empty() {
-                format!("{frame}\n")
-            } else {
-                format!("\n{frame}\n")
-            };
-            if out
-                .write_all(text.as_bytes())
-                .and_then(|()| out.flush())
-                .is_err()
-            {
-                return Ok(());
-            }
-            last = frame;
-        }
-        // Session directories sit two levels down, out of a root watch's
-        // sight: the re-check interval is what notices their changes.
-        watcher.wait(std::time::Duration::from_millis(500));
-    }
-    Ok(())
-}
-
 /// The session a message id was sent to: `--to`, else the one inbox that
 /// holds the id.
 fn message_target(store: &Store, id: &str, to: Option<&str>) -> Result<usize> {
-    if let Some(to) = to {
-        return resolve_agent(store, to).map_err(|error| Error::Flag {
+    match to {
+        Some(to) => resolve_agent(store, to).map_err(|error| Error::Flag {
             flag: "--to",
             error,
-        });
-    }
-    let dirs: Vec<PathBuf> = store.sessions.iter().map(|s| s.dir()).collect();
-    match crate::inbox::locate::inboxes_mentioning(&dirs, id).as_slice() {
-        [one] => Ok(*one),
-        [] => Err(Error::usage(format!(
-            "no inbox in store {} holds message \"{id}\"; pass --to AGENT to look in that agent's transcript too",
-            store.root.display()
-        ))),
-        many => Err(Error::usage(format!(
-            "message id \"{id}\" appears in {} inboxes ({}); pass --to AGENT",
-            many.len(),
-            many.iter()
-                .map(|i| &*store.sessions[*i].header.id)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))),
+        }),
+        None => trace::inbox_holding(store, id).map_err(|holders| match holders.as_slice() {
+            [] => Error::usage(format!(
+                "no inbox in store {} holds message \"{id}\"; pass --to AGENT to look in that agent's transcript too",
+                store.root.display()
+            )),
+            many => Error::usage(format!(
+                "message id \"{id}\" appears in {} inboxes ({}); pass --to AGENT",
+                many.len(),
+                many.iter()
+                    .map(|i| &*store.sessions[*i].header.id)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        }),
     }
 }
 
@@ -465,65 +381,6 @@ fn read_prices_file(path: &std::path::Path) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// The store a command needs: located by path when it names its sessions
-/// by exact id (`named` plus `others`), else scanned (`others` is `None`
-/// when the command needs the whole store; an unnamed caller is the only
-/// root, which only a scan can find).
-fn open_for(
-    root: &std::path::Path,
-    named: Option<&str>,
-    others: Option<Vec<&str>>,
-    up: Ancestry,
-) -> Result<Store> {
-    let ids = named.zip(others).map(|(named, mut others)| {
-        others.push(named);
-        others
-    });
-    Ok(Store::open_addressing(root, ids.as_deref(), up)?)
-}
-
-/// The store for a listing, reading ahead the logs it guesses it will
-/// list, from the edges the last listing saw when there is a cache (and
-/// saving this one's for the next).
-fn open_reading_ahead(
-    root: &std::path::Path,
-    cache: Option<&std::path::Path>,
-    ahead: crate::tree::ahead::ListingAhead,
-) -> Result<Store> {
-    use crate::store::edge_cache;
-    let ahead = match (cache, std::path::absolute(root)) {
-        (Some(cache), Ok(root)) => ahead.with_edges(&edge_cache::load(cache, &root)),
-        _ => ahead,
-    };
-    let store = Store::open_ahead(root, &ahead)?;
-    drop(ahead);
-    if let Some(cache) = cache {
-        edge_cache::save(cache, &store);
-    }
-    Ok(store)
-}
-
-/// The store for a command that names one session (or leaves its caller
-/// to be the only root).
-fn open_named(root: &std::path::Path, named: Option<&str>) -> Result<Store> {
-    open_for(root, named, Some(Vec::new()), Ancestry::Whole)
-}
-
-/// As `open_named`, for a command whose rules look at the named session
-/// only (its inbox, its own log): a deep chain above it is not read.
-fn open_own(root: &std::path::Path, named: Option<&str>) -> Result<Store> {
-    open_for(root, named, Some(Vec::new()), Ancestry::None)
-}
-
-/// Where the name index lives, unless `--no-cache` or a forced scan says
-/// not to use one.
-fn name_cache(cli: &Cli) -> Option<PathBuf> {
-    if cli.global.no_cache || crate::store::locate::full_scan_forced() {
-        return None;
-    }
-    std::path::absolute(crate::store::name_index::cache_dir()?).ok()
-}
-
 /// Run a command. What it prints as it goes (`tree`, the long-running
 /// commands) goes to stdout; the rest comes back as the `Output`.
 pub fn run(cli: Cli) -> Result<Output> {
@@ -586,7 +443,7 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
             watch,
             width,
         } => {
-            let view = TreeView {
+            let view = tree_watch::TreeView {
                 agent: agent.clone(),
                 all: *all,
                 usage: !*no_usage,
@@ -596,12 +453,14 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
                 },
                 json,
                 width: width.map(usize::from),
+                now: display_now()?,
             };
             if *watch {
-                watch_tree(&root, &view)?;
+                tree_watch::watch(&root, &view)?;
                 return Ok(Output::Raw(String::new()));
             }
-            view.print(&root, out)?;
+            // Written as it is rendered, never held whole.
+            stream_to(out, |emit| view.frame_to(&root, emit))?;
             Ok(Output::Raw(String::new()))
         }
         Command::Check => {
@@ -664,38 +523,11 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
         Command::Inbox { agent } => {
             let store = open_own(&root, Some(agent))?;
             let target = resolve_agent(&store, agent)?;
-            let rec = &store.sessions[target];
-            let fold = Inbox::new(&rec.dir()).read()?;
-            // The log is read through the scan cache; DSH's own items are
-            // read again with their bodies only when some are pending.
-            let cache = ScanCache::default();
-            let native = cache.inspect(&rec.log(), &rec.dir()).ok().and_then(|i| {
-                let inbox = if i.native.pending() == 0 {
-                    i.native.clone()
-                } else {
-                    crate::store::native_inbox::read(&rec.log(), &rec.header).ok()?
-                };
-                Some(inbox_view::NativeView {
-                    inbox,
-                    parked: i.native_parked(
-                        crate::inbox::liveness::probe(&rec.dir())
-                            == crate::inbox::liveness::Liveness::Live {
-                                state: crate::inbox::liveness::LiveState::Idle,
-                            },
-                    ),
-                })
-            });
-            // A read-only view writes nothing, its scan cache included.
-            let handing = crate::inbox::handing::live(&rec.dir());
+            let view = inbox_view::InboxView::read(&store.sessions[target])?;
             Ok(Output::Text(if json {
-                to_json(&inbox_view::json(&fold, native.as_ref(), &handing))
+                to_json(&view.json())
             } else {
-                inbox_view::render(
-                    &fold,
-                    native.as_ref(),
-                    &handing,
-                    crate::operator::table::terminal_width(),
-                )
+                view.render(crate::operator::table::terminal_width())
             }))
         }
         Command::Claim { caller } => {
@@ -893,8 +725,8 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
             bridge.run(std::io::BufReader::new(std::io::stdin()))?;
             Ok(Output::Raw(String::new()))
         }
-        Command::Completions { shell } => Ok(Output::Raw(completions(*shell))),
-        Command::Man { command } => Ok(Output::Raw(man_page(command.as_deref())?)),
+        Command::Completions { shell } => Ok(Output::Raw(super::man::completions(*shell))),
+        Command::Man { command } => Ok(Output::Raw(super::man::man_page(command.as_deref())?)),
         Command::ListAgents { .. }
         | Command::SendMessage { .. }
         | Command::SubagentSendMessage { .. }
@@ -904,80 +736,3 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
         | Command::Call { .. } => unreachable!("model tools are dispatched above"),
     }
 }
-
-/// The completion script for `shell`, as committed under `completions/`.
-pub fn completions(shell: clap_complete::Shell) -> String {
-    use clap::CommandFactory;
-    let mut cmd = Cli::command();
-    let mut buf = Vec::new();
-    clap_complete::generate(shell, &mut cmd, "dsh-agents", &mut buf);
-    String::from_utf8_lossy(&buf).into_owned()
-}
-
-/// The man page of the tool, or of one command, as committed under `man/`.
-pub fn man_page(command: Option<&str>) -> Result<String> {
-    use clap::CommandFactory;
-    // The package version only: a committed page must not move with each commit.
-    let mut cmd = Cli::command().version(env!("CARGO_PKG_VERSION"));
-    cmd.build();
-    let page = match command {
-        None => cmd,
-        Some(name) => {
-            let sub = cmd
-                .find_subcommand(name)
-                .ok_or_else(|| Error::usage(format!("COMMAND: no command \"{name}\"")))?
-                .clone();
-            let full: &'static str = Box::leak(format!("dsh-agents-{name}").into_boxed_str());
-            sub.name(full)
-                .bin_name(full)
-                .version(env!("CARGO_PKG_VERSION"))
-        }
-    };
-    let mut buf = Vec::new();
-    clap_mangen::Man::new(page)
-        .render(&mut buf)
-        .map_err(|e| Error::usage(format!("man page: {e}")))?;
-    buf.extend_from_slice(MAN_EXIT_AND_ENVIRONMENT.as_bytes());
-    Ok(String::from_utf8_lossy(&buf).into_owned())
-}
-
-/// The EXIT STATUS and ENVIRONMENT sections every man page ends with.
-const MAN_EXIT_AND_ENVIRONMENT: &str = r#".SH "EXIT STATUS"
-.TP
-\fB0\fR
-Success, a \fBwait\-agent\fR that timed out included (its result says \fBtimedOut\fR).
-.TP
-\fB1\fR
-A model tool's result is an error (the text the model would see is printed).
-.TP
-\fB2\fR
-Usage: a bad argument, an unknown agent, a refused request; nothing was written.
-.TP
-\fB3\fR
-The store or a file: a corrupt or unreadable store, a lock not had in time, an I/O error.
-.TP
-\fB130\fR, \fB143\fR
-Stopped by SIGINT (Ctrl\-C) or SIGTERM.
-.SH ENVIRONMENT
-.TP
-\fBDSH_STORE\fR
-The store root (\fB\-\-store\fR); else \fB$DSH_HOME/sessions\fR, else \fB~/.dsh/sessions\fR.
-.TP
-\fBDSH_CONTRACT\fR
-\fBv1\fR or \fBv2\fR (\fB\-\-contract\fR).
-.TP
-\fBDSH_AGENT\fR
-The calling agent (\fB\-\-as\fR).
-.TP
-\fBDSH_LOCK_TIMEOUT\fR, \fBDSH_INBOX_MAX_PENDING\fR
-The longest wait for an inbox lock, in seconds, and an inbox's admission bound.
-.TP
-\fBDSH_AGENTS_CACHE_DIR\fR
-Where the name index and edge cache live (never inside the store); a cache never changes an answer.
-.TP
-\fBDSH_AGENTS_NOW_MS\fR
-The time relative ages are shown against, in epoch milliseconds (for golden tests).
-.TP
-\fBDSH_AGENTS_READ_AHEAD\fR, \fBDSH_AGENTS_FULL_SCAN\fR
-\fB0\fR turns reading logs ahead off; \fB1\fR scans the whole store instead of using its indexes. Diagnostics: the answers are the same.
-"#;

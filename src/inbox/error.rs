@@ -1,6 +1,5 @@
 //! Delivery failures: what can go wrong writing to an inbox.
 
-use crate::error::ErrorKind;
 use crate::store::StoreError;
 use std::fmt;
 use std::path::PathBuf;
@@ -52,21 +51,6 @@ pub enum DeliveryError {
         id: String,
     },
     Store(StoreError),
-}
-
-impl DeliveryError {
-    pub fn kind(&self) -> ErrorKind {
-        match self {
-            DeliveryError::InboxFull { .. } | DeliveryError::Stopped => ErrorKind::Tool,
-            DeliveryError::IdReused { .. }
-            | DeliveryError::IdTaken { .. }
-            | DeliveryError::TooLarge { .. }
-            | DeliveryError::UnknownMessage { .. }
-            | DeliveryError::NotPending { .. }
-            | DeliveryError::BeingDelivered { .. } => ErrorKind::Usage,
-            DeliveryError::LockTimeout { .. } | DeliveryError::Store(_) => ErrorKind::Store,
-        }
-    }
 }
 
 impl From<StoreError> for DeliveryError {

@@ -16,6 +16,54 @@ pub struct NativeView {
     pub parked: bool,
 }
 
+/// What `inbox` shows of one session: its sidecar inbox, DSH's own inbox
+/// in its log, and what a bridge has in flight.
+pub struct InboxView {
+    pub fold: Fold,
+    pub native: Option<NativeView>,
+    pub handing: Vec<String>,
+}
+
+impl InboxView {
+    /// Read `rec`'s inboxes. The log is read through the scan cache (and DSH's
+    /// own items again, with their bodies, only when some are pending); a
+    /// read-only view writes nothing, its scan cache included.
+    pub fn read(rec: &crate::store::SessionRecord) -> crate::error::Result<InboxView> {
+        use crate::inbox::liveness::{LiveState, Liveness, probe};
+        let fold = crate::inbox::Inbox::new(&rec.dir()).read()?;
+        let cache = crate::store::scan_cache::ScanCache::default();
+        let native = cache.inspect(&rec.log(), &rec.dir()).ok().and_then(|i| {
+            let inbox = if i.native.pending() == 0 {
+                i.native.clone()
+            } else {
+                crate::store::native_inbox::read(&rec.log(), &rec.header).ok()?
+            };
+            let idle = probe(&rec.dir())
+                == Liveness::Live {
+                    state: LiveState::Idle,
+                };
+            Some(NativeView {
+                inbox,
+                parked: i.native_parked(idle),
+            })
+        });
+        let handing = crate::inbox::handing::live(&rec.dir());
+        Ok(InboxView {
+            fold,
+            native,
+            handing,
+        })
+    }
+
+    pub fn render(&self, width: Option<usize>) -> String {
+        render(&self.fold, self.native.as_ref(), &self.handing, width)
+    }
+
+    pub fn json(&self) -> Value {
+        json(&self.fold, self.native.as_ref(), &self.handing)
+    }
+}
+
 fn native_text(item: &NativeItem) -> String {
     let mut text = String::new();
     if let Some(m) = &item.message {

@@ -14,4 +14,5 @@ pub mod spawn_names;
 pub mod table;
 pub mod trace;
 pub mod tree_view;
+pub mod tree_watch;
 pub mod usage;

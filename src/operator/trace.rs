@@ -265,3 +265,13 @@ impl Trace {
         })
     }
 }
+
+/// The one session whose inbox holds message `id` (every inbox searched),
+/// or the sessions that do when that is not one (none, or several).
+pub fn inbox_holding(store: &crate::store::Store, id: &str) -> Result<usize, Vec<usize>> {
+    let dirs: Vec<std::path::PathBuf> = store.sessions.iter().map(|s| s.dir()).collect();
+    match crate::inbox::locate::inboxes_mentioning(&dirs, id).as_slice() {
+        [one] => Ok(*one),
+        other => Err(other.to_vec()),
+    }
+}

@@ -1,0 +1,90 @@
+//! `tree` as a command draws it: one frame of the chosen trees (text or
+//! JSON, fitted to a width), and `--watch`, which redraws the frame when it
+//! changes until Ctrl-C, overwriting the last one on a terminal.
+
+use super::tree_view;
+use crate::error::Result;
+use crate::store::Store;
+use crate::tree::Corpus;
+use crate::tree::caller::resolve_agent;
+
+/// What `tree` draws.
+pub struct TreeView {
+    pub agent: Option<String>,
+    pub all: bool,
+    pub usage: bool,
+    pub filter: tree_view::Filter,
+    pub json: bool,
+    /// `--width`, else the terminal's, else `tree_view::PIPE_WIDTH`.
+    pub width: Option<usize>,
+    /// The clock relative times are shown against.
+    pub now: i64,
+}
+
+impl TreeView {
+    pub fn frame(&self, root: &std::path::Path) -> Result<String> {
+        let mut text = String::new();
+        self.frame_to(root, &mut |t| text.push_str(t))?;
+        Ok(text)
+    }
+
+    /// The frame handed to `out` in pieces, as it is rendered.
+    pub fn frame_to(&self, root: &std::path::Path, out: &mut dyn FnMut(&str)) -> Result<()> {
+        let store = Store::open(root)?;
+        let corpus = Corpus::new(&store);
+        let only = self
+            .agent
+            .as_deref()
+            .map(|a| resolve_agent(&store, a))
+            .transpose()?;
+        let blocks = tree_view::blocks(&corpus, only, self.filter)?;
+        let width = self
+            .width
+            .or_else(crate::operator::table::terminal_width)
+            .unwrap_or(tree_view::PIPE_WIDTH);
+        if self.json {
+            tree_view::json_to(&blocks, out);
+        } else {
+            tree_view::render_to(&blocks, self.all, self.usage, width, self.now, out);
+        }
+        Ok(())
+    }
+}
+
+/// `tree --watch`: redraw when the frame changes, until Ctrl-C. On a
+/// terminal each frame overwrites the last in one write (no flicker);
+/// piped, each changed frame is printed after a blank line.
+pub fn watch(root: &std::path::Path, view: &TreeView) -> Result<()> {
+    use std::io::Write;
+    crate::support::signals::install();
+    let tty = crate::operator::table::terminal_width().is_some();
+    let watcher = crate::inbox::watch::Watcher::new(root, false);
+    let mut last = String::new();
+    let mut out = std::io::stdout().lock();
+    while !crate::support::signals::stop_requested() {
+        let frame = view.frame(root)?;
+        if frame != last {
+            let text = if tty {
+                let lines: Vec<String> = frame.lines().map(|l| format!("{l}\x1b[K")).collect();
+                let clear = if last.is_empty() { "\x1b[2J" } else { "" };
+                format!("{clear}\x1b[H{}\n\x1b[J", lines.join("\n"))
+            } else if last.is_empty() {
+                format!("{frame}\n")
+            } else {
+                format!("\n{frame}\n")
+            };
+            if out
+                .write_all(text.as_bytes())
+                .and_then(|()| out.flush())
+                .is_err()
+            {
+                return Ok(());
+            }
+            last = frame;
+        }
+        // Session directories sit two levels down, out of a root watch's
+        // sight: the re-check interval is what notices their changes.
+        watcher.wait(std::time::Duration::from_millis(500));
+    }
+    Ok(())
+}
