@@ -4,7 +4,8 @@
 //! binary owns the process. Errors that concern a flag get its name here.
 
 use super::args::{CallerArgs, Cli, Command, IdArg, SpawnArgs};
-use super::open::{name_cache, open_for, open_named, open_own, open_reading_ahead};
+use super::open::Open;
+use super::settings::Settings;
 use crate::error::{Error, ErrorKind, Result};
 use crate::inbox::record::message_id_problem;
 use crate::inbox::{Inbox, Limits, Target};
@@ -391,21 +392,39 @@ pub fn run(cli: Cli) -> Result<Output> {
 /// returns an empty `Output::Raw`).
 pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
     let root = store_root(&cli)?;
+    let settings = Settings::of(&cli);
+    let open = Open {
+        root: root.clone(),
+        settings: settings.clone(),
+    };
     let json = cli.global.json;
     let contract = Contract::from(cli.global.contract);
     let limits = limits(&cli)?;
-    if let Some((call, caller, id)) = tool_call(&cli.command, contract)? {
+    if let Some((mut call, caller, id)) = tool_call(&cli.command, contract)? {
+        // `call wait_agent` reports under the root call the environment
+        // names, as `wait-agent --call` does.
+        if let (
+            ToolCall::WaitAgent {
+                call: root_call, ..
+            },
+            Command::Call { .. },
+        ) = (&mut call, &cli.command)
+        {
+            root_call.clone_from(&settings.call_id);
+        }
         let store = match call.v2_target(contract) {
             Some(agent) => crate::tree::name_lookup::open_for_name(
                 &root,
-                name_cache(&cli).as_deref(),
+                open.cache(),
                 caller.agent.as_deref(),
                 agent,
             )?,
-            None => match call.read_ahead(contract, &root, caller.agent.as_deref()) {
-                Some(ahead) => open_reading_ahead(&root, name_cache(&cli).as_deref(), ahead)?,
-                None => open_for(
-                    &root,
+            None => match call
+                .read_ahead(contract, &root, caller.agent.as_deref())
+                .filter(|_| settings.read_ahead)
+            {
+                Some(ahead) => open.reading_ahead(ahead)?,
+                None => open.ids(
                     caller.agent.as_deref(),
                     call.addressed(contract),
                     call.ancestry(contract),
@@ -424,7 +443,7 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
     }
     match &cli.command {
         Command::Identity { caller } => {
-            let store = open_named(&root, caller.agent.as_deref())?;
+            let store = open.named(caller.agent.as_deref())?;
             let cx = Context::new(&store, Contract::V2, caller.agent.as_deref(), None, limits)
                 .map_err(caller_flag)?;
             let me = identity::identity(&cx)?;
@@ -480,7 +499,7 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
             let store = Store::open_for_spawn(&root)?;
             let corpus = Corpus::new(&store);
             let mut request = spawn_request(args);
-            request.cache = name_cache(&cli);
+            request.cache = settings.name_cache.clone();
             let id = spawn::spawn(&corpus, &request).map_err(spawn_flag)?;
             Ok(Output::Text(if json {
                 to_json(&serde_json::json!({"id": id}))
@@ -496,7 +515,7 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
             };
             let message = message_body(message)?;
             let id = message_id(id)?;
-            let store = open_own(&root, Some(agent))?;
+            let store = open.own(Some(agent))?;
             let corpus = Corpus::new(&store);
             let target = resolve_agent(&store, agent)?;
             refuse_unrunnable(&corpus, target)?;
@@ -509,7 +528,7 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
             }))
         }
         Command::Interrupt { agent } => {
-            let store = open_own(&root, Some(agent))?;
+            let store = open.own(Some(agent))?;
             let corpus = Corpus::new(&store);
             let target = resolve_agent(&store, agent)?;
             refuse_uninterruptible(&corpus, target)?;
@@ -521,7 +540,7 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
             }))
         }
         Command::Inbox { agent } => {
-            let store = open_own(&root, Some(agent))?;
+            let store = open.own(Some(agent))?;
             let target = resolve_agent(&store, agent)?;
             let view = inbox_view::InboxView::read(&store.sessions[target])?;
             Ok(Output::Text(if json {
@@ -531,7 +550,7 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
             }))
         }
         Command::Claim { caller } => {
-            let store = open_own(&root, caller.agent.as_deref())?;
+            let store = open.own(caller.agent.as_deref())?;
             let agent = resolve_caller(&store, caller.agent.as_deref())
                 .map_err(|e| caller_flag(e.into()))?;
             let inbox = Inbox::new(&store.sessions[agent].dir());
@@ -548,7 +567,7 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
             quiet,
             command,
         } => {
-            let store = open_named(&root, caller.agent.as_deref())?;
+            let store = open.named(caller.agent.as_deref())?;
             let agent = resolve_caller(&store, caller.agent.as_deref())
                 .map_err(|e| caller_flag(e.into()))?;
             refuse_unrunnable(&Corpus::new(&store), agent)?;
@@ -571,7 +590,7 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
             follow,
             poll,
         } => {
-            let store = open_named(&root, Some(agent))?;
+            let store = open.named(Some(agent))?;
             let target = resolve_agent(&store, agent)?;
             let opts = log_view::LogOptions {
                 last: *last,
@@ -589,7 +608,7 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
         }
         Command::Trace { message_id, to } => {
             let store = match to {
-                Some(to) => open_named(&root, Some(to))?,
+                Some(to) => open.named(Some(to))?,
                 None => Store::open(&root)?,
             };
             let target = message_target(&store, message_id, to.as_deref())?;
@@ -663,7 +682,7 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
                 ));
             }
             let store = if usage::totals_only((*by).into(), *since, prices.is_some())
-                && crate::store::ahead::enabled()
+                && settings.read_ahead
             {
                 Store::open_ahead(&root, &usage::EveryLog)?.honest()?
             } else {
@@ -700,7 +719,7 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
         }
         Command::Cancel { message_id, to } => {
             let store = match to {
-                Some(to) => open_own(&root, Some(to))?,
+                Some(to) => open.own(Some(to))?,
                 None => Store::open(&root)?,
             };
             let target = message_target(&store, message_id, to.as_deref())?;

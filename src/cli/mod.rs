@@ -10,6 +10,7 @@ pub mod help;
 pub mod man;
 mod open;
 pub mod report;
+pub mod settings;
 
 mod values;
 pub use args::Cli;

@@ -10,15 +10,6 @@ use super::header::Header;
 use super::reader::{self, Inspection};
 use super::usage::TokenCounts;
 
-/// The environment variable that turns reading ahead off (`0`): a
-/// diagnostic, and how the tests prove both ways give the same answers.
-pub const READ_AHEAD_ENV: &str = "DSH_AGENTS_READ_AHEAD";
-
-/// Whether reading ahead is on (it is unless `DSH_AGENTS_READ_AHEAD=0`).
-pub fn enabled() -> bool {
-    std::env::var_os(READ_AHEAD_ENV).is_none_or(|v| v != "0")
-}
-
 /// The largest first read of a log that is likely wanted: a larger log is
 /// read on through a buffer of this size, never held whole.
 pub const AHEAD_MAX: u64 = 64 * 1024;

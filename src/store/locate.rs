@@ -13,15 +13,6 @@ use super::paths::encode_segment;
 use std::collections::HashSet;
 use std::path::Path;
 
-/// The environment variable that makes every command scan the whole store
-/// (a diagnostic, and how the tests prove both paths agree).
-pub const FULL_SCAN_ENV: &str = "DSH_AGENTS_FULL_SCAN";
-
-/// Whether `DSH_AGENTS_FULL_SCAN` asks every command to scan the store.
-pub fn full_scan_forced() -> bool {
-    std::env::var_os(FULL_SCAN_ENV).is_some_and(|v| !v.is_empty() && v != "0")
-}
-
 /// How far up from the sessions it names a command's rules look.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ancestry {
@@ -140,7 +131,7 @@ impl Store {
         ids: Option<&[&str]>,
         up: Ancestry,
     ) -> Result<Store, StoreError> {
-        if let Some(ids) = ids.filter(|ids| !full_scan_forced() && !ids.is_empty())
+        if let Some(ids) = ids.filter(|ids| !ids.is_empty())
             && let Some(store) = Store::locate_up(root, ids, &[], up)?
         {
             return Ok(store);

@@ -19,25 +19,10 @@ use std::io::Read;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-/// The environment variable naming the cache directory.
-pub const CACHE_DIR_ENV: &str = "DSH_AGENTS_CACHE_DIR";
-
 const STATE: &str = "state.json";
 const NAMES: &str = "names.idx";
 const MAGIC: &[u8; 8] = b"DSHNIDX2";
 const FORMAT: u32 = 3;
-
-/// The cache directory, when one can be named.
-pub fn cache_dir() -> Option<PathBuf> {
-    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
-    if let Some(d) = var(CACHE_DIR_ENV) {
-        return Some(PathBuf::from(d));
-    }
-    if let Some(d) = var("XDG_CACHE_HOME") {
-        return Some(PathBuf::from(d).join("dsh-agents"));
-    }
-    var("HOME").map(|h| PathBuf::from(h).join(".cache").join("dsh-agents"))
-}
 
 /// Whether the cache directory `cache` lies inside the store at `root`,
 /// compared as the file system resolves them (links, `..`), not as text:

@@ -279,10 +279,11 @@ impl ToolCall {
             ("wait_agent", Contract::V2) => {
                 let m = validate(args, &[opt("timeout_ms", Kind::Integer)])?;
                 let timeout_ms = wait_agent::check_timeout(m.get("timeout_ms"))?;
-                let call = std::env::var("DSH_CALL_ID").ok().filter(|c| !c.is_empty());
+                // The root call it reports under is the caller's to say
+                // (`Invocation` of the command line fills it in).
                 ToolCall::WaitAgent {
                     timeout_ms,
-                    call,
+                    call: None,
                     poll: false,
                 }
             }
@@ -340,7 +341,7 @@ impl ToolCall {
         let ToolCall::ListAgents { scope } = self else {
             return None;
         };
-        let caller = caller.filter(|_| crate::store::ahead::enabled())?;
+        let caller = caller?;
         match contract {
             Contract::V1 => Some(ListingAhead::v1(
                 caller,
