@@ -15,6 +15,7 @@ use crate::operator::{
 };
 use crate::runtime::serve::{ServeOptions, serve};
 use crate::store::Store;
+use crate::store::descriptor::Dialect;
 use crate::store::scan_cache::ScanCache;
 use crate::tools::list_agents::Scope;
 use crate::tools::{Context, Contract, ToolCall, identity};
@@ -424,10 +425,12 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
                 .filter(|_| settings.read_ahead)
             {
                 Some(ahead) => open.reading_ahead(ahead)?,
-                None => open.ids(
+                None => open.ids_reading(
                     caller.agent.as_deref(),
                     call.addressed(contract),
                     call.ancestry(contract),
+                    (contract == Contract::V2)
+                        .then_some(&crate::store::ahead::Located(Dialect::Seed001)),
                 )?,
             },
         };

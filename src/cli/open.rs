@@ -27,6 +27,19 @@ impl Open {
         others: Option<Vec<&str>>,
         up: Ancestry,
     ) -> Result<Store> {
+        self.ids_reading(named, others, up, None)
+    }
+
+    /// As `ids`, each located log read whole as it is probed when `ahead`
+    /// is given: a command that inspects every session it locates (a v2
+    /// tool: its caller's ancestry) then opens each log once.
+    pub fn ids_reading(
+        &self,
+        named: Option<&str>,
+        others: Option<Vec<&str>>,
+        up: Ancestry,
+        ahead: Option<&crate::store::ahead::Located>,
+    ) -> Result<Store> {
         let ids =
             named
                 .zip(others)
@@ -35,7 +48,12 @@ impl Open {
                     others.push(named);
                     others
                 });
-        Ok(Store::open_addressing(&self.root, ids.as_deref(), up)?)
+        Ok(Store::open_addressing(
+            &self.root,
+            ids.as_deref(),
+            up,
+            ahead,
+        )?)
     }
 
     /// The store for a command that names one session (or leaves its

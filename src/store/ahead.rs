@@ -35,6 +35,20 @@ pub trait ReadAhead: Sync {
     }
 }
 
+/// Every log a command locates by path, read whole as it is probed (a log
+/// located is one the command will inspect): its header probe reads on to
+/// the end, and the glance spares a second open.
+pub struct Located(pub Dialect);
+
+impl ReadAhead for Located {
+    fn wanted(&self, _: &Header) -> bool {
+        true
+    }
+    fn dialect(&self) -> Dialect {
+        self.0
+    }
+}
+
 /// What a listing needs of one log.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Glance {
@@ -55,7 +69,7 @@ pub enum Glance {
 /// and the label. Only what a log read ahead can say is kept (its header is
 /// the enumerated one by construction); an identity of a mode this build
 /// does not know is left for the listing to read again.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) struct Kept {
     state: KeptState,
     label: Option<Box<str>>,

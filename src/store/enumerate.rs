@@ -168,6 +168,11 @@ pub struct Store {
     /// What was read ahead of each record's log, by position, up to the
     /// last one read (`Store::scan_ahead`); each is taken once.
     glances: Mutex<Vec<Option<Kept>>>,
+    /// The project directories a store located by path listed (so locating
+    /// more sessions does not list the root again); empty after a scan.
+    pub(super) located_in: Vec<PathBuf>,
+    /// The dialect sessions located by path are read ahead under, if any.
+    pub(super) located_ahead: Option<super::descriptor::Dialect>,
 }
 
 impl Store {
@@ -257,6 +262,13 @@ impl Store {
         glances.get_mut(index)?.take().map(Kept::into_glance)
     }
 
+    /// The glance kept of the log at `index`, left in place (a send may
+    /// classify one ancestor for its caller and again for its target).
+    pub fn peek_glance(&self, index: usize) -> Option<Glance> {
+        let glances = self.glances.lock().ok()?;
+        glances.get(index)?.clone().map(Kept::into_glance)
+    }
+
     /// Free what is left of the glances once a listing took what it needs.
     pub fn release_glances(&self) {
         if let Ok(mut glances) = self.glances.lock() {
@@ -278,6 +290,8 @@ impl Store {
             unsupported: Vec::new(),
             last_project: None,
             glances: Mutex::new(Vec::new()),
+            located_in: Vec::new(),
+            located_ahead: None,
         })
     }
 

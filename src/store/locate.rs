@@ -54,11 +54,25 @@ impl Store {
         also: &[&str],
         up: Ancestry,
     ) -> Result<Option<Store>, StoreError> {
+        Store::locate_reading(root, ids, also, up, None)
+    }
+
+    /// As `locate_up`, each located log read whole as it is probed when
+    /// `ahead` is given (the command will inspect them under its dialect).
+    pub fn locate_reading(
+        root: &Path,
+        ids: &[&str],
+        also: &[&str],
+        up: Ancestry,
+        ahead: Option<&super::ahead::Located>,
+    ) -> Result<Option<Store>, StoreError> {
         let mut store = Store::at(root)?;
         let projects = store.project_dirs()?;
         let mut store = store.nonempty()?;
         let all: Vec<&str> = ids.iter().chain(also).copied().collect();
+        store.located_ahead = ahead.map(|a| a.0);
         store.add_located(&projects, &all, up);
+        store.located_in = projects;
         let store = store.fail_on_fatal()?;
         if ids.iter().any(|id| store.get(id).is_none()) {
             return Ok(None);
@@ -69,8 +83,14 @@ impl Store {
     /// This located store and `also`, as `locate_with` would read them:
     /// the sessions already here are not read again.
     pub fn locate_more(mut self, also: &[&str]) -> Result<Store, StoreError> {
-        let projects = Store::at(&self.root)?.project_dirs()?;
+        let projects = std::mem::take(&mut self.located_in);
+        let projects = if projects.is_empty() {
+            Store::at(&self.root)?.project_dirs()?
+        } else {
+            projects
+        };
         self.add_located(&projects, also, Ancestry::Whole);
+        self.located_in = projects;
         self.fail_on_fatal()
     }
 
@@ -98,13 +118,14 @@ impl Store {
                 if !std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
                     continue;
                 }
+                let ahead = self.located_ahead.map(super::ahead::Located);
                 match probe_session_dir(
                     &self.root,
                     LogsOf {
                         project: None,
                         dir: &dir,
                     },
-                    None,
+                    ahead.as_ref().map(|a| a as &dyn super::ahead::ReadAhead),
                 ) {
                     DirProbe::Empty => {}
                     probe => self.apply_probe(&dir, probe),
@@ -130,9 +151,10 @@ impl Store {
         root: &Path,
         ids: Option<&[&str]>,
         up: Ancestry,
+        ahead: Option<&super::ahead::Located>,
     ) -> Result<Store, StoreError> {
         if let Some(ids) = ids.filter(|ids| !ids.is_empty())
-            && let Some(store) = Store::locate_up(root, ids, &[], up)?
+            && let Some(store) = Store::locate_reading(root, ids, &[], up, ahead)?
         {
             return Ok(store);
         }

@@ -123,7 +123,25 @@ impl Stamps {
     /// differ from what these stamps describe; `None` when the set of
     /// projects itself may have changed.
     pub fn changed(&self) -> Option<(Stamps, Vec<usize>)> {
-        let now = Stamps::before_scan(&self.root)?;
+        // A root whose times stand as stamped holds the same entries (an
+        // entry added, removed or renamed moves its mtime, a restore its
+        // ctime): its projects are the stamped ones, stat'ed without
+        // listing the root again.
+        let root_now = mtime_ns(&self.root)?;
+        let now = if root_now == self.root_mtime {
+            Stamps {
+                root: self.root.clone(),
+                root_mtime: root_now,
+                projects: self
+                    .projects
+                    .iter()
+                    .map(|(p, _)| Some((p.clone(), mtime_ns(p)?)))
+                    .collect::<Option<_>>()?,
+                unpublished: Vec::new(),
+            }
+        } else {
+            Stamps::before_scan(&self.root)?
+        };
         let same_projects = now.root_mtime == self.root_mtime
             && now.projects.len() == self.projects.len()
             && now

@@ -21,7 +21,17 @@ pub fn open_for_name(
     let (Some(cache), Some(caller)) = (cache, caller) else {
         return Store::open(root);
     };
-    let Some(located) = Store::locate(root, &[caller])? else {
+    // Every log located here is inspected under the v2 rules (the caller's
+    // ancestry, the candidates): read whole as it is probed, opened once.
+    let ahead = crate::store::ahead::Located(crate::store::descriptor::Dialect::Seed001);
+    let Some(located) = Store::locate_reading(
+        root,
+        &[caller],
+        &[],
+        crate::store::locate::Ancestry::Whole,
+        Some(&ahead),
+    )?
+    else {
         return Store::open(root);
     };
     // A cache inside the store would be a project directory to DSH.

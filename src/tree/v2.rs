@@ -348,13 +348,15 @@ impl<'a> Corpus<'a> {
         if index == root {
             return Some(self.root_member(root));
         }
-        let classify = |i: usize| {
+        let classify_at = |i: usize| {
             let rec = self.record(i);
             let live = self.live(i);
-            (
-                classify_inspected(rec, live, cache.inspect(&rec.log(), &rec.dir())),
-                live,
-            )
+            // A log read whole when it was located is not opened again.
+            let kind = match self.store.peek_glance(i) {
+                Some(glance) => classify(live, glance),
+                None => classify_inspected(rec, live, cache.inspect(&rec.log(), &rec.dir())),
+            };
+            (kind, live)
         };
         // Every session from `index` up to (not including) the root must be
         // a subagent, and every one strictly between must be traversed.
@@ -378,11 +380,11 @@ impl<'a> Corpus<'a> {
             return None;
         }
         for ancestor in between.iter().rev() {
-            if !classify(*ancestor).0.is_traversed() {
+            if !classify_at(*ancestor).0.is_traversed() {
                 return None;
             }
         }
-        let (kind, live) = classify(index);
+        let (kind, live) = classify_at(index);
         Some(Member {
             index,
             name: self.v2_name(root, index),
