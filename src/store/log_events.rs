@@ -1,0 +1,96 @@
+//! Walking a log's committed events: every line after the header, raw or
+//! Zstandard, decoded into events (packed rows expanded), optionally only
+//! the session's own (after its inherited cut). For logs that already
+//! inspect cleanly; the inspection itself is `store::reader`.
+
+use super::header::Header;
+use super::header_probe::{Encoding, sniff};
+use super::limits::MAX_LINE;
+use super::lines::{Line, Lines};
+use super::packed::decode_storage_record;
+use super::reader::frame_err;
+use super::sidecar::open_regular;
+use super::zstd_frames::{self, Frame, FrameReader};
+use std::io::BufReader;
+use std::path::Path;
+
+/// Every committed event of the log at `path`, in order, decoded (packed
+/// rows expanded); the header is skipped. For logs that already inspect
+/// cleanly: a line that does not parse is passed over.
+pub fn for_each_event(path: &Path, mut f: impl FnMut(&serde_json::Value)) -> Result<(), String> {
+    for_each_line(path, |line| events_of_line(line, &mut f))
+}
+
+/// `for_each_event` over the session's own events only: those after its
+/// inherited cut (`seedLength`, or the inherited `session/end-seed`).
+pub fn for_each_own_event(
+    path: &Path,
+    header: &Header,
+    mut f: impl FnMut(&serde_json::Value),
+) -> Result<(), String> {
+    let generation = header.generation().unwrap_or(0);
+    let mut cut = super::generation::header_cut(header);
+    for_each_event(path, |ev| {
+        let seq = ev["seq"].as_u64().unwrap_or(0);
+        let ty = ev["type"].as_str().unwrap_or("");
+        if super::generation::is_inherited_marker(generation, ty, ev["data"]["inherited"] == true) {
+            cut = Some(seq);
+        }
+        if cut.is_some_and(|c| seq >= c) {
+            f(ev);
+        }
+    })
+}
+
+/// Call `f` on each event one log line holds (a packed line holds several;
+/// a line that is not a record holds none).
+pub fn events_of_line(line: &[u8], f: &mut dyn FnMut(&serde_json::Value)) {
+    let mut scratch = String::new();
+    let parsed =
+        super::json::parse_borrowed(line, &mut scratch).and_then(|v| decode_storage_record(v).ok());
+    for event in parsed.into_iter().flatten() {
+        f(&event.to_value());
+    }
+}
+
+/// Call `f` on every complete line after the header of the log at `path`,
+/// raw or Zstandard (empty lines and lines over the cap are skipped).
+pub fn for_each_line(path: &Path, mut f: impl FnMut(&[u8])) -> Result<(), String> {
+    let file = open_regular(path).map_err(|e| e.to_string())?;
+    let mut reader = BufReader::with_capacity(64 * 1024, file);
+    let mut line_no = 0u64;
+    let mut on_line = |line: &[u8]| {
+        line_no += 1;
+        if line_no == 1 || line.is_empty() {
+            return;
+        }
+        f(line);
+    };
+    match sniff(&mut reader).map_err(|e| e.to_string())? {
+        Encoding::Raw => {
+            let mut lines = Lines::new(reader, MAX_LINE);
+            loop {
+                match lines.next_line().map_err(|e| e.to_string())? {
+                    Line::Complete(l) => on_line(l),
+                    Line::TooLong(_) => on_line(b""),
+                    Line::End { .. } => break,
+                }
+            }
+        }
+        Encoding::Zstd => {
+            let mut frames = FrameReader::new(reader);
+            let mut fragment = Vec::new();
+            while let Some(Frame::Complete(frame)) = frames.next_frame().map_err(frame_err)? {
+                let plain = zstd_frames::decode_frame(&frame).map_err(|e| e.to_string())?;
+                fragment.extend_from_slice(&plain);
+                let mut start = 0;
+                while let Some(p) = memchr::memchr(b'\n', &fragment[start..]) {
+                    on_line(&fragment[start..start + p]);
+                    start += p + 1;
+                }
+                fragment.drain(..start);
+            }
+        }
+    }
+    Ok(())
+}
