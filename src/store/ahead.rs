@@ -5,10 +5,15 @@
 //! and the listing never opens it again.
 
 use super::descriptor::{Dialect, Identity, Mode};
-use super::enumerate::SessionRecord;
 use super::header::Header;
-use super::reader::{self, Inspection};
+use super::header::{HeaderParse, validate_for_restore};
+use super::header_probe::{Encoding, FirstLine, HEADER_READ, HeaderError, Rest, first_line};
+use super::lines::Lines;
+use super::reader::{self, Inspection, Resume, Scanner, scan_raw, scan_zstd};
 use super::usage::TokenCounts;
+use super::zstd_frames::FrameReader;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
 
 /// The largest first read of a log that is likely wanted: a larger log is
 /// read on through a buffer of this size, never held whole.
@@ -151,13 +156,10 @@ impl Kept {
 }
 
 impl Glance {
-    /// The glance of an inspection of `rec`'s log.
-    pub fn of(
-        rec: &SessionRecord,
-        inspected: Result<Inspection, String>,
-        dialect: Dialect,
-    ) -> Self {
-        Glance::judged(inspected, |h| *h == rec.header, dialect, true)
+    /// The glance of an inspection of the log of the session whose header
+    /// enumeration read as `header`.
+    pub fn of(header: &Header, inspected: Result<Inspection, String>, dialect: Dialect) -> Self {
+        Glance::judged(inspected, |h| h == header, dialect, true)
     }
 
     /// The glance of an inspection, `same` judging its header.
@@ -184,10 +186,125 @@ impl Glance {
         }
     }
 
-    /// `rec`'s log inspected now.
-    pub fn inspect(rec: &SessionRecord, dialect: Dialect) -> Self {
-        Glance::of(rec, reader::inspect(&rec.log()), dialect)
+    /// The log at `log`, of the session whose header is `header`,
+    /// inspected now.
+    pub fn inspect(header: &Header, log: &std::path::Path, dialect: Dialect) -> Self {
+        Glance::of(header, reader::inspect(log), dialect)
     }
+}
+
+/// `read_first_line_of` a log opened with its metadata, and for a log whose
+/// header `ahead` wants, the rest of it read through the same open file and
+/// inspected: one open for both.
+pub fn read_first_line_ahead(
+    opened: Result<(File, std::fs::Metadata), super::error::StoreError>,
+    ahead: &dyn ReadAhead,
+) -> (Result<(Encoding, FirstLine), HeaderError>, Option<Glance>) {
+    use std::os::unix::fs::MetadataExt;
+    let (file, meta) = match opened {
+        Ok(opened) => opened,
+        Err(e) => return (Err(HeaderError::Open(e)), None),
+    };
+    let len = meta.len();
+    let id = (meta.dev(), meta.ino());
+    // Reading stops at the length the log had when opened, as an
+    // inspection's does. When most logs are wanted, a log of up to
+    // `AHEAD_MAX` is read whole at once, into this thread's buffer, and
+    // scanned in place; otherwise the first read is any header probe's, so a
+    // log that is not wanted costs nothing more.
+    if ahead.likely() && len <= AHEAD_MAX {
+        thread_local! {
+            static WHOLE: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        return WHOLE.with(|whole| {
+            let mut whole = whole.borrow_mut();
+            whole.clear();
+            // Room for the whole log: one read takes it, and the `take`
+            // ends there without another call.
+            whole.reserve(len as usize);
+            if let Err(e) = file.take(len).read_to_end(&mut whole) {
+                return (Err(HeaderError::Io(e)), None);
+            }
+            read_ahead_from(
+                &whole[..],
+                ahead,
+                |lines, scanner| scan_raw(lines.into_inner(), scanner, None, id),
+                |frames, scanner, at| scan_zstd(frames, scanner, None, at, id),
+            )
+        });
+    }
+    let capacity = if ahead.likely() {
+        AHEAD_MAX as usize
+    } else {
+        HEADER_READ
+    };
+    read_ahead_from(
+        BufReader::with_capacity(capacity, file.take(len)),
+        ahead,
+        |lines, scanner| {
+            let reader = lines.into_inner();
+            if reader.get_ref().limit() == 0 {
+                return scan_raw(reader.buffer(), scanner, None, id);
+            }
+            scan_raw(read_on(reader), scanner, None, id)
+        },
+        |frames, scanner, at| {
+            if frames.get_ref().get_ref().limit() == 0 {
+                return scan_zstd(frames, scanner, None, at, id);
+            }
+            scan_zstd(frames.map_inner(read_on), scanner, None, at, id)
+        },
+    )
+}
+
+type Scanned = Result<(Inspection, Option<Resume>), String>;
+
+/// The header probe of `reader`, and when `ahead` wants the header, the
+/// log's rest scanned by `raw` (the lines after the header) or `zstd` (the
+/// frames after the header frame, and where they start).
+fn read_ahead_from<R: BufRead>(
+    reader: R,
+    ahead: &dyn ReadAhead,
+    raw: impl FnOnce(Lines<R>, Scanner) -> Scanned,
+    zstd: impl FnOnce(FrameReader<R>, Scanner, u64) -> Scanned,
+) -> (Result<(Encoding, FirstLine), HeaderError>, Option<Glance>) {
+    let (encoding, first, rest) = match first_line(reader) {
+        Ok(read) => read,
+        Err(e) => return (Err(e), None),
+    };
+    let glance = match (&first, rest) {
+        (FirstLine::Parsed(HeaderParse::Valid(header)), Some(rest)) if ahead.wanted(header) => {
+            let scanned = validate_for_restore(header).and_then(|()| match rest {
+                Rest::Raw(lines, header_len) => raw(
+                    lines,
+                    Scanner::new((**header).clone(), Encoding::Raw, header_len),
+                ),
+                Rest::Zstd(frames, plain_len, frame_len) => zstd(
+                    frames,
+                    Scanner::new((**header).clone(), Encoding::Zstd, plain_len),
+                    frame_len,
+                ),
+            });
+            // Its header is the one just enumerated: the same bytes.
+            Some(Glance::judged(
+                scanned.map(|(inspection, _)| inspection),
+                |_| true,
+                ahead.dialect(),
+                ahead.usage(),
+            ))
+        }
+        _ => None,
+    };
+    (Ok((encoding, first)), glance)
+}
+
+/// A probe's reader read on through an inspection's buffer: what the probe's
+/// buffer holds, then the rest of the file.
+fn read_on(
+    probe: BufReader<io::Take<File>>,
+) -> BufReader<io::Chain<io::Cursor<Vec<u8>>, io::Take<File>>> {
+    let held = io::Cursor::new(probe.buffer().to_vec());
+    BufReader::with_capacity(64 * 1024, held.chain(probe.into_inner()))
 }
 
 #[cfg(test)]
@@ -257,7 +374,7 @@ mod tests {
                         taken += 1;
                         assert_eq!(
                             glance,
-                            Glance::inspect(rec, dialect),
+                            Glance::inspect(&rec.header, &rec.log(), dialect),
                             "{} in {}",
                             rec.header.id,
                             store.display()
@@ -323,7 +440,7 @@ mod tests {
                     let glance = store.take_glance(i).expect("read ahead");
                     assert_eq!(
                         glance,
-                        Glance::inspect(rec, Dialect::Rc8),
+                        Glance::inspect(&rec.header, &rec.log(), Dialect::Rc8),
                         "{}",
                         rec.header.id
                     );

@@ -4,14 +4,15 @@
 //! encodings, retired header fields). Listing fails on the first fatal
 //! problem; `check` reports them all.
 
+use super::ahead::read_first_line_ahead;
 use super::ahead::{Glance, Kept, ReadAhead};
 use super::error::StoreError;
 use super::generation::{Current, LogName, NEWEST_READ};
 use super::header::{Header, HeaderParse, Member};
+use super::header_probe::{Encoding, FirstLine, HeaderError, read_first_line_of};
 use super::id_index::IdIndex;
 use super::listed::Present;
 use super::paths::{encode_segment, project_dir_name};
-use super::reader::{Encoding, FirstLine, HeaderError, read_first_line_ahead, read_first_line_of};
 use super::sidecar::{Dir, open_regular_meta};
 use std::ffi::OsStr;
 use std::fs;

@@ -3,14 +3,12 @@
 //! bounded first read; and, for a log enumeration reads ahead
 //! (`store::ahead`), the rest of it in the same open, judged as a glance.
 
-use super::ahead::{AHEAD_MAX, Glance, ReadAhead};
-use super::header::{HeaderParse, parse_header_line, validate_for_restore};
+use super::header::{HeaderParse, parse_header_line};
 use super::limits::MAX_HEADER;
 use super::lines::{Line, Lines};
-use super::reader::{Inspection, Resume, Scanner, scan_raw, scan_zstd};
 use super::zstd_frames::{self, Frame, FrameError, FrameReader, ZSTD_MAGIC};
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufRead, BufReader};
 
 /// How a log's bytes are encoded, by content rather than by file name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,7 +54,7 @@ pub(super) fn sniff_file(file: &File) -> Encoding {
 }
 
 /// The first read of a header probe; a longer header takes more reads.
-const HEADER_READ: usize = 1024;
+pub(super) const HEADER_READ: usize = 1024;
 
 /// Read just the header record (DSH `readFirstLine` / `readFirstZstdLine`)
 /// of a log already opened (or not) by `open_regular`.
@@ -70,130 +68,16 @@ pub fn read_first_line_of(
     Ok((encoding, first))
 }
 
-/// `read_first_line_of` a log opened with its metadata, and for a log whose
-/// header `ahead` wants, the rest of it read through the same open file and
-/// inspected: one open for both.
-pub fn read_first_line_ahead(
-    opened: Result<(File, std::fs::Metadata), super::error::StoreError>,
-    ahead: &dyn ReadAhead,
-) -> (Result<(Encoding, FirstLine), HeaderError>, Option<Glance>) {
-    use std::os::unix::fs::MetadataExt;
-    let (file, meta) = match opened {
-        Ok(opened) => opened,
-        Err(e) => return (Err(HeaderError::Open(e)), None),
-    };
-    let len = meta.len();
-    let id = (meta.dev(), meta.ino());
-    // Reading stops at the length the log had when opened, as an
-    // inspection's does. When most logs are wanted, a log of up to
-    // `AHEAD_MAX` is read whole at once, into this thread's buffer, and
-    // scanned in place; otherwise the first read is any header probe's, so a
-    // log that is not wanted costs nothing more.
-    if ahead.likely() && len <= AHEAD_MAX {
-        thread_local! {
-            static WHOLE: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-        }
-        return WHOLE.with(|whole| {
-            let mut whole = whole.borrow_mut();
-            whole.clear();
-            // Room for the whole log: one read takes it, and the `take`
-            // ends there without another call.
-            whole.reserve(len as usize);
-            if let Err(e) = file.take(len).read_to_end(&mut whole) {
-                return (Err(HeaderError::Io(e)), None);
-            }
-            read_ahead_from(
-                &whole[..],
-                ahead,
-                |lines, scanner| scan_raw(lines.into_inner(), scanner, None, id),
-                |frames, scanner, at| scan_zstd(frames, scanner, None, at, id),
-            )
-        });
-    }
-    let capacity = if ahead.likely() {
-        AHEAD_MAX as usize
-    } else {
-        HEADER_READ
-    };
-    read_ahead_from(
-        BufReader::with_capacity(capacity, file.take(len)),
-        ahead,
-        |lines, scanner| {
-            let reader = lines.into_inner();
-            if reader.get_ref().limit() == 0 {
-                return scan_raw(reader.buffer(), scanner, None, id);
-            }
-            scan_raw(read_on(reader), scanner, None, id)
-        },
-        |frames, scanner, at| {
-            if frames.get_ref().get_ref().limit() == 0 {
-                return scan_zstd(frames, scanner, None, at, id);
-            }
-            scan_zstd(frames.map_inner(read_on), scanner, None, at, id)
-        },
-    )
-}
-
-type Scanned = Result<(Inspection, Option<Resume>), String>;
-
-/// The header probe of `reader`, and when `ahead` wants the header, the
-/// log's rest scanned by `raw` (the lines after the header) or `zstd` (the
-/// frames after the header frame, and where they start).
-fn read_ahead_from<R: BufRead>(
-    reader: R,
-    ahead: &dyn ReadAhead,
-    raw: impl FnOnce(Lines<R>, Scanner) -> Scanned,
-    zstd: impl FnOnce(FrameReader<R>, Scanner, u64) -> Scanned,
-) -> (Result<(Encoding, FirstLine), HeaderError>, Option<Glance>) {
-    let (encoding, first, rest) = match first_line(reader) {
-        Ok(read) => read,
-        Err(e) => return (Err(e), None),
-    };
-    let glance = match (&first, rest) {
-        (FirstLine::Parsed(HeaderParse::Valid(header)), Some(rest)) if ahead.wanted(header) => {
-            let scanned = validate_for_restore(header).and_then(|()| match rest {
-                Rest::Raw(lines, header_len) => raw(
-                    lines,
-                    Scanner::new((**header).clone(), Encoding::Raw, header_len),
-                ),
-                Rest::Zstd(frames, plain_len, frame_len) => zstd(
-                    frames,
-                    Scanner::new((**header).clone(), Encoding::Zstd, plain_len),
-                    frame_len,
-                ),
-            });
-            // Its header is the one just enumerated: the same bytes.
-            Some(Glance::judged(
-                scanned.map(|(inspection, _)| inspection),
-                |_| true,
-                ahead.dialect(),
-                ahead.usage(),
-            ))
-        }
-        _ => None,
-    };
-    (Ok((encoding, first)), glance)
-}
-
-/// A probe's reader read on through an inspection's buffer: what the probe's
-/// buffer holds, then the rest of the file.
-fn read_on(
-    probe: BufReader<io::Take<File>>,
-) -> BufReader<io::Chain<io::Cursor<Vec<u8>>, io::Take<File>>> {
-    let held = io::Cursor::new(probe.buffer().to_vec());
-    BufReader::with_capacity(64 * 1024, held.chain(probe.into_inner()))
-}
-
 /// What follows a header a probe read: a raw log's lines and the header's
 /// length with its newline, or a Zstandard log's frames, the header frame's
 /// plaintext length and its length in the file.
-enum Rest<R> {
+pub(super) enum Rest<R> {
     Raw(Lines<R>, u64),
     Zstd(FrameReader<R>, u64, u64),
 }
 
 /// The header record of a log from its first bytes, and what follows it.
-fn first_line<R: BufRead>(
+pub(super) fn first_line<R: BufRead>(
     mut reader: R,
 ) -> Result<(Encoding, FirstLine, Option<Rest<R>>), HeaderError> {
     let encoding = sniff(&mut reader).map_err(HeaderError::Io)?;
@@ -249,4 +133,12 @@ pub(super) fn check_header_frame(plain: &[u8]) -> Result<(), String> {
         );
     }
     Ok(())
+}
+
+/// A frame reader's failure as the inspection reports it.
+pub(super) fn frame_err(e: FrameError) -> String {
+    match e {
+        FrameError::Io(e) => e.to_string(),
+        FrameError::Corrupt(m) => m,
+    }
 }

@@ -4,11 +4,11 @@
 //! inspect cleanly; the inspection itself is `store::reader`.
 
 use super::header::Header;
-use super::header_probe::{Encoding, sniff};
+use super::header_probe::{Encoding, frame_err, sniff};
 use super::limits::MAX_LINE;
 use super::lines::{Line, Lines};
 use super::packed::decode_storage_record;
-use super::reader::frame_err;
+
 use super::sidecar::open_regular;
 use super::zstd_frames::{self, Frame, FrameReader};
 use std::io::BufReader;

@@ -8,6 +8,7 @@ pub mod conversation;
 pub mod delivered;
 pub mod descriptor;
 pub mod edge_cache;
+pub mod ending;
 pub mod enumerate;
 pub mod error;
 pub mod events;

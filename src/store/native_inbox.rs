@@ -110,7 +110,7 @@ impl NativeInbox {
 /// Only the session's own splices count (after its inherited cut).
 pub fn read(path: &std::path::Path, header: &super::header::Header) -> Result<NativeInbox, String> {
     let mut inbox = NativeInbox::with_bodies();
-    super::reader::for_each_own_event(path, header, |ev| {
+    super::log_events::for_each_own_event(path, header, |ev| {
         if ev["type"] == "agent/inbox/spliced" {
             inbox.apply(&ev["data"], ev["seq"].as_u64().unwrap_or(0));
         }

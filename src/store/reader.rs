@@ -5,8 +5,8 @@
 //! at a time, never the whole log. Walking the events of a clean log is
 //! `store::log_events`.
 
-use super::conversation::Ending;
 use super::descriptor::{Dialect, Identity, IdentityFold};
+use super::ending::Ending;
 use super::events::validate_event;
 use super::header::{Header, HeaderParse, parse_header_line, validate_for_restore};
 use super::jv::Jv;
@@ -16,16 +16,14 @@ use super::native_inbox::NativeInbox;
 use super::packed::decode_storage_record;
 use super::sidecar::{open_regular_meta, tail_hash};
 use super::surface::Surface;
-use super::zstd_frames::{self, Frame, FrameError, FrameReader};
+use super::zstd_frames::{self, Frame, FrameReader};
 use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
-pub use super::header_probe::{
-    Encoding, FirstLine, HeaderError, read_first_line_ahead, read_first_line_of,
-};
-use super::header_probe::{check_header_frame, sniff, sniff_file};
+pub use super::header_probe::Encoding;
+use super::header_probe::{check_header_frame, frame_err, sniff, sniff_file};
 pub use super::log_events::{events_of_line, for_each_event, for_each_line, for_each_own_event};
 
 /// What a full read of a log establishes.
@@ -282,13 +280,6 @@ fn parse_header_record(record: &[u8]) -> Result<Header, String> {
         }
         HeaderParse::NotHeader(why) => Err(format!("corrupt session log: {why}")),
         HeaderParse::Retired => Err("session header uses retired policy baseline fields".into()),
-    }
-}
-
-pub(super) fn frame_err(e: FrameError) -> String {
-    match e {
-        FrameError::Io(e) => e.to_string(),
-        FrameError::Corrupt(m) => m,
     }
 }
 

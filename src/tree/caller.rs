@@ -4,10 +4,8 @@
 //! keeps rc.8's rule that a caller id is opaque.
 
 use super::Corpus;
-use super::error::ResolveError;
+use super::error::{MIN_PREFIX, ResolveError};
 use crate::store::Store;
-
-pub const MIN_PREFIX: usize = 4;
 
 /// A Session id or unique id prefix (≥ 4 characters).
 pub fn resolve_session(store: &Store, text: &str) -> Result<usize, ResolveError> {

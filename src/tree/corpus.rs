@@ -170,10 +170,10 @@ impl<'a> Corpus<'a> {
     /// A child its parent's catalog names (generation 4) shows the mode and
     /// label recorded there.
     pub fn listing_glance(&self, index: usize, dialect: Dialect) -> Glance {
-        let glance = self
-            .store
-            .take_glance(index)
-            .unwrap_or_else(|| Glance::inspect(self.record(index), dialect));
+        let glance = self.store.take_glance(index).unwrap_or_else(|| {
+            let rec = self.record(index);
+            Glance::inspect(&rec.header, &rec.log(), dialect)
+        });
         self.with_catalog(index, glance)
     }
 

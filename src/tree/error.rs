@@ -1,8 +1,9 @@
 //! Tree-layer errors: names and ids that do not resolve, and broken shapes.
 
-use super::caller::MIN_PREFIX;
 use std::fmt;
 use std::path::PathBuf;
+
+pub const MIN_PREFIX: usize = 4;
 
 /// A Session id, prefix or caller that did not resolve.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -235,7 +235,7 @@ fn classify_inspected(
     live: Liveness,
     inspected: Result<Inspection, String>,
 ) -> MemberKind {
-    classify(live, Glance::of(rec, inspected, Dialect::Seed001))
+    classify(live, Glance::of(&rec.header, inspected, Dialect::Seed001))
 }
 
 /// A session's v2 classification, by position, until the walk takes it.
