@@ -9,6 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 const HANDLER: &str = r#"#!/bin/sh
+echo $$ >> "$HANDLER_LOG.pids"
 input=$(cat)
 texts=$(printf '%s' "$input" | tr -d '\n' | sed 's/"text":"/\n/g' | sed -n '2,$p' | sed 's/".*//' | tr '\n' '|')
 echo "$DSH_AGENT $DSH_TURN $texts" >> "$HANDLER_LOG"
@@ -18,12 +19,31 @@ case "$input" in
 esac
 "#;
 
-struct Served(Child);
+/// A `serve` the test started, and the handler log its turns write: when
+/// it drops, the server is killed and so is every handler it started
+/// (each leads its own process group), also those of a server the test
+/// killed mid-turn on purpose.
+struct Served(Child, PathBuf);
 
 impl Drop for Served {
     fn drop(&mut self) {
         let _ = self.0.kill();
         let _ = self.0.wait();
+        kill_handlers(&self.1);
+    }
+}
+
+/// Kill the process group of every handler that logged to `log`.
+fn kill_handlers(log: &Path) {
+    let pids = std::fs::read_to_string(log.with_extension("log.pids")).unwrap_or_default();
+    for pid in pids
+        .lines()
+        .filter(|p| p.bytes().all(|b| b.is_ascii_digit()) && !p.is_empty())
+    {
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{pid}")])
+            .stderr(Stdio::null())
+            .status();
     }
 }
 
@@ -45,7 +65,7 @@ fn serve(store: &Path, agent: &str, handler: &Path, log: &Path) -> Served {
         .stdin(Stdio::null())
         .spawn()
         .unwrap();
-    Served(child)
+    Served(child, log.to_path_buf())
 }
 
 fn eventually(what: &str, mut f: impl FnMut() -> bool) {
