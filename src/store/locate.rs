@@ -32,46 +32,25 @@ impl Store {
     /// to answer as it would). Fails as `Store::open` does on a problem with
     /// a located session.
     pub fn locate(root: &Path, ids: &[&str]) -> Result<Option<Store>, StoreError> {
-        Store::locate_with(root, ids, &[])
+        Store::locate_reading(root, ids, Ancestry::Whole, None)
     }
 
-    /// As `locate`, with `also`: sessions read when they are there (and
-    /// their ancestries), absent otherwise, as a scan would leave them.
-    pub fn locate_with(
-        root: &Path,
-        ids: &[&str],
-        also: &[&str],
-    ) -> Result<Option<Store>, StoreError> {
-        Store::locate_up(root, ids, also, Ancestry::Whole)
-    }
-
-    /// As `locate_with`, reading only as much of each ancestry as `up`
-    /// says: a command whose rules never look above its sessions (or
-    /// above their parents) does not pay for a deep chain.
-    pub fn locate_up(
-        root: &Path,
-        ids: &[&str],
-        also: &[&str],
-        up: Ancestry,
-    ) -> Result<Option<Store>, StoreError> {
-        Store::locate_reading(root, ids, also, up, None)
-    }
-
-    /// As `locate_up`, each located log read whole as it is probed when
-    /// `ahead` is given (the command will inspect them under its dialect).
+    /// As `locate`, reading only as much of each ancestry as `up` says (a
+    /// command whose rules never look above its sessions, or above their
+    /// parents, does not pay for a deep chain), and each located log read
+    /// whole as it is probed when `ahead` is given (the command will
+    /// inspect them under its dialect).
     pub fn locate_reading(
         root: &Path,
         ids: &[&str],
-        also: &[&str],
         up: Ancestry,
         ahead: Option<&super::ahead::Located>,
     ) -> Result<Option<Store>, StoreError> {
         let mut store = Store::at(root)?;
         let projects = store.project_dirs()?;
         let mut store = store.nonempty()?;
-        let all: Vec<&str> = ids.iter().chain(also).copied().collect();
         store.located_ahead = ahead.map(|a| a.0);
-        store.add_located(&projects, &all, up);
+        store.add_located(&projects, ids, up);
         store.located_in = projects;
         let store = store.fail_on_fatal()?;
         if ids.iter().any(|id| store.get(id).is_none()) {
@@ -80,7 +59,8 @@ impl Store {
         Ok(Some(store))
     }
 
-    /// This located store and `also`, as `locate_with` would read them:
+    /// This located store and `also`, each read when it is there (with its
+    /// ancestry), absent otherwise, as a scan would leave them:
     /// the sessions already here are not read again.
     pub fn locate_more(mut self, also: &[&str]) -> Result<Store, StoreError> {
         let projects = std::mem::take(&mut self.located_in);
@@ -154,7 +134,7 @@ impl Store {
         ahead: Option<&super::ahead::Located>,
     ) -> Result<Store, StoreError> {
         if let Some(ids) = ids.filter(|ids| !ids.is_empty())
-            && let Some(store) = Store::locate_reading(root, ids, &[], up, ahead)?
+            && let Some(store) = Store::locate_reading(root, ids, up, ahead)?
         {
             return Ok(store);
         }

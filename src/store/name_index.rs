@@ -1,8 +1,8 @@
 //! The name index: which subagent sessions carry a given name under a given
 //! parent, so a v2 name resolves without reading every header in the store.
 //! It lives outside the store (DSH treats every directory under the root as
-//! a project, so nothing may be written there): `$DSH_AGENTS_CACHE_DIR`,
-//! else `$XDG_CACHE_HOME/dsh-agents`, else `~/.cache/dsh-agents`.
+//! a project, so nothing may be written there), in the directory the
+//! command line's settings name (`cli::settings`).
 //!
 //! It can never give an answer a scan would not. Headers never change once
 //! published, so the index is believed while the store's `Stamps` say no

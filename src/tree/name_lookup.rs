@@ -27,7 +27,6 @@ pub fn open_for_name(
     let Some(located) = Store::locate_reading(
         root,
         &[caller],
-        &[],
         crate::store::locate::Ancestry::Whole,
         Some(&ahead),
     )?
