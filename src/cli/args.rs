@@ -186,33 +186,15 @@ pub enum Command {
         after_help = "Examples:\n  dsh-agents serve --as reviewer -- ./handle-turn.sh\n  dsh-agents serve --as rev-0001 --once --quiet -- sh -c 'jq -r .[].content[].text'"
     )]
     /// Hold AGENT live and run CMD once per turn with the claimed messages on stdin
-    Serve {
-        #[command(flatten)]
-        caller: CallerArgs,
-        /// Exit when nothing runnable is left
-        #[arg(long)]
-        once: bool,
-        /// Poll instead of using file notification
-        #[arg(long)]
-        poll: bool,
-        /// Milliseconds between SIGTERM and SIGKILL when a turn is stopped
-        #[arg(long, value_name = "MS", default_value_t = 2000)]
-        grace_ms: u64,
-        /// Do not log each turn on stderr
-        #[arg(long)]
-        quiet: bool,
-        /// The handler command and its arguments
-        #[arg(last = true, required = true, value_name = "CMD")]
-        command: Vec<String>,
-    },
-    #[command(
-        after_help = "Examples:\n  dsh-agents inbox reviewer\n  dsh-agents --json inbox rev-0001"
-    )]
+    Serve(ServeArgs),
     #[command(
         after_help = "Started by the DSH plugin (dsh-plugin/), one per DSH process; see docs/bridge.md in the source for the protocol.\n\nExamples:\n  dsh-agents --store ~/.dsh/sessions bridge"
     )]
     /// Companion of one DSH process: holds its agents live and hands it their messages (JSON lines on stdin/stdout)
     Bridge,
+    #[command(
+        after_help = "Examples:\n  dsh-agents inbox reviewer\n  dsh-agents --json inbox rev-0001"
+    )]
     /// Show AGENT's pending next-step and next-turn messages and parked state
     Inbox {
         /// A Session id or unique prefix
@@ -248,28 +230,7 @@ pub enum Command {
         after_help = "Examples:\n  dsh-agents tree\n  dsh-agents tree reviewer --watch\n  dsh-agents tree --live\n  dsh-agents --json tree --all"
     )]
     /// Every tree in the store (or the one holding AGENT): hierarchy, state, last turn, pending inbox, tokens
-    Tree {
-        /// A Session id, unique id prefix (4+ characters) or name path (reviewer/checker)
-        agent: Option<String>,
-        /// Also list root sessions that have no subagents, each as its own tree
-        #[arg(long)]
-        all: bool,
-        /// Leave out the TOKENS column (the tokens of each agent and those below it)
-        #[arg(long)]
-        no_usage: bool,
-        /// Only agents a resident process holds (and the agents above them)
-        #[arg(long)]
-        live: bool,
-        /// Only agents with a diagnostic or an unreadable inbox (and the agents above them)
-        #[arg(long)]
-        problems: bool,
-        /// Redraw whenever the store changes, until Ctrl-C
-        #[arg(long)]
-        watch: bool,
-        /// Fit rows to N columns [default: the terminal's width, else 100]
-        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(40..))]
-        width: Option<u16>,
-    },
+    Tree(TreeArgs),
     #[command(after_help = "Examples:\n  dsh-agents check\n  dsh-agents --json check")]
     /// Verify the whole store; report every problem with its path
     Check,
@@ -277,25 +238,7 @@ pub enum Command {
         after_help = "Examples:\n  dsh-agents log reviewer/checker\n  dsh-agents log rev-0001 --last 2 --full\n  dsh-agents log reviewer --follow\n  dsh-agents --json log rev-0001 | jq -r 'select(.kind==\"assistant\").text'"
     )]
     /// Show AGENT's transcript: each turn, what the model saw and did, and how the turn ended
-    Log {
-        /// A Session id, unique id prefix (4+ characters) or name path (reviewer/checker)
-        agent: String,
-        /// Only the last N turns (N at least 1)
-        #[arg(long, short = 'n', value_name = "N", value_parser = at_least_one, allow_negative_numbers = true)]
-        last: Option<usize>,
-        /// Show reasoning text instead of folding it
-        #[arg(long)]
-        reasoning: bool,
-        /// Show long messages, tool results and runtime context in full
-        #[arg(long)]
-        full: bool,
-        /// Keep printing new events until the session settles (or Ctrl-C)
-        #[arg(long, short = 'f')]
-        follow: bool,
-        /// With --follow: poll instead of using file notification
-        #[arg(long, requires = "follow")]
-        poll: bool,
-    },
+    Log(LogArgs),
     #[command(
         after_help = "Examples:\n  id=$(dsh-agents --json followup reviewer 'hi' | jq -r .messageId); dsh-agents trace \"$id\"\n  dsh-agents trace 0193e1c2-... --to reviewer"
     )]
@@ -307,50 +250,16 @@ pub enum Command {
         #[arg(long, value_name = "AGENT")]
         to: Option<String>,
     },
-    #[command(
-        after_help = "Examples:\n  dsh-agents usage\n  dsh-agents usage reviewer --tree\n  dsh-agents usage --by model --since 7d --prices prices.json\n\nprices.json (per million tokens, by \"provider/model\" or \"model\"):\n  {\"deepseek-official/deepseek-chat\": {\"input\": 0.27, \"cacheRead\": 0.07, \"cacheWrite\": 0.27, \"output\": 1.10}}"
-    )]
     /// The tree as OpenTelemetry traces (OTLP/JSON to a file or stdout, OTLP/HTTP to a collector)
     #[command(
         after_help = "Examples:\n  dsh-agents export --otlp --all -o traces.json\n  dsh-agents export --otlp reviewer --endpoint http://localhost:4318"
     )]
-    Export {
-        /// The tree holding AGENT (a name path, Session id or unique prefix)
-        #[arg(required_unless_present = "all", conflicts_with = "all")]
-        agent: Option<String>,
-        /// Every tree in the store
-        #[arg(long)]
-        all: bool,
-        /// The format: OpenTelemetry's OTLP (the only one)
-        #[arg(long, required = true)]
-        otlp: bool,
-        /// Write OTLP/JSON to FILE [default: standard output]
-        #[arg(short = 'o', long, value_name = "FILE", conflicts_with = "endpoint")]
-        output: Option<std::path::PathBuf>,
-        /// Send OTLP/HTTP (protobuf) to a collector: http://HOST:PORT (the path /v1/traces is added when the URL has none)
-        #[arg(long, value_name = "URL")]
-        endpoint: Option<String>,
-        /// Include message text and tool arguments and results
-        #[arg(long)]
-        content: bool,
-    },
+    Export(ExportArgs),
+    #[command(
+        after_help = "Examples:\n  dsh-agents usage\n  dsh-agents usage reviewer --tree\n  dsh-agents usage --by model --since 7d --prices prices.json\n\nprices.json (per million tokens, by \"provider/model\" or \"model\"):\n  {\"deepseek-official/deepseek-chat\": {\"input\": 0.27, \"cacheRead\": 0.07, \"cacheWrite\": 0.27, \"output\": 1.10}}"
+    )]
     /// Tokens each agent's model calls used (and their cost, given prices)
-    Usage {
-        /// One agent (a name path, Session id or unique prefix) [default: every agent]
-        agent: Option<String>,
-        /// With AGENT: its whole subtree, each row with its subtree's total
-        #[arg(long)]
-        tree: bool,
-        /// Only calls since this time: epoch ms, a UTC date (2026-12-01[T08:30]) or an age (30m, 2h, 7d)
-        #[arg(long, value_name = "TIME", value_parser = super::values::parse_since)]
-        since: Option<i64>,
-        /// Group the rows
-        #[arg(long, value_enum, default_value = "agent")]
-        by: super::values::ByArg,
-        /// A JSON price table (per million tokens) to add a COST column
-        #[arg(long, value_name = "FILE")]
-        prices: Option<std::path::PathBuf>,
-    },
+    Usage(UsageArgs),
     #[command(
         after_help = "Examples:\n  dsh-agents cancel 0193e1c2-...\n  dsh-agents cancel retry-safe-1 --to reviewer"
     )]
@@ -424,12 +333,117 @@ pub struct SpawnArgs {
 }
 
 /// A count of turns to show: a whole number, 1 or more.
-fn at_least_one(text: &str) -> Result<usize, String> {
+fn at_least_one(text: &str) -> Result<usize, super::values::BadValue> {
+    use super::values::BadValue;
     match text.parse::<usize>() {
-        Ok(0) => Err("shows the last N turns: N must be at least 1".into()),
+        Ok(0) => Err(BadValue::NoTurns),
         Ok(n) => Ok(n),
-        Err(_) => Err(format!(
-            "\"{text}\" is not a whole number of turns (1 or more)"
-        )),
+        Err(_) => Err(BadValue::NotTurns(text.to_string())),
     }
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub caller: CallerArgs,
+    /// Exit when nothing runnable is left
+    #[arg(long)]
+    pub once: bool,
+    /// Poll instead of using file notification
+    #[arg(long)]
+    pub poll: bool,
+    /// Milliseconds between SIGTERM and SIGKILL when a turn is stopped
+    #[arg(long, value_name = "MS", default_value_t = 2000)]
+    pub grace_ms: u64,
+    /// Do not log each turn on stderr
+    #[arg(long)]
+    pub quiet: bool,
+    /// The handler command and its arguments
+    #[arg(last = true, required = true, value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct TreeArgs {
+    /// A Session id, unique id prefix (4+ characters) or name path (reviewer/checker)
+    pub agent: Option<String>,
+    /// Also list root sessions that have no subagents, each as its own tree
+    #[arg(long)]
+    pub all: bool,
+    /// Leave out the TOKENS column (the tokens of each agent and those below it)
+    #[arg(long)]
+    pub no_usage: bool,
+    /// Only agents a resident process holds (and the agents above them)
+    #[arg(long)]
+    pub live: bool,
+    /// Only agents with a diagnostic or an unreadable inbox (and the agents above them)
+    #[arg(long)]
+    pub problems: bool,
+    /// Redraw whenever the store changes, until Ctrl-C
+    #[arg(long)]
+    pub watch: bool,
+    /// Fit rows to N columns [default: the terminal's width, else 100]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(40..))]
+    pub width: Option<u16>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct LogArgs {
+    /// A Session id, unique id prefix (4+ characters) or name path (reviewer/checker)
+    pub agent: String,
+    /// Only the last N turns (N at least 1)
+    #[arg(long, short = 'n', value_name = "N", value_parser = at_least_one, allow_negative_numbers = true)]
+    pub last: Option<usize>,
+    /// Show reasoning text instead of folding it
+    #[arg(long)]
+    pub reasoning: bool,
+    /// Show long messages, tool results and runtime context in full
+    #[arg(long)]
+    pub full: bool,
+    /// Keep printing new events until the session settles (or Ctrl-C)
+    #[arg(long, short = 'f')]
+    pub follow: bool,
+    /// With --follow: poll instead of using file notification
+    #[arg(long, requires = "follow")]
+    pub poll: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ExportArgs {
+    /// The tree holding AGENT (a name path, Session id or unique prefix)
+    #[arg(required_unless_present = "all", conflicts_with = "all")]
+    pub agent: Option<String>,
+    /// Every tree in the store
+    #[arg(long)]
+    pub all: bool,
+    /// The format: OpenTelemetry's OTLP (the only one)
+    #[arg(long, required = true)]
+    pub otlp: bool,
+    /// Write OTLP/JSON to FILE [default: standard output]
+    #[arg(short = 'o', long, value_name = "FILE", conflicts_with = "endpoint")]
+    pub output: Option<std::path::PathBuf>,
+    /// Send OTLP/HTTP (protobuf) to a collector: http://HOST:PORT (the path /v1/traces is added when the URL has none)
+    #[arg(long, value_name = "URL")]
+    pub endpoint: Option<String>,
+    /// Include message text and tool arguments and results
+    #[arg(long)]
+    pub content: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct UsageArgs {
+    /// One agent (a name path, Session id or unique prefix) [default: every agent]
+    pub agent: Option<String>,
+    /// With AGENT: its whole subtree, each row with its subtree's total
+    #[arg(long)]
+    pub tree: bool,
+    /// Only calls since this time: epoch ms, a UTC date (2026-12-01[T08:30]) or an age (30m, 2h, 7d)
+    #[arg(long, value_name = "TIME", value_parser = super::values::parse_since)]
+    pub since: Option<i64>,
+    /// Group the rows
+    #[arg(long, value_enum, default_value = "agent")]
+    pub by: super::values::ByArg,
+    /// A JSON price table (per million tokens) to add a COST column
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<std::path::PathBuf>,
 }

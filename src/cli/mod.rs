@@ -1,13 +1,17 @@
-//! The command line layer: clap definitions (`args`, `values`), the
-//! dispatch that turns a parsed command into library calls (`dispatch`),
-//! which sessions of the store a command opens (`open`), the grouped
+//! The command line layer: clap definitions (`args`, `values`), argument
+//! values made domain values (`inputs`), the table from each command to its
+//! handler (`dispatch`), the handlers that turn a parsed command into
+//! library calls (`model_tools`, `commands`), which sessions of the store a command opens (`open`), the grouped
 //! `--help` (`help`), the generated completions and man pages (`man`), and
 //! parse and failure reporting (`report`). Only this layer names flags.
 
 pub mod args;
+mod commands;
 pub mod dispatch;
 pub mod help;
+mod inputs;
 pub mod man;
+mod model_tools;
 mod open;
 pub mod report;
 pub mod settings;

@@ -178,15 +178,39 @@ impl From<ByArg> for crate::operator::usage::By {
     }
 }
 
+/// A flag value its parser refuses; clap shows the text after the flag.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BadValue {
+    /// `--since`: not a time.
+    NotTime(String),
+    /// `--last`: not a whole number.
+    NotTurns(String),
+    /// `--last 0`.
+    NoTurns,
+}
+
+impl std::fmt::Display for BadValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BadValue::NotTime(text) => write!(
+                f,
+                "\"{text}\" is not a time: give epoch milliseconds, a UTC date such as 2026-12-01 or 2026-12-01T08:30, or an age such as 30m, 2h, 7d"
+            ),
+            BadValue::NotTurns(text) => {
+                write!(f, "\"{text}\" is not a whole number of turns (1 or more)")
+            }
+            BadValue::NoTurns => f.write_str("shows the last N turns: N must be at least 1"),
+        }
+    }
+}
+
+impl std::error::Error for BadValue {}
+
 /// `--since`: epoch milliseconds, a UTC date or time (`2026-12-01`,
 /// `2026-12-01T08:30`, `2026-12-01T08:30:00Z`), or an age (`90s`, `30m`,
 /// `2h`, `7d`) before now.
-pub fn parse_since(text: &str) -> Result<i64, String> {
-    let bad = || {
-        format!(
-            "\"{text}\" is not a time: give epoch milliseconds, a UTC date such as 2026-12-01 or 2026-12-01T08:30, or an age such as 30m, 2h, 7d"
-        )
-    };
+pub fn parse_since(text: &str) -> Result<i64, BadValue> {
+    let bad = || BadValue::NotTime(text.to_string());
     if let Ok(ms) = text.parse::<i64>() {
         return if ms >= 0 { Ok(ms) } else { Err(bad()) };
     }

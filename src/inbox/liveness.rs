@@ -6,6 +6,8 @@
 use crate::store::StoreError;
 use crate::store::sidecar::{Dir, read_small};
 use crate::support::clock::now_ms;
+use rustix::io::Errno;
+use rustix::process::{Pid, test_kill_process};
 use serde::{Deserialize, Serialize};
 use std::fs::{File, TryLockError};
 use std::path::Path;
@@ -169,12 +171,18 @@ fn take_exclusive(session: &Dir, dir: &Path, id: &str, name: &str) -> Result<Fil
 
 /// Whether process `pid` exists (one we may not signal exists too).
 fn alive(pid: u32) -> bool {
-    let Ok(pid) = libc::pid_t::try_from(pid) else {
-        return false;
-    };
-    // SAFETY: signal 0 only checks whether the process exists.
-    let r = unsafe { libc::kill(pid, 0) };
-    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    match signal_zero(pid) {
+        Some(r) => r.is_ok() || r == Err(Errno::PERM),
+        None => false,
+    }
+}
+
+/// Signal 0 to `pid`: whether it exists, without touching it. `None` for a
+/// number that names no single process (0, or beyond `i32`: as a signal
+/// target those mean a process group).
+fn signal_zero(pid: u32) -> Option<Result<(), Errno>> {
+    let pid = Pid::from_raw(i32::try_from(pid).ok()?)?;
+    Some(test_kill_process(pid))
 }
 
 /// The DSH process an agent is resident in while no bridge holds it: its
@@ -190,12 +198,9 @@ pub fn dsh_without_bridge(dir: &Path) -> Option<u32> {
 
 /// Whether `live.json` names a process that no longer exists.
 fn holder_is_dead(dir: &Path) -> bool {
-    let Some(pid) = read_info(dir).and_then(|i| libc::pid_t::try_from(i.pid).ok()) else {
-        return false;
-    };
-    // SAFETY: signal 0 only checks whether the process exists.
-    let gone = unsafe { libc::kill(pid, 0) } != 0;
-    gone && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+    read_info(dir)
+        .and_then(|i| signal_zero(i.pid))
+        .is_some_and(|r| r == Err(Errno::SRCH))
 }
 
 impl LiveLock {

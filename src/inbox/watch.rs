@@ -3,9 +3,8 @@
 //! is unavailable (network file systems, `--poll`, and every system but
 //! Linux, where only the poll path is built).
 
-#[cfg(target_os = "linux")]
-use std::os::fd::FromRawFd;
-use std::os::fd::{AsRawFd, OwnedFd};
+use rustix::event::{PollFd, PollFlags, Timespec};
+use std::os::fd::OwnedFd;
 use std::path::Path;
 use std::time::Duration;
 
@@ -51,29 +50,17 @@ impl Watcher {
         let Some(other) = also else {
             return self.wait(timeout);
         };
-        let mut fds = vec![libc::pollfd {
-            fd: other.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        }];
+        let mut fds = vec![PollFd::new(other, PollFlags::IN)];
         if let Some(fd) = &self.fd {
-            fds.push(libc::pollfd {
-                fd: fd.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            });
+            fds.push(PollFd::new(fd, PollFlags::IN));
         }
         let cap = if self.fd.is_some() { RECHECK } else { POLL };
-        let ms = timeout.min(cap).as_millis() as libc::c_int;
-        // SAFETY: valid pollfds for the duration of the call.
-        let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
-        if ready > 0
+        let ready = poll(&mut fds, timeout.min(cap));
+        if ready
             && let Some(fd) = &self.fd
-            && fds[1].revents != 0
+            && !fds[1].revents().is_empty()
         {
-            let mut buf = [0u8; 4096];
-            // SAFETY: the buffer is valid for its length; the fd is non-blocking.
-            while unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) } > 0 {}
+            drain(fd);
         }
     }
 
@@ -82,26 +69,26 @@ impl Watcher {
     pub fn wait(&self, timeout: Duration) {
         match &self.fd {
             Some(fd) => {
-                let ms = timeout.min(RECHECK).as_millis() as libc::c_int;
-                let mut pfd = libc::pollfd {
-                    fd: fd.as_raw_fd(),
-                    events: libc::POLLIN,
-                    revents: 0,
-                };
-                // SAFETY: one valid pollfd for the duration of the call.
-                let ready = unsafe { libc::poll(&mut pfd, 1, ms) };
-                if ready > 0 {
-                    let mut buf = [0u8; 4096];
-                    // Drain the events; their content does not matter, only that something changed.
-                    // SAFETY: the buffer is valid for its length; the fd is non-blocking.
-                    while unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) }
-                        > 0
-                    {}
-                }
+                wait_readable(fd, timeout.min(RECHECK));
             }
             None => std::thread::sleep(timeout.min(POLL)),
         }
     }
+}
+
+/// `poll` for up to `timeout`; whether any descriptor is ready (an
+/// interrupted or failed poll is a spurious wake, which every caller
+/// tolerates: each re-checks what it waits for).
+fn poll(fds: &mut [PollFd<'_>], timeout: Duration) -> bool {
+    let limit = Timespec::try_from(timeout).ok();
+    rustix::event::poll(fds, limit.as_ref()).is_ok_and(|n| n > 0)
+}
+
+/// Read the pending events of a non-blocking descriptor: their content does
+/// not matter, only that something changed.
+fn drain(fd: &OwnedFd) {
+    let mut buf = [0u8; 4096];
+    while rustix::io::read(fd, &mut buf).is_ok_and(|n| n > 0) {}
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -111,23 +98,13 @@ fn inotify(_dir: &Path) -> Option<OwnedFd> {
 
 #[cfg(target_os = "linux")]
 fn inotify(dir: &Path) -> Option<OwnedFd> {
-    use std::os::unix::ffi::OsStrExt;
-    let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
-    // SAFETY: plain syscalls; the fd is owned by OwnedFd from here on.
-    unsafe {
-        let fd = libc::inotify_init1(libc::IN_NONBLOCK | libc::IN_CLOEXEC);
-        if fd < 0 {
-            return None;
-        }
-        let owned = OwnedFd::from_raw_fd(fd);
-        // Not IN_CLOSE_WRITE: merely opening the inbox for writing (as a
-        // lock holder does) would wake every watcher, including ourselves.
-        let mask = libc::IN_MODIFY | libc::IN_MOVED_TO | libc::IN_CREATE;
-        if libc::inotify_add_watch(fd, path.as_ptr(), mask) < 0 {
-            return None;
-        }
-        Some(owned)
-    }
+    use rustix::fs::inotify::WatchFlags;
+    let fd = inotify_instance()?;
+    // Not IN_CLOSE_WRITE: merely opening the inbox for writing (as a
+    // lock holder does) would wake every watcher, including ourselves.
+    let mask = WatchFlags::MODIFY | WatchFlags::MOVED_TO | WatchFlags::CREATE;
+    rustix::fs::inotify::add_watch(&fd, dir, mask).ok()?;
+    Some(fd)
 }
 
 /// One notification instance over many session directories, for a process
@@ -196,44 +173,28 @@ fn wait_readable(_fd: &OwnedFd, timeout: Duration) -> bool {
 
 #[cfg(target_os = "linux")]
 fn inotify_instance() -> Option<OwnedFd> {
-    // SAFETY: a plain syscall; the fd is owned by OwnedFd from here on.
-    unsafe {
-        let fd = libc::inotify_init1(libc::IN_NONBLOCK | libc::IN_CLOEXEC);
-        (fd >= 0).then(|| OwnedFd::from_raw_fd(fd))
-    }
+    use rustix::fs::inotify::{CreateFlags, init};
+    init(CreateFlags::NONBLOCK | CreateFlags::CLOEXEC).ok()
 }
 
 #[cfg(target_os = "linux")]
 fn add_watch(fd: &OwnedFd, dir: &Path) -> Option<i32> {
-    use std::os::unix::ffi::OsStrExt;
-    let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
-    let mask = libc::IN_MODIFY | libc::IN_MOVED_TO | libc::IN_CREATE | libc::IN_ONLYDIR;
-    // SAFETY: a valid inotify descriptor and C string.
-    let wd = unsafe { libc::inotify_add_watch(fd.as_raw_fd(), path.as_ptr(), mask) };
-    (wd >= 0).then_some(wd)
+    use rustix::fs::inotify::WatchFlags;
+    let mask = WatchFlags::MODIFY | WatchFlags::MOVED_TO | WatchFlags::CREATE | WatchFlags::ONLYDIR;
+    rustix::fs::inotify::add_watch(fd, dir, mask).ok()
 }
 
 #[cfg(target_os = "linux")]
 fn rm_watch(fd: &OwnedFd, wd: i32) {
-    // SAFETY: a valid inotify descriptor; a stale wd is an error, not harm.
-    unsafe { libc::inotify_rm_watch(fd.as_raw_fd(), wd) };
+    // A stale wd is an error, not harm.
+    let _ = rustix::fs::inotify::remove_watch(fd, wd);
 }
 
 #[cfg(target_os = "linux")]
 fn wait_readable(fd: &OwnedFd, timeout: Duration) -> bool {
-    let mut pfd = libc::pollfd {
-        fd: fd.as_raw_fd(),
-        events: libc::POLLIN,
-        revents: 0,
-    };
-    let ms = timeout.as_millis().min(i32::MAX as u128) as libc::c_int;
-    // SAFETY: one valid pollfd for the duration of the call.
-    let ready = unsafe { libc::poll(&mut pfd, 1, ms) };
-    if ready <= 0 {
-        return false;
+    let ready = poll(&mut [PollFd::new(fd, PollFlags::IN)], timeout);
+    if ready {
+        drain(fd);
     }
-    let mut buf = [0u8; 4096];
-    // SAFETY: the buffer is valid for its length; the fd is non-blocking.
-    while unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) } > 0 {}
-    true
+    ready
 }

@@ -163,7 +163,7 @@ fn session_findings(store: &Store, rec: &SessionRecord) -> Vec<Finding> {
             format!("unreadable session log: {reason}"),
         ),
         Ok(i) => {
-            if let Some((_, why)) = &i.native.error {
+            if let Some(why) = &i.native.error {
                 push(
                     Severity::Error,
                     "dsh-cannot-resume",

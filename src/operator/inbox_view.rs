@@ -119,7 +119,7 @@ pub fn render(
                 n.inbox.next_step.len(),
                 n.inbox.next_turn.len()
             ));
-            if let Some((_, why)) = &n.inbox.error {
+            if let Some(why) = &n.inbox.error {
                 out.push_str(&format!("\n  DSH cannot resume this session: {why}"));
             }
             if n.inbox.pending() > 0 {
@@ -209,7 +209,7 @@ pub fn json(fold: &Fold, native: Option<&NativeView>, handing: &[String]) -> Val
             "nextStep": items(&n.inbox.next_step),
             "nextTurn": items(&n.inbox.next_turn),
             "parked": n.parked,
-            "error": n.inbox.error.as_ref().map(|(seq, why)| json!({"seq": seq, "message": why})),
+            "error": n.inbox.error.as_ref().map(|e| json!({"seq": e.seq, "message": e.to_string()})),
         })),
     })
 }

@@ -386,7 +386,7 @@ pub fn log(
         && let Err(reason) = crate::store::reader::inspect(&rec.log())
     {
         let line = if opts.json {
-            json!({"kind": "unreadable", "reason": reason}).to_string()
+            json!({"kind": "unreadable", "reason": reason.to_string()}).to_string()
         } else {
             format!("!! DSH cannot read this log ({reason}); below is what its lines hold")
         };

@@ -13,6 +13,7 @@
 
 use crate::store::conversation::Ending;
 use crate::store::events::safe_int_value;
+use crate::store::log_error::LogError;
 use crate::store::usage::TokenCounts;
 use crate::tree::Corpus;
 use serde_json::{Value, json};
@@ -125,7 +126,7 @@ struct Turn {
 
 /// The turns of a session's own events, with their steps and tool calls,
 /// and the time of its last event.
-fn read_turns(corpus: &Corpus, index: usize) -> Result<(Vec<Turn>, i64), String> {
+fn read_turns(corpus: &Corpus, index: usize) -> Result<(Vec<Turn>, i64), LogError> {
     let rec = corpus.record(index);
     let mut turns: Vec<Turn> = Vec::new();
     let mut last = 0i64;
@@ -248,7 +249,7 @@ pub fn spans(
     corpus: &Corpus,
     roots: &[usize],
     content: bool,
-) -> (Vec<Span>, Vec<(String, String)>) {
+) -> (Vec<Span>, Vec<(String, LogError)>) {
     let mut out = Vec::new();
     let mut unreadable = Vec::new();
     let mut placed: std::collections::HashMap<usize, Placed> = Default::default();

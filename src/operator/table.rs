@@ -65,15 +65,12 @@ pub fn pad_to(text: &str, width: usize) -> String {
 
 /// The terminal's width when standard output is one.
 pub fn terminal_width() -> Option<usize> {
-    // SAFETY: TIOCGWINSZ fills a winsize for a terminal fd; failure is reported.
-    unsafe {
-        if libc::isatty(libc::STDOUT_FILENO) != 1 {
-            return None;
-        }
-        let mut ws: libc::winsize = std::mem::zeroed();
-        (libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut ws) == 0 && ws.ws_col > 0)
-            .then_some(ws.ws_col as usize)
+    let out = std::io::stdout();
+    if !rustix::termios::isatty(&out) {
+        return None;
     }
+    let ws = rustix::termios::tcgetwinsize(&out).ok()?;
+    (ws.ws_col > 0).then_some(usize::from(ws.ws_col))
 }
 
 #[cfg(test)]

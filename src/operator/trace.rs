@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use crate::inbox::Inbox;
 use crate::inbox::history::{History, Standing};
 use crate::store::conversation::{Ending, From};
+use crate::store::log_error::LogError;
 use crate::store::{SessionRecord, StoreError};
 use crate::support::clock::rfc3339;
 use crate::tree::Corpus;
@@ -87,7 +88,7 @@ pub struct Trace {
 /// that counts: the newest carrier whose turn completed or still runs, else
 /// the newest. One streaming pass over the log holding only the carriers
 /// and the turns they ran in: memory follows the carriers, not the log.
-fn find_carrier(path: &std::path::Path, id: &str) -> Result<Option<Carried>, String> {
+fn find_carrier(path: &std::path::Path, id: &str) -> Result<Option<Carried>, LogError> {
     use crate::store::events::safe_int_value;
     let mut carriers: Vec<(Carried, usize)> = Vec::new();
     // The turn/start events seen, the number of the latest, and for the

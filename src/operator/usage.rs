@@ -36,15 +36,37 @@ pub struct Price {
 pub type Prices = BTreeMap<String, Price>;
 
 /// Parse a price table (JSON); the error says what is wrong with it.
-pub fn parse_prices(bytes: &[u8]) -> Result<Prices, String> {
-    let prices: Prices = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
+pub fn parse_prices(bytes: &[u8]) -> Result<Prices, PriceError> {
+    let prices: Prices = serde_json::from_slice(bytes).map_err(PriceError::Json)?;
     for (model, p) in &prices {
         let all = [p.input, p.cache_read, p.cache_write, p.output];
         if all.iter().any(|v| !v.is_finite() || *v < 0.0) {
-            return Err(format!("\"{model}\": prices must be non-negative numbers"));
+            return Err(PriceError::Negative {
+                model: model.clone(),
+            });
         }
     }
     Ok(prices)
+}
+
+/// What is wrong with a price table.
+#[derive(Debug)]
+pub enum PriceError {
+    /// Not JSON of the table's shape.
+    Json(serde_json::Error),
+    /// A price that is negative or not finite.
+    Negative { model: String },
+}
+
+impl std::fmt::Display for PriceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PriceError::Json(e) => write!(f, "{e}"),
+            PriceError::Negative { model } => {
+                write!(f, "\"{model}\": prices must be non-negative numbers")
+            }
+        }
+    }
 }
 
 fn price_of<'p>(prices: &'p Prices, provider: &str, model: &str) -> Option<&'p Price> {
@@ -72,7 +94,7 @@ struct SessionUsage {
     /// The cost when every call's model has a price; `None` when some
     /// model has none.
     cost: Option<f64>,
-    unreadable: Option<String>,
+    unreadable: bool,
 }
 
 /// What a report needs of each session beyond its total.
@@ -120,10 +142,10 @@ fn read_session(
         use crate::store::ahead::Glance;
         match corpus.store.take_glance(index) {
             Some(Glance::Read { usage, .. }) => u.total = usage,
-            Some(Glance::Unreadable) => u.unreadable = Some("unreadable".to_string()),
+            Some(Glance::Unreadable) => u.unreadable = true,
             None => match crate::store::reader::inspect(&rec.log()) {
                 Ok(i) => u.total = i.usage,
-                Err(e) => u.unreadable = Some(e),
+                Err(_) => u.unreadable = true,
             },
         }
         return u;
@@ -155,9 +177,7 @@ fn read_session(
             u.models.entry((provider, model)).or_default().add(&one);
         }
     });
-    if let Err(e) = read {
-        u.unreadable = Some(e);
-    }
+    u.unreadable = read.is_err();
     u.cost = prices.and_then(|p| {
         u.models
             .iter()
@@ -264,7 +284,7 @@ pub fn report(corpus: &Corpus, req: &Request) -> (Vec<Row>, Vec<String>) {
                     tokens: u.total,
                     subtree: req.tree.then_some(subtree[k]),
                     cost: priced(u.cost),
-                    unreadable: u.unreadable.is_some(),
+                    unreadable: u.unreadable,
                 })
                 .collect()
         }

@@ -24,7 +24,7 @@
 //! locked for it is let go. A store error is reported and ridden out: only
 //! a closed stdin or stdout ends the bridge, which then releases every lock.
 
-use super::bridge_protocol::{Input, MAX_REQUEST, Request, read_requests, reply};
+use super::bridge_protocol::{Input, MAX_REQUEST, Refusal, Request, read_requests, reply};
 use crate::error::{Error, Result};
 use crate::inbox::fold::Fold;
 use crate::inbox::handing;
@@ -152,9 +152,9 @@ impl Bridge {
             .find(|d| std::fs::symlink_metadata(d).is_ok_and(|m| m.is_dir()))
     }
 
-    fn take_lock(id: &str, dir: &Path, state: LiveState) -> std::result::Result<LiveLock, String> {
-        let lock = LiveLock::take_as_bridge(dir, id).map_err(|e| e.to_string())?;
-        lock.publish(state, 0).map_err(|e| e.to_string())?;
+    fn take_lock(id: &str, dir: &Path, state: LiveState) -> std::result::Result<LiveLock, Refusal> {
+        let lock = LiveLock::take_as_bridge(dir, id).map_err(Refusal::Lock)?;
+        lock.publish(state, 0).map_err(Refusal::Lock)?;
         Ok(lock)
     }
 
@@ -166,9 +166,11 @@ impl Bridge {
         agent: &str,
         status: Option<LiveState>,
         resident: bool,
-    ) -> std::result::Result<(), String> {
+    ) -> std::result::Result<(), Refusal> {
         if encode_segment(agent).is_none() {
-            return Err(format!("\"{agent}\" is not a session id"));
+            return Err(Refusal::NotSessionId {
+                agent: agent.to_string(),
+            });
         }
         if let Some(h) = self.held.get_mut(agent) {
             if resident {
@@ -303,11 +305,12 @@ impl Bridge {
     }
 
     /// DSH accepted a delivery: the claim waits for the log.
-    fn delivered(&mut self, agent: &str, id: &str) -> std::result::Result<(), String> {
+    fn delivered(&mut self, agent: &str, id: &str) -> std::result::Result<(), Refusal> {
         if !self.emitted(agent, id) {
-            return Err(format!(
-                "message \"{id}\" was not handed to agent {agent} by this bridge"
-            ));
+            return Err(Refusal::NotHanded {
+                id: id.to_string(),
+                agent: agent.to_string(),
+            });
         }
         self.flights
             .entry(agent.to_string())
@@ -318,11 +321,12 @@ impl Bridge {
         Ok(())
     }
 
-    fn failed(&mut self, agent: &str, id: &str, error: &str) -> std::result::Result<(), String> {
+    fn failed(&mut self, agent: &str, id: &str, error: &str) -> std::result::Result<(), Refusal> {
         if !self.emitted(agent, id) {
-            return Err(format!(
-                "message \"{id}\" was not handed to agent {agent} by this bridge"
-            ));
+            return Err(Refusal::NotHanded {
+                id: id.to_string(),
+                agent: agent.to_string(),
+            });
         }
         if let Some(f) = self.flights.get_mut(agent) {
             f.remove(id);
@@ -585,7 +589,7 @@ impl Bridge {
                     report(format_args!(
                         "agent {id} is resident in DSH but another process holds it: {e}"
                     ));
-                    self.send(json!({"event": "conflict", "agent": id, "error": e}));
+                    self.send(json!({"event": "conflict", "agent": id, "error": e.to_string()}));
                     // Said once: the agent stays unlocked until DSH lets it go.
                     if let Some(h) = self.held.get_mut(&id) {
                         h.dir = Some(dir);
@@ -805,10 +809,10 @@ impl Bridge {
                         let req = v.get("req").and_then(Value::as_u64);
                         match serde_json::from_value::<Request>(v) {
                             Ok(r) => self.handle(r),
-                            Err(e) => self.send(reply(req, Err(format!("bad request: {e}")))),
+                            Err(e) => self.send(reply(req, Err(Refusal::BadRequest(e)))),
                         }
                     }
-                    Err(e) => self.send(reply(None, Err(format!("bad request: {e}")))),
+                    Err(e) => self.send(reply(None, Err(Refusal::BadRequest(e)))),
                 },
                 Ok(Input::TooLong) => self.send(json!({
                     "reply": null, "ok": false,

@@ -76,10 +76,41 @@ pub enum Input {
     End,
 }
 
-pub fn reply(req: Option<u64>, result: Result<(), String>) -> Value {
+pub fn reply(req: Option<u64>, result: Result<(), Refusal>) -> Value {
     match result {
         Ok(()) => json!({"reply": req, "ok": true}),
-        Err(e) => json!({"reply": req, "ok": false, "error": e}),
+        Err(e) => json!({"reply": req, "ok": false, "error": e.to_string()}),
+    }
+}
+
+/// Why the bridge refused a request; its text is the reply's `error`.
+#[derive(Debug)]
+pub enum Refusal {
+    /// Not JSON, or not a request the protocol has.
+    BadRequest(serde_json::Error),
+    NotSessionId {
+        agent: String,
+    },
+    /// The agent's live lock could not be taken (another holder) or published.
+    Lock(crate::store::StoreError),
+    /// A delivery report for a message this bridge did not hand over.
+    NotHanded {
+        id: String,
+        agent: String,
+    },
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::BadRequest(e) => write!(f, "bad request: {e}"),
+            Refusal::NotSessionId { agent } => write!(f, "\"{agent}\" is not a session id"),
+            Refusal::Lock(e) => write!(f, "{e}"),
+            Refusal::NotHanded { id, agent } => write!(
+                f,
+                "message \"{id}\" was not handed to agent {agent} by this bridge"
+            ),
+        }
     }
 }
 

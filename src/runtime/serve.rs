@@ -61,10 +61,9 @@ fn check_handler(program: &str) -> Result<()> {
 fn pidfd(pid: u32) -> Option<std::os::fd::OwnedFd> {
     #[cfg(target_os = "linux")]
     {
-        use std::os::fd::FromRawFd;
-        // SAFETY: a plain syscall; the fd is owned from here on.
-        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
-        (fd >= 0).then(|| unsafe { std::os::fd::OwnedFd::from_raw_fd(fd as i32) })
+        use rustix::process::{Pid, PidfdFlags, pidfd_open};
+        let pid = Pid::from_raw(i32::try_from(pid).ok()?)?;
+        pidfd_open(pid, PidfdFlags::empty()).ok()
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -335,19 +334,25 @@ impl Runtime {
 
     /// SIGTERM to CMD's process group, SIGKILL after the grace period.
     fn stop(&self, child: &mut Child) {
-        let pgid = child.id() as libc::pid_t;
-        // SAFETY: signalling a process group we created.
-        unsafe { libc::kill(-pgid, libc::SIGTERM) };
+        use rustix::process::{Pid, Signal, kill_process_group};
+        // The group we created: CMD leads it, under its own pid.
+        let group = i32::try_from(child.id()).ok().and_then(Pid::from_raw);
+        let signal = |sig| {
+            if let Some(group) = group {
+                let _ = kill_process_group(group, sig);
+            }
+        };
+        signal(Signal::TERM);
         let deadline = Instant::now() + self.opts.grace;
         while Instant::now() < deadline {
             if let Ok(Some(_)) = child.try_wait() {
                 // The leader is gone; make sure nothing it started lingers.
-                unsafe { libc::kill(-pgid, libc::SIGKILL) };
+                signal(Signal::KILL);
                 return;
             }
             std::thread::sleep(Duration::from_millis(10));
         }
-        unsafe { libc::kill(-pgid, libc::SIGKILL) };
+        signal(Signal::KILL);
         let _ = child.wait();
     }
 }

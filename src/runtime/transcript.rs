@@ -4,6 +4,7 @@
 //! holds the agent live, writes here (contract §3).
 
 use crate::inbox::record::Message;
+use crate::store::log_error::LogError;
 use crate::store::reader::{self, Encoding};
 use crate::store::sidecar::{Dir, tail_hash};
 use crate::store::writer::{self, SURFACE_APPEND};
@@ -79,7 +80,7 @@ impl Transcript {
         rec: &SessionRecord,
         claimed: impl Fn(&str) -> bool,
     ) -> Result<Transcript, StoreError> {
-        let log_error = |reason: String| StoreError::Log {
+        let log_error = |reason| StoreError::Log {
             path: rec.log(),
             reason,
         };
@@ -107,9 +108,7 @@ impl Transcript {
             let mut check = FrameReader::new(file);
             while let Ok(Some(frame)) = check.next_frame() {
                 if matches!(frame, Frame::Torn(_)) {
-                    return Err(log_error(
-                        "the log ends in a torn Zstandard frame; let DSH repair it first".into(),
-                    ));
+                    return Err(log_error(LogError::TornZstdTail));
                 }
             }
         }

@@ -9,6 +9,7 @@ use super::header::Header;
 use super::header::{HeaderParse, validate_for_restore};
 use super::header_probe::{Encoding, FirstLine, HEADER_READ, HeaderError, Rest, first_line};
 use super::lines::Lines;
+use super::log_error::LogError;
 use super::reader::{self, Inspection, Resume, Scanner, scan_raw, scan_zstd};
 use super::usage::TokenCounts;
 use super::zstd_frames::FrameReader;
@@ -158,13 +159,13 @@ impl Kept {
 impl Glance {
     /// The glance of an inspection of the log of the session whose header
     /// enumeration read as `header`.
-    pub fn of(header: &Header, inspected: Result<Inspection, String>, dialect: Dialect) -> Self {
+    pub fn of(header: &Header, inspected: Result<Inspection, LogError>, dialect: Dialect) -> Self {
         Glance::judged(inspected, |h| h == header, dialect, true)
     }
 
     /// The glance of an inspection, `same` judging its header.
     pub(super) fn judged(
-        inspected: Result<Inspection, String>,
+        inspected: Result<Inspection, LogError>,
         same: impl FnOnce(&Header) -> bool,
         dialect: Dialect,
         usage: bool,
@@ -257,7 +258,7 @@ pub fn read_first_line_ahead(
     )
 }
 
-type Scanned = Result<(Inspection, Option<Resume>), String>;
+type Scanned = Result<(Inspection, Option<Resume>), LogError>;
 
 /// The header probe of `reader`, and when `ahead` wants the header, the
 /// log's rest scanned by `raw` (the lines after the header) or `zstd` (the
@@ -274,17 +275,19 @@ fn read_ahead_from<R: BufRead>(
     };
     let glance = match (&first, rest) {
         (FirstLine::Parsed(HeaderParse::Valid(header)), Some(rest)) if ahead.wanted(header) => {
-            let scanned = validate_for_restore(header).and_then(|()| match rest {
-                Rest::Raw(lines, header_len) => raw(
-                    lines,
-                    Scanner::new((**header).clone(), Encoding::Raw, header_len),
-                ),
-                Rest::Zstd(frames, plain_len, frame_len) => zstd(
-                    frames,
-                    Scanner::new((**header).clone(), Encoding::Zstd, plain_len),
-                    frame_len,
-                ),
-            });
+            let scanned = validate_for_restore(header)
+                .map_err(LogError::from)
+                .and_then(|()| match rest {
+                    Rest::Raw(lines, header_len) => raw(
+                        lines,
+                        Scanner::new((**header).clone(), Encoding::Raw, header_len),
+                    ),
+                    Rest::Zstd(frames, plain_len, frame_len) => zstd(
+                        frames,
+                        Scanner::new((**header).clone(), Encoding::Zstd, plain_len),
+                        frame_len,
+                    ),
+                });
             // Its header is the one just enumerated: the same bytes.
             Some(Glance::judged(
                 scanned.map(|(inspection, _)| inspection),

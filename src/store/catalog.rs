@@ -7,6 +7,7 @@
 
 use super::descriptor::{Identity, Mode};
 use super::enumerate::SessionRecord;
+use super::log_error::LogError;
 use serde_json::Value;
 
 /// One catalog row: the child and what the parent recorded of it.
@@ -59,7 +60,7 @@ fn row(ty: &str, data: &Value) -> Option<CatalogRow> {
 /// The catalog of `rec`'s log, in event order (a later row for the same
 /// child replaces the earlier one in place); rows DSH's schema refuses are
 /// passed over. Empty for a generation without catalogs.
-pub fn read(rec: &SessionRecord) -> Result<Vec<CatalogRow>, String> {
+pub fn read(rec: &SessionRecord) -> Result<Vec<CatalogRow>, LogError> {
     let mut out: Vec<CatalogRow> = Vec::new();
     if !has_catalogs(rec.generation) {
         return Ok(out);

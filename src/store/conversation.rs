@@ -5,6 +5,7 @@
 
 pub use super::ending::Ending;
 use super::events::safe_int_value as safe_int;
+use super::log_error::LogError;
 use super::log_events::for_each_event;
 use serde_json::Value;
 use std::path::Path;
@@ -157,7 +158,7 @@ fn text_of(blocks: &Value) -> String {
 
 impl Conversation {
     /// Fold the committed events of the log at `path`.
-    pub fn read(path: &Path) -> Result<Conversation, String> {
+    pub fn read(path: &Path) -> Result<Conversation, LogError> {
         Conversation::read_from(path, 0).map(|(c, _)| c)
     }
 
@@ -167,7 +168,7 @@ impl Conversation {
     /// (a compaction replacing earlier items) is read whole, so what is
     /// shown is what a whole read shows. Also returns where it was read
     /// from, for a follower to read from again.
-    pub fn read_last(path: &Path, turns: Option<usize>) -> Result<(Conversation, u64), String> {
+    pub fn read_last(path: &Path, turns: Option<usize>) -> Result<(Conversation, u64), LogError> {
         let Some(n) = turns else {
             return Ok((Conversation::read(path)?, 0));
         };
@@ -193,7 +194,7 @@ impl Conversation {
 
     /// Fold the events from byte `offset` on (0: the whole log); also
     /// whether a surface edit reached back before the first event read.
-    pub fn read_from(path: &Path, offset: u64) -> Result<(Conversation, bool), String> {
+    pub fn read_from(path: &Path, offset: u64) -> Result<(Conversation, bool), LogError> {
         Conversation::fold(|f| {
             if offset == 0 {
                 for_each_event(path, f)
@@ -206,8 +207,8 @@ impl Conversation {
     /// Fold the events `feed` hands over; also whether a surface edit
     /// reached back before the first of them.
     fn fold(
-        feed: impl FnOnce(&mut dyn FnMut(&Value)) -> Result<(), String>,
-    ) -> Result<(Conversation, bool), String> {
+        feed: impl FnOnce(&mut dyn FnMut(&Value)) -> Result<(), LogError>,
+    ) -> Result<(Conversation, bool), LogError> {
         let mut c = Conversation::default();
         let mut turn = 0u64;
         let mut first_seq: Option<u64> = None;

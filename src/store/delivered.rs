@@ -7,6 +7,7 @@
 //! after it, counts as nowhere: rc.8 ends such a turn `interrupted` on
 //! restart and the item is gone.
 
+use super::log_error::LogError;
 use super::reader::{for_each_event, inspect};
 use serde_json::Value;
 use std::collections::HashSet;
@@ -40,7 +41,7 @@ fn ids_of(m: &Value) -> impl Iterator<Item = &str> {
 
 impl LogMessages {
     /// Read the log at `path`; an absent log holds nothing.
-    pub fn read(path: &Path) -> Result<LogMessages, String> {
+    pub fn read(path: &Path) -> Result<LogMessages, LogError> {
         if !path.exists() {
             return Ok(LogMessages::default());
         }

@@ -3,6 +3,7 @@
 //! unknown-version one resets the identity. rc.8 (contract v1) accepts only
 //! version 2; contract v2 also accepts version 3 and the `external` mode.
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// The mode a descriptor declares.
@@ -45,58 +46,48 @@ pub enum Dialect {
 const BASE_KEYS: &[&str] = &["version", "mode", "provider", "label"];
 const CONTINUABLE_KEYS: &[&str] = &["agentProvider", "agentModel", "persona", "toolFilter"];
 
-fn check_keys(map: &Map<String, Value>, extra: &[&str]) -> Result<(), String> {
+fn check_keys(map: &Map<String, Value>, extra: &[&str]) -> Result<(), DescriptorError> {
     match map
         .keys()
         .find(|k| !BASE_KEYS.contains(&k.as_str()) && !extra.contains(&k.as_str()))
     {
-        Some(k) => Err(format!(
-            "persisted subagent descriptor payload has unknown field \"{k}\""
-        )),
+        Some(k) => Err(DescriptorError::UnknownField { key: k.clone() }),
         None => Ok(()),
     }
 }
 
-fn optional_string(map: &Map<String, Value>, key: &str) -> Result<Option<String>, String> {
+fn optional_string(map: &Map<String, Value>, key: &str) -> Result<Option<String>, DescriptorError> {
     match map.get(key) {
         None => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(format!(
-            "persisted subagent descriptor {key} must be a string"
-        )),
+        Some(_) => Err(DescriptorError::NotString { key: key.into() }),
     }
 }
 
-fn check_tool_filter(value: &Value) -> Result<(), String> {
+fn check_tool_filter(value: &Value) -> Result<(), DescriptorError> {
     let Value::Object(map) = value else {
-        return Err("persisted subagent descriptor toolFilter must be an object".into());
+        return Err(DescriptorError::ToolFilterNotObject);
     };
     if let Some(k) = map.keys().find(|k| *k != "allow" && *k != "deny") {
-        return Err(format!(
-            "persisted subagent descriptor toolFilter has unknown field \"{k}\""
-        ));
+        return Err(DescriptorError::ToolFilterUnknownField { key: k.clone() });
     }
     for key in ["allow", "deny"] {
         if let Some(v) = map.get(key) {
             let ok = v.as_array().is_some_and(|a| a.iter().all(Value::is_string));
             if !ok {
-                return Err(format!(
-                    "persisted subagent descriptor toolFilter.{key} must be an array of strings"
-                ));
+                return Err(DescriptorError::ToolFilterNotStrings { key: key.into() });
             }
         }
     }
     if map.is_empty() {
-        return Err(
-            "persisted subagent descriptor toolFilter must declare allow and/or deny".into(),
-        );
+        return Err(DescriptorError::ToolFilterEmpty);
     }
     Ok(())
 }
 
 /// Parse one payload. `Ok(None)` is "no descriptor" (another version);
 /// `Err` is a malformed payload. Both reset the listing identity.
-pub fn parse(data: &Value, dialect: Dialect) -> Result<Option<Identity>, String> {
+pub fn parse(data: &Value, dialect: Dialect) -> Result<Option<Identity>, DescriptorError> {
     parse_in(data, dialect, 0)
 }
 
@@ -106,12 +97,12 @@ pub fn parse_in(
     data: &Value,
     dialect: Dialect,
     generation: u32,
-) -> Result<Option<Identity>, String> {
+) -> Result<Option<Identity>, DescriptorError> {
     let Value::Object(map) = data else {
-        return Err("persisted subagent descriptor payload must be an object".into());
+        return Err(DescriptorError::NotObject);
     };
     let Some(version) = map.get("version").and_then(Value::as_f64) else {
-        return Err("persisted subagent descriptor version must be a number".into());
+        return Err(DescriptorError::VersionNotNumber);
     };
     if !super::generation::descriptor_accepted(generation, version, dialect) {
         return Ok(None);
@@ -129,9 +120,7 @@ pub fn parse_in(
             }));
         }
         _ => {
-            return Err(
-                "persisted subagent descriptor mode must be \"one-shot\" or \"continuable\"".into(),
-            );
+            return Err(DescriptorError::BadMode);
         }
     };
     let mut extra: Vec<&str> = Vec::new();
@@ -146,14 +135,20 @@ pub fn parse_in(
     }
     check_keys(map, &extra)?;
     if !map.get("provider").is_some_and(Value::is_string) {
-        return Err("persisted subagent descriptor provider must be a string".into());
+        return Err(DescriptorError::NotString {
+            key: "provider".into(),
+        });
     }
     let label = if mode == Mode::OneShot {
         optional_string(map, "label")?
     } else {
         match map.get("label") {
             Some(Value::String(s)) => Some(s.clone()),
-            _ => return Err("persisted subagent descriptor label must be a string".into()),
+            _ => {
+                return Err(DescriptorError::NotString {
+                    key: "label".into(),
+                });
+            }
         }
     };
     if mode != Mode::OneShot {
@@ -170,6 +165,58 @@ pub fn parse_in(
         }
     }
     Ok(Some(Identity { mode, label }))
+}
+
+/// A `subagent/descriptor` payload DSH refuses; its text is rc.8's own.
+/// Serialized in the scan cache, which keeps a session's resume authority.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DescriptorError {
+    UnknownField { key: String },
+    NotString { key: String },
+    ToolFilterNotObject,
+    ToolFilterUnknownField { key: String },
+    ToolFilterNotStrings { key: String },
+    ToolFilterEmpty,
+    NotObject,
+    VersionNotNumber,
+    BadMode,
+}
+
+impl std::fmt::Display for DescriptorError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DescriptorError::UnknownField { key } => write!(
+                f,
+                "persisted subagent descriptor payload has unknown field \"{key}\""
+            ),
+            DescriptorError::NotString { key } => {
+                write!(f, "persisted subagent descriptor {key} must be a string")
+            }
+            DescriptorError::ToolFilterNotObject => {
+                f.write_str("persisted subagent descriptor toolFilter must be an object")
+            }
+            DescriptorError::ToolFilterUnknownField { key } => write!(
+                f,
+                "persisted subagent descriptor toolFilter has unknown field \"{key}\""
+            ),
+            DescriptorError::ToolFilterNotStrings { key } => write!(
+                f,
+                "persisted subagent descriptor toolFilter.{key} must be an array of strings"
+            ),
+            DescriptorError::ToolFilterEmpty => f.write_str(
+                "persisted subagent descriptor toolFilter must declare allow and/or deny",
+            ),
+            DescriptorError::NotObject => {
+                f.write_str("persisted subagent descriptor payload must be an object")
+            }
+            DescriptorError::VersionNotNumber => {
+                f.write_str("persisted subagent descriptor version must be a number")
+            }
+            DescriptorError::BadMode => f.write_str(
+                "persisted subagent descriptor mode must be \"one-shot\" or \"continuable\"",
+            ),
+        }
+    }
 }
 
 /// The last-wins listing fold, one descriptor event at a time.

@@ -516,7 +516,14 @@ impl Store {
             identity.unwrap_or_else(|| check_identity(&self.root, &log, &header, log_name));
         let derived = match identity {
             Ok(derived) => derived,
-            Err(message) => return self.note(&log, ProblemCode::IdentityMismatch, message, true),
+            Err(mismatch) => {
+                return self.note(
+                    &log,
+                    ProblemCode::IdentityMismatch,
+                    mismatch.to_string(),
+                    true,
+                );
+            }
         };
         if self.index_of(&header.id).is_some() {
             return self.note(
@@ -612,7 +619,7 @@ pub(super) enum DirProbe {
         LogName,
         Option<Present>,
         Result<(Encoding, FirstLine), HeaderError>,
-        Option<Result<bool, String>>,
+        Option<Result<bool, IdentityMismatch>>,
         Option<Box<Glance>>,
     ),
 }
@@ -624,17 +631,15 @@ fn check_identity(
     log: &Path,
     header: &Header,
     suffix: LogName,
-) -> Result<bool, String> {
+) -> Result<bool, IdentityMismatch> {
     let derived = || {
         let name = log.parent().and_then(Path::file_name);
         encode_segment(&header.id).is_some_and(|e| name == Some(e.as_ref()))
     };
-    let expected = expected_log_path(root, header, suffix).ok_or_else(|| {
-        format!(
-            "corrupt session log \"{}\": header id cannot name a storage path",
-            log.display()
-        )
-    })?;
+    let expected =
+        expected_log_path(root, header, suffix).ok_or_else(|| IdentityMismatch::Unnameable {
+            log: log.to_path_buf(),
+        })?;
     if expected == log {
         return Ok(true);
     }
@@ -645,12 +650,42 @@ fn check_identity(
     if same {
         return Ok(derived());
     }
-    Err(format!(
-        "corrupt session log \"{}\": header id \"{}\" and cwd identify \"{}\"",
-        log.display(),
-        header.id,
-        expected.display()
-    ))
+    Err(IdentityMismatch::Elsewhere {
+        log: log.to_path_buf(),
+        id: header.id.to_string(),
+        expected,
+    })
+}
+
+/// A log whose header names another place than the one it was found at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IdentityMismatch {
+    /// The header id cannot name a storage path at all.
+    Unnameable { log: PathBuf },
+    /// The header's id and cwd name `expected`.
+    Elsewhere {
+        log: PathBuf,
+        id: String,
+        expected: PathBuf,
+    },
+}
+
+impl std::fmt::Display for IdentityMismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            IdentityMismatch::Unnameable { log } => write!(
+                f,
+                "corrupt session log \"{}\": header id cannot name a storage path",
+                log.display()
+            ),
+            IdentityMismatch::Elsewhere { log, id, expected } => write!(
+                f,
+                "corrupt session log \"{}\": header id \"{id}\" and cwd identify \"{}\"",
+                log.display(),
+                expected.display()
+            ),
+        }
+    }
 }
 
 /// The probe of `dir` in the store at `root`, reading the log whole when

@@ -24,7 +24,10 @@ pub enum StoreError {
     /// A store-level problem that fails listings (DSH's words).
     Fatal { path: PathBuf, message: String },
     /// A log that cannot be read or appended to.
-    Log { path: PathBuf, reason: String },
+    Log {
+        path: PathBuf,
+        reason: super::log_error::LogError,
+    },
     /// A log of a format generation newer than 0, which only DSH writes.
     WriteGeneration { path: PathBuf, generation: u32 },
     /// Another process holds the agent live.
@@ -129,4 +132,12 @@ impl fmt::Display for StoreError {
     }
 }
 
-impl std::error::Error for StoreError {}
+impl std::error::Error for StoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StoreError::Io { source, .. } => Some(source),
+            StoreError::Log { reason, .. } => Some(reason),
+            _ => None,
+        }
+    }
+}

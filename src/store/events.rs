@@ -105,11 +105,132 @@ fn has_provider_model(v: Option<&Jv>) -> bool {
     nonempty("provider") && nonempty("model")
 }
 
+/// An event DSH's restore path refuses, with the seq it has; its text is
+/// rc.8's own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventError {
+    Envelope {
+        index: usize,
+    },
+    LegacyHeaderDelta {
+        index: usize,
+    },
+    SurfaceMetadata {
+        index: usize,
+    },
+    LegacyFallback {
+        index: usize,
+    },
+    NoProviderModel {
+        index: usize,
+    },
+    LegacyTurnStart {
+        index: usize,
+    },
+    LegacyTurnEnd {
+        index: usize,
+    },
+    LegacySteering {
+        index: usize,
+    },
+    /// A message event whose message DSH's `assertMessageEventShape` refuses.
+    Message {
+        index: usize,
+        problem: MessageProblem,
+    },
+    UnknownType {
+        ty: String,
+        index: usize,
+    },
+}
+
+/// What is wrong with a message event's message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MessageProblem {
+    Unidentified,
+    Role(&'static str),
+    Source,
+    Content,
+    ModelSource,
+    ToolSource,
+    OneToolResult,
+    MismatchedCallIds,
+}
+
+impl std::fmt::Display for EventError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EventError::Envelope { index } => {
+                write!(
+                    f,
+                    "seed event at index {index} has an invalid event envelope"
+                )
+            }
+            EventError::LegacyHeaderDelta { index } => write!(
+                f,
+                "seed event at index {index} uses unsupported legacy request/header-delta format"
+            ),
+            EventError::SurfaceMetadata { index } => write!(
+                f,
+                "session event at seq {index} carries surface metadata on a non-surface type"
+            ),
+            EventError::LegacyFallback { index } => write!(
+                f,
+                "seed event at index {index} uses unsupported legacy request/header reason \"fallback\""
+            ),
+            EventError::NoProviderModel { index } => {
+                write!(
+                    f,
+                    "seed request/header at index {index} lacks provider/model"
+                )
+            }
+            EventError::LegacyTurnStart { index } => {
+                write!(f, "malformed pre-react-loop turn/start at seq {index}")
+            }
+            EventError::LegacyTurnEnd { index } => {
+                write!(f, "malformed pre-react-loop turn/end at seq {index}")
+            }
+            EventError::LegacySteering { index } => {
+                write!(
+                    f,
+                    "malformed pre-react-loop steering/message at seq {index}"
+                )
+            }
+            EventError::Message { index, problem } => {
+                write!(f, "session event at seq {index} {problem}")
+            }
+            EventError::UnknownType { ty, index } => write!(
+                f,
+                "event type \"{ty}\" (seq {index}) unknown to this harness and not marked ignorable"
+            ),
+        }
+    }
+}
+
+impl std::fmt::Display for MessageProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MessageProblem::Unidentified => f.write_str("lacks an identified message"),
+            MessageProblem::Role(role) => write!(f, "message must have role \"{role}\""),
+            MessageProblem::Source => f.write_str("message has invalid source"),
+            MessageProblem::Content => f.write_str("message has invalid content"),
+            MessageProblem::ModelSource => f.write_str("message must have model source"),
+            MessageProblem::ToolSource => f.write_str("message must have tool source"),
+            MessageProblem::OneToolResult => {
+                f.write_str("message must contain one tool-result block")
+            }
+            MessageProblem::MismatchedCallIds => {
+                f.write_str("message has mismatched tool call ids")
+            }
+        }
+    }
+}
+
 /// Validate one committed event as rc.8's restore path does. `index` is its seq.
 /// DSH's restore-time envelope and payload checks of one event of a log of
 /// format generation `generation`.
-pub fn validate_event(value: &Jv, index: usize, generation: u32) -> Result<(), String> {
-    let envelope_err = || format!("seed event at index {index} has an invalid event envelope");
+pub fn validate_event(value: &Jv, index: usize, generation: u32) -> Result<(), EventError> {
+    let envelope_err = || EventError::Envelope { index };
     let Jv::Obj(ev) = value else {
         return Err(envelope_err());
     };
@@ -125,9 +246,7 @@ pub fn validate_event(value: &Jv, index: usize, generation: u32) -> Result<(), S
         return Err(envelope_err());
     };
     if ty == "request/header-delta" {
-        return Err(format!(
-            "seed event at index {index} uses unsupported legacy request/header-delta format"
-        ));
+        return Err(EventError::LegacyHeaderDelta { index });
     }
     if safe_int(ev.get("seq")).is_none_or(|s| s < 0)
         || safe_int(ev.get("time")).is_none()
@@ -142,22 +261,16 @@ pub fn validate_event(value: &Jv, index: usize, generation: u32) -> Result<(), S
     };
     let surface = super::generation::is_surface(generation, ty);
     if !surface && (ev.contains_key("surfaceOp") || ev.contains_key("sourceEventSeqs")) {
-        return Err(format!(
-            "session event at seq {index} carries surface metadata on a non-surface type"
-        ));
+        return Err(EventError::SurfaceMetadata { index });
     }
     let data = ev.get("data").unwrap_or(&Jv::Null);
     match ty {
         "request/header" => {
             if data.get("reason").and_then(Jv::as_str) == Some("fallback") {
-                return Err(format!(
-                    "seed event at index {index} uses unsupported legacy request/header reason \"fallback\""
-                ));
+                return Err(EventError::LegacyFallback { index });
             }
             if !has_provider_model(data.get("header").and_then(|h| h.get("config"))) {
-                return Err(format!(
-                    "seed request/header at index {index} lacks provider/model"
-                ));
+                return Err(EventError::NoProviderModel { index });
             }
         }
         "turn/start" => check_legacy_turn_start(data, index)?,
@@ -171,14 +284,15 @@ pub fn validate_event(value: &Jv, index: usize, generation: u32) -> Result<(), S
         check_message_shape(ty, data, index)?;
     }
     if !ignorable && !super::generation::known_type(generation, ty) {
-        return Err(format!(
-            "event type \"{ty}\" (seq {index}) unknown to this harness and not marked ignorable"
-        ));
+        return Err(EventError::UnknownType {
+            ty: ty.to_string(),
+            index,
+        });
     }
     Ok(())
 }
 
-fn check_legacy_turn_start(data: &Jv, index: usize) -> Result<(), String> {
+fn check_legacy_turn_start(data: &Jv, index: usize) -> Result<(), EventError> {
     let Jv::Obj(d) = data else {
         return Ok(());
     };
@@ -194,17 +308,15 @@ fn check_legacy_turn_start(data: &Jv, index: usize) -> Result<(), String> {
     if ok {
         Ok(())
     } else {
-        Err(format!(
-            "malformed pre-react-loop turn/start at seq {index}"
-        ))
+        Err(EventError::LegacyTurnStart { index })
     }
 }
 
-fn check_legacy_turn_end(data: &Jv, index: usize) -> Result<(), String> {
+fn check_legacy_turn_end(data: &Jv, index: usize) -> Result<(), EventError> {
     let Jv::Obj(d) = data else {
         return Ok(());
     };
-    let bad = || Err(format!("malformed pre-react-loop turn/end at seq {index}"));
+    let bad = || Err(EventError::LegacyTurnEnd { index });
     let Some(Jv::Obj(reason)) = d.get("reason") else {
         return bad();
     };
@@ -230,12 +342,8 @@ fn check_legacy_turn_end(data: &Jv, index: usize) -> Result<(), String> {
     if ok { Ok(()) } else { bad() }
 }
 
-fn check_legacy_steering(data: &Jv, index: usize) -> Result<(), String> {
-    let bad = || {
-        Err(format!(
-            "malformed pre-react-loop steering/message at seq {index}"
-        ))
-    };
+fn check_legacy_steering(data: &Jv, index: usize) -> Result<(), EventError> {
+    let bad = || Err(EventError::LegacySteering { index });
     let Jv::Obj(d) = data else { return bad() };
     let turn_ok = safe_int(d.get("turn")).is_some();
     if turn_ok
@@ -254,18 +362,9 @@ fn check_legacy_steering(data: &Jv, index: usize) -> Result<(), String> {
     check_message_shape("user/message", &Jv::Obj(migrated), index)
 }
 
-/// "session event at seq N", written only when an error needs it.
-struct Subject(usize);
-
-impl std::fmt::Display for Subject {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "session event at seq {}", self.0)
-    }
-}
-
 /// `assertMessageEventShape`, after DSH's upgrade of pre-identity messages.
-fn check_message_shape(ty: &str, data: &Jv, index: usize) -> Result<(), String> {
-    let subject = Subject(index);
+fn check_message_shape(ty: &str, data: &Jv, index: usize) -> Result<(), EventError> {
+    let bad = |problem| Err(EventError::Message { index, problem });
     let legacy = data.as_object().is_some_and(|d| !d.contains_key("message"));
     let upgraded;
     let message: Option<&Jv> = match ty {
@@ -329,10 +428,10 @@ fn check_message_shape(ty: &str, data: &Jv, index: usize) -> Result<(), String> 
         _ => data.get("message"),
     };
     let Some(Jv::Obj(m)) = message else {
-        return Err(format!("{subject} lacks an identified message"));
+        return bad(MessageProblem::Unidentified);
     };
     if m.get("id").and_then(Jv::as_str).is_none_or(str::is_empty) {
-        return Err(format!("{subject} lacks an identified message"));
+        return bad(MessageProblem::Unidentified);
     }
     let role = if ty == "assistant/message" {
         "assistant"
@@ -340,24 +439,24 @@ fn check_message_shape(ty: &str, data: &Jv, index: usize) -> Result<(), String> 
         "user"
     };
     if m.get("role").and_then(Jv::as_str) != Some(role) {
-        return Err(format!("{subject} message must have role \"{role}\""));
+        return bad(MessageProblem::Role(role));
     }
     let source = m.get("source");
     let kind = source.and_then(|s| s.get("kind")).and_then(Jv::as_str);
     if !source.is_some_and(Jv::is_object) || kind.is_none_or(str::is_empty) {
-        return Err(format!("{subject} message has invalid source"));
+        return bad(MessageProblem::Source);
     }
     let Some(Jv::Arr(content)) = m.get("content") else {
-        return Err(format!("{subject} message has invalid content"));
+        return bad(MessageProblem::Content);
     };
     match ty {
         "assistant/message" if kind != Some("model") || !has_provider_model(source) => {
-            Err(format!("{subject} message must have model source"))
+            bad(MessageProblem::ModelSource)
         }
         "tool/result" => {
             let call_id = source.and_then(|s| s.get("callId")).and_then(Jv::as_str);
             if kind != Some("tool") || call_id.is_none_or(str::is_empty) {
-                return Err(format!("{subject} message must have tool source"));
+                return bad(MessageProblem::ToolSource);
             }
             let block = content.first();
             let one = content.len() == 1
@@ -366,12 +465,10 @@ fn check_message_shape(ty: &str, data: &Jv, index: usize) -> Result<(), String> 
                     .and_then(|b| b.get("content"))
                     .is_some_and(Jv::is_array);
             if !one {
-                return Err(format!(
-                    "{subject} message must contain one tool-result block"
-                ));
+                return bad(MessageProblem::OneToolResult);
             }
             if block.and_then(|b| b.get("toolCallId")).and_then(Jv::as_str) != call_id {
-                return Err(format!("{subject} message has mismatched tool call ids"));
+                return bad(MessageProblem::MismatchedCallIds);
             }
             Ok(())
         }
@@ -391,15 +488,17 @@ mod tests {
             let value = super::super::jv_read::parse(event.as_bytes()).unwrap();
             let unknown = validate_event(&value, 0, 0)
                 .err()
-                .is_some_and(|e| e.contains("unknown to this harness"));
+                .is_some_and(|e| matches!(e, EventError::UnknownType { .. }));
             assert!(!unknown, "{ty}");
         }
         let event = r#"{"type":"made/up","seq":0,"time":1,"data":{}}"#;
         let value = super::super::jv_read::parse(event.as_bytes()).unwrap();
         assert!(
-            validate_event(&value, 0, 0)
-                .unwrap_err()
-                .contains("unknown")
+            validate_event(&value, 0, 0).unwrap_err()
+                == EventError::UnknownType {
+                    ty: "made/up".into(),
+                    index: 0
+                }
         );
     }
 

@@ -207,47 +207,99 @@ fn parse_header_object(map: &Obj) -> HeaderParse {
 }
 
 /// DSH's restore-time header validation; `Err` makes the log unreadable.
-pub fn validate_for_restore(h: &Header) -> Result<(), String> {
+pub fn validate_for_restore(h: &Header) -> Result<(), RestoreRefusal> {
     let Some(generation) = h.generation() else {
-        return Err(format!(
-            "session \"{}\" uses log format v{}, but this build reads v0 to v{}",
-            h.id,
-            h.version,
-            super::generation::NEWEST_READ
-        ));
+        return Err(RestoreRefusal::UnreadableVersion {
+            id: h.id.to_string(),
+            version: h.version.to_string(),
+            newest: super::generation::NEWEST_READ,
+        });
     };
     if super::generation::header_keys(generation).is_some() {
         if let Some(k) = &h.foreign_key {
-            return Err(format!(
-                "format v{generation} header has unexpected field \"{k}\""
-            ));
+            return Err(RestoreRefusal::UnexpectedField {
+                generation,
+                key: k.to_string(),
+            });
         }
         if h.is_seeded.is_none_or(|s| s.is_err()) {
-            return Err(format!(
-                "format v{generation} header isSeeded must be a boolean"
-            ));
+            return Err(RestoreRefusal::SeededNotBoolean { generation });
         }
     }
     if let Some(cwd) = &h.cwd {
         match cwd.as_str() {
             Some(s) if s.starts_with('/') => {}
             Some(s) => {
-                return Err(format!(
-                    "session header cwd must be an absolute path, got \"{s}\""
-                ));
+                return Err(RestoreRefusal::RelativeCwd { cwd: s.to_string() });
             }
-            None => return Err("session header cwd must be a string".into()),
+            None => return Err(RestoreRefusal::CwdNotString),
         }
     }
     if let Some(p) = &h.parent_session
         && p.as_str().is_none()
     {
-        return Err("session header parentSession must be a string".into());
+        return Err(RestoreRefusal::ParentNotString);
     }
     if h.seed_length == Some(Err(())) {
-        return Err("session header seedLength must be a non-negative safe integer".into());
+        return Err(RestoreRefusal::BadSeedLength);
     }
     Ok(())
+}
+
+/// A header DSH's restore path refuses; its text is rc.8's own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RestoreRefusal {
+    UnreadableVersion {
+        id: String,
+        version: String,
+        newest: u32,
+    },
+    UnexpectedField {
+        generation: u32,
+        key: String,
+    },
+    SeededNotBoolean {
+        generation: u32,
+    },
+    RelativeCwd {
+        cwd: String,
+    },
+    CwdNotString,
+    ParentNotString,
+    BadSeedLength,
+}
+
+impl std::fmt::Display for RestoreRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RestoreRefusal::UnreadableVersion {
+                id,
+                version,
+                newest,
+            } => write!(
+                f,
+                "session \"{id}\" uses log format v{version}, but this build reads v0 to v{newest}"
+            ),
+            RestoreRefusal::UnexpectedField { generation, key } => write!(
+                f,
+                "format v{generation} header has unexpected field \"{key}\""
+            ),
+            RestoreRefusal::SeededNotBoolean { generation } => {
+                write!(f, "format v{generation} header isSeeded must be a boolean")
+            }
+            RestoreRefusal::RelativeCwd { cwd } => write!(
+                f,
+                "session header cwd must be an absolute path, got \"{cwd}\""
+            ),
+            RestoreRefusal::CwdNotString => f.write_str("session header cwd must be a string"),
+            RestoreRefusal::ParentNotString => {
+                f.write_str("session header parentSession must be a string")
+            }
+            RestoreRefusal::BadSeedLength => {
+                f.write_str("session header seedLength must be a non-negative safe integer")
+            }
+        }
+    }
 }
 
 #[cfg(test)]

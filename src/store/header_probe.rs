@@ -6,7 +6,8 @@
 use super::header::{HeaderParse, parse_header_line};
 use super::limits::MAX_HEADER;
 use super::lines::{Line, Lines};
-use super::zstd_frames::{self, Frame, FrameError, FrameReader, ZSTD_MAGIC};
+use super::log_error::LogError;
+use super::zstd_frames::{self, Frame, FrameError, FrameReader, ZSTD_MAGIC, ZstdCorruption};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader};
 
@@ -31,7 +32,7 @@ pub enum HeaderError {
     /// The log could not be opened (or is not a regular file).
     Open(super::error::StoreError),
     Io(io::Error),
-    Corrupt(String),
+    Corrupt(ZstdCorruption),
 }
 
 pub(super) fn sniff(file: &mut impl BufRead) -> io::Result<Encoding> {
@@ -108,11 +109,8 @@ pub(super) fn first_line<R: BufRead>(
                 Err(FrameError::Io(e)) => return Err(HeaderError::Io(e)),
                 Err(FrameError::Corrupt(m)) => return Err(HeaderError::Corrupt(m)),
             };
-            let mut plain = zstd_frames::decode_frame(&frame).map_err(|_| {
-                HeaderError::Corrupt(
-                    "corrupt Zstandard session log: header frame failed validation".into(),
-                )
-            })?;
+            let mut plain = zstd_frames::decode_frame(&frame)
+                .map_err(|_| HeaderError::Corrupt(ZstdCorruption::HeaderFrameInvalid))?;
             check_header_frame(&plain).map_err(HeaderError::Corrupt)?;
             let plain_len = plain.len() as u64;
             plain.pop();
@@ -126,19 +124,17 @@ pub(super) fn first_line<R: BufRead>(
     ))
 }
 
-pub(super) fn check_header_frame(plain: &[u8]) -> Result<(), String> {
+pub(super) fn check_header_frame(plain: &[u8]) -> Result<(), ZstdCorruption> {
     if plain.is_empty() || plain.iter().position(|b| *b == b'\n') != Some(plain.len() - 1) {
-        return Err(
-            "corrupt Zstandard session log: first frame is not exactly one header line".into(),
-        );
+        return Err(ZstdCorruption::HeaderNotOneLine);
     }
     Ok(())
 }
 
 /// A frame reader's failure as the inspection reports it.
-pub(super) fn frame_err(e: FrameError) -> String {
+pub(super) fn frame_err(e: FrameError) -> LogError {
     match e {
-        FrameError::Io(e) => e.to_string(),
-        FrameError::Corrupt(m) => m,
+        FrameError::Io(e) => LogError::io(e),
+        FrameError::Corrupt(c) => LogError::Zstd(c),
     }
 }

@@ -7,6 +7,7 @@ use super::header::Header;
 use super::header_probe::{Encoding, frame_err, sniff};
 use super::limits::MAX_LINE;
 use super::lines::{Line, Lines};
+use super::log_error::LogError;
 use super::packed::decode_storage_record;
 
 use super::sidecar::open_regular;
@@ -17,7 +18,7 @@ use std::path::Path;
 /// Every committed event of the log at `path`, in order, decoded (packed
 /// rows expanded); the header is skipped. For logs that already inspect
 /// cleanly: a line that does not parse is passed over.
-pub fn for_each_event(path: &Path, mut f: impl FnMut(&serde_json::Value)) -> Result<(), String> {
+pub fn for_each_event(path: &Path, mut f: impl FnMut(&serde_json::Value)) -> Result<(), LogError> {
     for_each_line(path, |line| events_of_line(line, &mut f))
 }
 
@@ -27,7 +28,7 @@ pub fn for_each_own_event(
     path: &Path,
     header: &Header,
     mut f: impl FnMut(&serde_json::Value),
-) -> Result<(), String> {
+) -> Result<(), LogError> {
     let generation = header.generation().unwrap_or(0);
     let mut cut = super::generation::header_cut(header);
     for_each_event(path, |ev| {
@@ -55,8 +56,8 @@ pub fn events_of_line(line: &[u8], f: &mut dyn FnMut(&serde_json::Value)) {
 
 /// Call `f` on every complete line after the header of the log at `path`,
 /// raw or Zstandard (empty lines and lines over the cap are skipped).
-pub fn for_each_line(path: &Path, mut f: impl FnMut(&[u8])) -> Result<(), String> {
-    let file = open_regular(path).map_err(|e| e.to_string())?;
+pub fn for_each_line(path: &Path, mut f: impl FnMut(&[u8])) -> Result<(), LogError> {
+    let file = open_regular(path)?;
     let mut reader = BufReader::with_capacity(64 * 1024, file);
     let mut line_no = 0u64;
     let mut on_line = |line: &[u8]| {
@@ -66,11 +67,11 @@ pub fn for_each_line(path: &Path, mut f: impl FnMut(&[u8])) -> Result<(), String
         }
         f(line);
     };
-    match sniff(&mut reader).map_err(|e| e.to_string())? {
+    match sniff(&mut reader)? {
         Encoding::Raw => {
             let mut lines = Lines::new(reader, MAX_LINE);
             loop {
-                match lines.next_line().map_err(|e| e.to_string())? {
+                match lines.next_line()? {
                     Line::Complete(l) => on_line(l),
                     Line::TooLong(_) => on_line(b""),
                     Line::End { .. } => break,
@@ -81,7 +82,7 @@ pub fn for_each_line(path: &Path, mut f: impl FnMut(&[u8])) -> Result<(), String
             let mut frames = FrameReader::new(reader);
             let mut fragment = Vec::new();
             while let Some(Frame::Complete(frame)) = frames.next_frame().map_err(frame_err)? {
-                let plain = zstd_frames::decode_frame(&frame).map_err(|e| e.to_string())?;
+                let plain = zstd_frames::decode_frame(&frame)?;
                 fragment.extend_from_slice(&plain);
                 let mut start = 0;
                 while let Some(p) = memchr::memchr(b'\n', &fragment[start..]) {

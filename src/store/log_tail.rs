@@ -7,6 +7,7 @@
 
 use super::limits::MAX_LINE;
 use super::lines::{Line, Lines};
+use super::log_error::LogError;
 use super::reader::events_of_line;
 use super::sidecar::open_regular;
 use super::zstd_frames::ZSTD_MAGIC;
@@ -78,14 +79,13 @@ pub fn for_each_event_from(
     path: &Path,
     offset: u64,
     mut f: impl FnMut(&serde_json::Value),
-) -> Result<(), String> {
-    let mut file = open_regular(path).map_err(|e| e.to_string())?;
-    file.seek(SeekFrom::Start(offset))
-        .map_err(|e| e.to_string())?;
+) -> Result<(), LogError> {
+    let mut file = open_regular(path)?;
+    file.seek(SeekFrom::Start(offset))?;
     let reader = BufReader::with_capacity(64 * 1024, file.by_ref());
     let mut lines = Lines::new(reader, MAX_LINE);
     loop {
-        match lines.next_line().map_err(|e| e.to_string())? {
+        match lines.next_line()? {
             Line::Complete(l) if !l.is_empty() => events_of_line(l, &mut f),
             Line::Complete(_) | Line::TooLong(_) => {}
             Line::End { .. } => return Ok(()),
@@ -97,7 +97,7 @@ pub fn for_each_event_from(
 const TURN_START: &[u8] = b"{\"type\":\"turn/start\"";
 
 /// How many turns the log at `path` starts (its lines, raw or Zstandard).
-pub fn count_turn_starts(path: &Path) -> Result<usize, String> {
+pub fn count_turn_starts(path: &Path) -> Result<usize, LogError> {
     let mut n = 0;
     super::reader::for_each_line(path, |l| {
         if l.starts_with(TURN_START) {
@@ -113,7 +113,7 @@ pub fn for_each_event_after_turns(
     path: &Path,
     skip: usize,
     f: &mut dyn FnMut(&serde_json::Value),
-) -> Result<(), String> {
+) -> Result<(), LogError> {
     let mut seen = 0;
     super::reader::for_each_line(path, |l| {
         if seen <= skip && l.starts_with(TURN_START) {

@@ -23,6 +23,7 @@ pub mod limits;
 pub mod lines;
 pub mod listed;
 pub mod locate;
+pub mod log_error;
 pub mod log_events;
 pub mod log_tail;
 pub mod name_index;

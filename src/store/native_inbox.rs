@@ -4,6 +4,7 @@
 //! first splice rc.8 would refuse kept as an error (the session cannot be
 //! resumed past it), and the parked state an aborted turn leaves.
 
+use super::log_error::LogError;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -23,9 +24,41 @@ pub struct NativeItem {
 pub struct NativeInbox {
     pub next_turn: Vec<NativeItem>,
     pub next_step: Vec<NativeItem>,
-    pub error: Option<(u64, String)>,
+    pub error: Option<SpliceError>,
     #[serde(skip)]
     pub keep_bodies: bool,
+}
+
+/// The first splice rc.8 refuses, at session seq `seq`: past it DSH cannot
+/// resume the session. Kept in the scan cache.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SpliceError {
+    pub seq: u64,
+    pub problem: SpliceProblem,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SpliceProblem {
+    /// A bad target list, count or item (rc.8's "invalid inbox splice").
+    Invalid,
+    /// An id already pending in either list.
+    AlreadyPending { id: String },
+}
+
+impl std::fmt::Display for SpliceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "invalid persisted inbox splice at session seq {}: ",
+            self.seq
+        )?;
+        match &self.problem {
+            SpliceProblem::Invalid => f.write_str("invalid inbox splice"),
+            SpliceProblem::AlreadyPending { id } => {
+                write!(f, "message \"{id}\" is already pending")
+            }
+        }
+    }
 }
 
 impl NativeInbox {
@@ -46,28 +79,22 @@ impl NativeInbox {
         if self.error.is_some() {
             return;
         }
-        if let Err(why) = self.splice(data, seq) {
-            self.error = Some((
-                seq,
-                format!("invalid persisted inbox splice at session seq {seq}: {why}"),
-            ));
+        if let Err(problem) = self.splice(data, seq) {
+            self.error = Some(SpliceError { seq, problem });
         }
     }
 
-    fn splice(&mut self, data: &Value, seq: u64) -> Result<(), String> {
+    fn splice(&mut self, data: &Value, seq: u64) -> Result<(), SpliceProblem> {
         let keep = self.keep_bodies;
         let list = match data["target"].as_str() {
             Some("next-turn") => &mut self.next_turn,
             Some("next-step") => &mut self.next_step,
-            _ => return Err("invalid inbox splice".into()),
+            _ => return Err(SpliceProblem::Invalid),
         };
-        let count = |v: Option<&Value>| -> Result<usize, String> {
+        let count = |v: Option<&Value>| -> Result<usize, SpliceProblem> {
             match v {
                 None => Ok(0),
-                Some(n) => n
-                    .as_u64()
-                    .map(|n| n as usize)
-                    .ok_or_else(|| "invalid inbox splice".to_string()),
+                Some(n) => n.as_u64().map(|n| n as usize).ok_or(SpliceProblem::Invalid),
             }
         };
         let start = count(Some(&data["start"]))?;
@@ -78,17 +105,15 @@ impl NativeInbox {
                 .checked_add(removed)
                 .is_none_or(|end| end > list.len())
         {
-            return Err("invalid inbox splice".into());
+            return Err(SpliceProblem::Invalid);
         }
-        let inserted = data["inserted"]
-            .as_array()
-            .ok_or_else(|| "invalid inbox splice".to_string())?;
+        let inserted = data["inserted"].as_array().ok_or(SpliceProblem::Invalid)?;
         let mut items = Vec::with_capacity(inserted.len());
         for m in inserted {
             let id = m["id"]
                 .as_str()
                 .filter(|s| !s.is_empty())
-                .ok_or_else(|| "invalid inbox splice".to_string())?;
+                .ok_or(SpliceProblem::Invalid)?;
             items.push(NativeItem {
                 id: id.to_string(),
                 seq,
@@ -99,7 +124,9 @@ impl NativeInbox {
         let mut seen = std::collections::HashSet::new();
         for item in self.next_turn.iter().chain(self.next_step.iter()) {
             if !seen.insert(item.id.as_str()) {
-                return Err(format!("message \"{}\" is already pending", item.id));
+                return Err(SpliceProblem::AlreadyPending {
+                    id: item.id.clone(),
+                });
             }
         }
         Ok(())
@@ -108,7 +135,10 @@ impl NativeInbox {
 
 /// DSH's inbox of the log at `path`, with message bodies (for views).
 /// Only the session's own splices count (after its inherited cut).
-pub fn read(path: &std::path::Path, header: &super::header::Header) -> Result<NativeInbox, String> {
+pub fn read(
+    path: &std::path::Path,
+    header: &super::header::Header,
+) -> Result<NativeInbox, LogError> {
     let mut inbox = NativeInbox::with_bodies();
     super::log_events::for_each_own_event(path, header, |ev| {
         if ev["type"] == "agent/inbox/spliced" {
@@ -150,7 +180,7 @@ mod tests {
             &'static str,
             Vec<Value>,
             (usize, usize),
-            Option<&'static str>,
+            Option<SpliceProblem>,
         );
         let cases: Vec<Case> = vec![
             (
@@ -176,7 +206,7 @@ mod tests {
                 "start beyond the list",
                 vec![json!({"target":"next-turn","start":1,"inserted":[m("a")]})],
                 (0, 0),
-                Some("invalid inbox splice"),
+                Some(SpliceProblem::Invalid),
             ),
             (
                 "removal beyond the list",
@@ -185,7 +215,7 @@ mod tests {
                     json!({"target":"next-turn","start":0,"removedCount":2,"inserted":[]}),
                 ],
                 (1, 0),
-                Some("invalid inbox splice"),
+                Some(SpliceProblem::Invalid),
             ),
             (
                 "an id pending in the other list",
@@ -194,13 +224,13 @@ mod tests {
                     json!({"target":"next-step","start":0,"inserted":[m("a")]}),
                 ],
                 (1, 1),
-                Some("message \"a\" is already pending"),
+                Some(SpliceProblem::AlreadyPending { id: "a".into() }),
             ),
             (
                 "a bad target",
                 vec![json!({"target":"later","start":0,"inserted":[]})],
                 (0, 0),
-                Some("invalid inbox splice"),
+                Some(SpliceProblem::Invalid),
             ),
         ];
         for (what, splices, (turn, step), error) in cases {
@@ -215,9 +245,16 @@ mod tests {
             );
             match (error, &inbox.error) {
                 (None, None) => {}
-                (Some(want), Some((seq, got))) => {
-                    assert!(got.contains(want), "{what}: {got}");
-                    assert!(got.contains(&format!("session seq {seq}")), "{what}: {got}");
+                (Some(want), Some(got)) => {
+                    assert_eq!(want, got.problem, "{what}");
+                    let text = got.to_string();
+                    assert!(
+                        text.starts_with(&format!(
+                            "invalid persisted inbox splice at session seq {}: ",
+                            got.seq
+                        )),
+                        "{what}: {text}"
+                    );
                 }
                 (want, got) => panic!("{what}: want {want:?}, got {got:?}"),
             }

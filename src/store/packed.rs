@@ -6,9 +6,22 @@ use super::events::{has_exact_keys, safe_int};
 use super::header::MAX_SAFE_INTEGER;
 use super::jv::{Jv, Obj};
 
+/// A packed chunk row rc.8 refuses: its tag, and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackedRowError {
+    pub tag: String,
+    pub why: &'static str,
+}
+
+impl std::fmt::Display for PackedRowError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "malformed {} storage row: {}", self.tag, self.why)
+    }
+}
+
 /// Decode one parsed line into its events (`decodeStorageRecord`): packed
 /// chunk rows expand, every other value passes through unvalidated.
-pub fn decode_storage_record(value: Jv<'_>) -> Result<Vec<Jv<'_>>, String> {
+pub fn decode_storage_record(value: Jv<'_>) -> Result<Vec<Jv<'_>>, PackedRowError> {
     let tag = match &value {
         Jv::Obj(m) => m.get("type").and_then(Jv::as_str).unwrap_or(""),
         _ => "",
@@ -17,7 +30,10 @@ pub fn decode_storage_record(value: Jv<'_>) -> Result<Vec<Jv<'_>>, String> {
         return Ok(vec![value]);
     }
     let tag = tag.to_string();
-    let malformed = |why: &str| format!("malformed {tag} storage row: {why}");
+    let malformed = |why: &'static str| PackedRowError {
+        tag: tag.clone(),
+        why,
+    };
     let Jv::Obj(row) = value else {
         unreachable!("tag read from an object")
     };

@@ -5,18 +5,19 @@
 //! at a time, never the whole log. Walking the events of a clean log is
 //! `store::log_events`.
 
-use super::descriptor::{Dialect, Identity, IdentityFold};
+use super::descriptor::{DescriptorError, Dialect, Identity, IdentityFold};
 use super::ending::Ending;
 use super::events::validate_event;
 use super::header::{Header, HeaderParse, parse_header_line, validate_for_restore};
 use super::jv::Jv;
 use super::limits::{MAX_HEADER, MAX_LINE};
 use super::lines::{Line, Lines};
+use super::log_error::LogError;
 use super::native_inbox::NativeInbox;
 use super::packed::decode_storage_record;
 use super::sidecar::{open_regular_meta, tail_hash};
 use super::surface::Surface;
-use super::zstd_frames::{self, Frame, FrameReader};
+use super::zstd_frames::{self, Frame, FrameReader, ZstdCorruption};
 use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
@@ -53,7 +54,7 @@ pub struct Inspection {
     pub native: NativeInbox,
     /// rc.8's resume authority: the first descriptor in the session's own
     /// suffix (from `seedLength`). `None`: none there; `Some(Err)`: malformed.
-    pub own_descriptor: Option<Result<Option<Identity>, String>>,
+    pub own_descriptor: Option<Result<Option<Identity>, DescriptorError>>,
     /// The tokens the session's own model calls reported.
     pub usage: super::usage::TokenCounts,
 }
@@ -76,7 +77,7 @@ impl Inspection {
 }
 
 /// DSH `inspect`: `Err` is any reason the log cannot be read ("unavailable").
-pub fn inspect(path: &Path) -> Result<Inspection, String> {
+pub fn inspect(path: &Path) -> Result<Inspection, LogError> {
     scan(path, None, false).map(|(i, _)| i)
 }
 
@@ -114,7 +115,7 @@ pub struct Resume {
     title: Option<String>,
     #[serde(default)]
     native: NativeInbox,
-    own_descriptor: Option<Result<Option<Identity>, String>>,
+    own_descriptor: Option<Result<Option<Identity>, DescriptorError>>,
     /// The inherited cut found so far in a log that carries it in an
     /// event (generation 2 on).
     #[serde(default)]
@@ -131,7 +132,7 @@ pub struct Resume {
 pub(crate) fn inspect_from(
     path: &Path,
     resume: Option<Resume>,
-) -> Result<(Inspection, Option<Resume>), String> {
+) -> Result<(Inspection, Option<Resume>), LogError> {
     scan(path, resume, true)
 }
 
@@ -141,10 +142,10 @@ fn scan(
     path: &Path,
     resume: Option<Resume>,
     keep: bool,
-) -> Result<(Inspection, Option<Resume>), String> {
+) -> Result<(Inspection, Option<Resume>), LogError> {
     use std::io::{Seek, SeekFrom};
     use std::os::unix::fs::MetadataExt;
-    let (file, meta) = open_regular_meta(path).map_err(|e| e.to_string())?;
+    let (file, meta) = open_regular_meta(path)?;
     let (dev, ino) = (meta.dev(), meta.ino());
     // A cache may only skip work: it must still describe these very bytes.
     let resume = resume.filter(|r| {
@@ -154,11 +155,7 @@ fn scan(
             && r.offset <= meta.len()
             && tail_hash(&file, r.offset) == Some(r.tail_hash)
     });
-    let probe = if keep {
-        Some(file.try_clone().map_err(|e| e.to_string())?)
-    } else {
-        None
-    };
+    let probe = if keep { Some(file.try_clone()?) } else { None };
     // Reading stops at the length the log had when it was opened: the read
     // that would only find its end is never made (a listing of many small
     // logs saves one call a log), and appends after the open wait for the
@@ -166,8 +163,7 @@ fn scan(
     let len = meta.len();
     let mut file = file;
     if let Some(r) = &resume {
-        file.seek(SeekFrom::Start(r.offset))
-            .map_err(|e| e.to_string())?;
+        file.seek(SeekFrom::Start(r.offset))?;
     }
     let from = resume.as_ref().map_or(0, |r| r.offset);
     // A resumed read starts past the magic: it is read in place there.
@@ -175,11 +171,11 @@ fn scan(
     let mut reader = BufReader::with_capacity(64 * 1024, file.take(len - from));
     let encoding = match encoding {
         Some(e) => e,
-        None => sniff(&mut reader).map_err(|e| e.to_string())?,
+        None => sniff(&mut reader)?,
     };
     if let Some(r) = resume {
         if r.encoding_zstd != (encoding == Encoding::Zstd) {
-            return Err("scan cache does not match the log".into());
+            return Err(LogError::StaleCache);
         }
         let header = parse_header_record(r.header.as_bytes())?;
         let mut scanner = Scanner::new(header, encoding, r.offset);
@@ -217,12 +213,12 @@ fn scan(
     let scanned = match encoding {
         Encoding::Raw => {
             let mut lines = Lines::new(reader, MAX_HEADER);
-            let (record, len) = match lines.next_line().map_err(|e| e.to_string())? {
+            let (record, len) = match lines.next_line()? {
                 Line::Complete(l) => (String::from_utf8_lossy(l).into_owned(), l.len() + 1),
                 Line::TooLong(_) => {
-                    return Err("corrupt session log: header line exceeds the 1 MiB cap".into());
+                    return Err(LogError::HeaderTooLong);
                 }
-                Line::End { .. } => return Err("empty or header-less session log".into()),
+                Line::End { .. } => return Err(LogError::Empty { zstd: false }),
             };
             let header = parse_header_record(record.as_bytes())?;
             let scanner = Scanner::new(header, Encoding::Raw, len as u64);
@@ -237,11 +233,10 @@ fn scan(
             let mut frames = FrameReader::new(reader);
             let first = match frames.next_frame().map_err(frame_err)? {
                 Some(Frame::Complete(f)) => f,
-                _ => return Err("empty or header-less Zstandard session log".into()),
+                _ => return Err(LogError::Empty { zstd: true }),
             };
-            let plain = zstd_frames::decode_frame(&first).map_err(|_| {
-                "corrupt Zstandard session log: frame at byte 0 failed validation".to_string()
-            })?;
+            let plain = zstd_frames::decode_frame(&first)
+                .map_err(|_| ZstdCorruption::FrameInvalid { at: 0 })?;
             check_header_frame(&plain)?;
             let record = String::from_utf8_lossy(&plain[..plain.len() - 1]).into_owned();
             let header = parse_header_record(record.as_bytes())?;
@@ -261,9 +256,9 @@ fn scan(
 /// Stamp a fresh resume point with the hash of the bytes it covers (none
 /// is kept without a file to hash).
 fn seal(
-    scanned: Result<(Inspection, Option<Resume>), String>,
+    scanned: Result<(Inspection, Option<Resume>), LogError>,
     file: &Option<File>,
-) -> Result<(Inspection, Option<Resume>), String> {
+) -> Result<(Inspection, Option<Resume>), LogError> {
     let (inspection, resume) = scanned?;
     let resume = resume.and_then(|mut r| {
         r.tail_hash = tail_hash(file.as_ref()?, r.offset)?;
@@ -272,14 +267,14 @@ fn seal(
     Ok((inspection, resume))
 }
 
-fn parse_header_record(record: &[u8]) -> Result<Header, String> {
+fn parse_header_record(record: &[u8]) -> Result<Header, LogError> {
     match parse_header_line(&String::from_utf8_lossy(record)) {
         HeaderParse::Valid(h) => {
             validate_for_restore(&h)?;
             Ok(*h)
         }
-        HeaderParse::NotHeader(why) => Err(format!("corrupt session log: {why}")),
-        HeaderParse::Retired => Err("session header uses retired policy baseline fields".into()),
+        HeaderParse::NotHeader(why) => Err(LogError::NotHeader(why)),
+        HeaderParse::Retired => Err(LogError::RetiredHeader),
     }
 }
 
@@ -321,10 +316,10 @@ pub(super) fn scan_raw<R: BufRead>(
     mut scanner: Scanner,
     header: Option<String>,
     id: (u64, u64),
-) -> Result<(Inspection, Option<Resume>), String> {
+) -> Result<(Inspection, Option<Resume>), LogError> {
     let mut lines = Lines::new(reader, MAX_LINE);
     loop {
-        match lines.next_line().map_err(|e| e.to_string())? {
+        match lines.next_line()? {
             Line::Complete(line) => {
                 let n = line.len() as u64 + 1;
                 scanner.consume_line(line, n)?;
@@ -344,16 +339,13 @@ pub(super) fn scan_zstd<R: BufRead>(
     header: Option<String>,
     mut offset: u64,
     id: (u64, u64),
-) -> Result<(Inspection, Option<Resume>), String> {
+) -> Result<(Inspection, Option<Resume>), LogError> {
     let mut fragment: Vec<u8> = Vec::new();
     loop {
         match frames.next_frame().map_err(frame_err)? {
             Some(Frame::Complete(f)) => {
-                let plain = zstd_frames::decode_frame(&f).map_err(|_| {
-                    format!(
-                        "corrupt Zstandard session log: frame at byte {offset} failed validation"
-                    )
-                })?;
+                let plain = zstd_frames::decode_frame(&f)
+                    .map_err(|_| ZstdCorruption::FrameInvalid { at: offset })?;
                 offset += f.len() as u64;
                 scanner.write(&mut fragment, &plain)?;
             }
@@ -374,11 +366,9 @@ pub(super) fn scan_zstd<R: BufRead>(
 }
 
 /// In zstd mode only the torn final frame may hold a partial record.
-fn check_complete(scanner: &Scanner, fragment: &[u8]) -> Result<(), String> {
+fn check_complete(scanner: &Scanner, fragment: &[u8]) -> Result<(), LogError> {
     if scanner.issue.is_some() || !fragment.is_empty() || scanner.skipping > 0 {
-        return Err(
-            "corrupt Zstandard session log: complete frame contains a torn JSONL record".into(),
-        );
+        return Err(ZstdCorruption::TornRecord.into());
     }
     Ok(())
 }
@@ -389,7 +379,7 @@ pub(super) struct Scanner {
     encoding: Encoding,
     count: u64,
     line_no: u64,
-    issue: Option<String>,
+    issue: Option<LogError>,
     committed_bytes: u64,
     bytes: u64,
     rc8: IdentityFold,
@@ -400,7 +390,7 @@ pub(super) struct Scanner {
     turn_time: i64,
     title: Option<String>,
     native: NativeInbox,
-    own_descriptor: Option<Result<Option<Identity>, String>>,
+    own_descriptor: Option<Result<Option<Identity>, DescriptorError>>,
     surface: Surface,
     /// The log's format generation.
     generation: u32,
@@ -443,7 +433,7 @@ impl Scanner {
     }
 
     /// Feed decoded plaintext that may split records across calls.
-    fn write(&mut self, fragment: &mut Vec<u8>, chunk: &[u8]) -> Result<(), String> {
+    fn write(&mut self, fragment: &mut Vec<u8>, chunk: &[u8]) -> Result<(), LogError> {
         let mut rest = chunk;
         while let Some(nl) = memchr::memchr(b'\n', rest) {
             let len;
@@ -477,15 +467,11 @@ impl Scanner {
         self.line_no += 1;
         self.bytes += len;
         if self.issue.is_none() {
-            self.issue = Some(format!(
-                "corrupt session log: line {} exceeds the {} MiB line cap",
-                self.line_no,
-                MAX_LINE >> 20
-            ));
+            self.issue = Some(LogError::LineTooLong { line: self.line_no });
         }
     }
 
-    fn consume_line(&mut self, line: &[u8], len: u64) -> Result<(), String> {
+    fn consume_line(&mut self, line: &[u8], len: u64) -> Result<(), LogError> {
         self.line_no += 1;
         self.bytes += len;
         let mut scratch = String::new();
@@ -494,19 +480,13 @@ impl Scanner {
             .and_then(|v| decode_storage_record(v).map_err(|_| ()));
         let Ok(decoded) = parsed else {
             if self.issue.is_none() {
-                self.issue = Some(format!(
-                    "corrupt session log: unparsable committed event at line {}",
-                    self.line_no
-                ));
+                self.issue = Some(LogError::Unparsable { line: self.line_no });
             }
             return Ok(());
         };
         // JavaScript throws reading `.type` of `null`; that aborts the read.
         if decoded.iter().any(Jv::is_null) {
-            return Err(format!(
-                "corrupt session log: null record at line {}",
-                self.line_no
-            ));
+            return Err(LogError::NullRecord { line: self.line_no });
         }
         let ends_turn = decoded
             .iter()
@@ -520,10 +500,10 @@ impl Scanner {
         for (k, event) in decoded.iter().enumerate() {
             let expected = self.count + k as u64;
             if event.get("seq").and_then(Jv::as_f64) != Some(expected as f64) {
-                let issue = format!(
-                    "corrupt session log: seq gap in committed region at line {} (expected {expected})",
-                    self.line_no
-                );
+                let issue = LogError::SeqGap {
+                    line: self.line_no,
+                    expected,
+                };
                 if ends_turn {
                     return Err(issue);
                 }
@@ -538,10 +518,19 @@ impl Scanner {
         Ok(())
     }
 
-    fn accept(&mut self, event: &Jv) -> Result<(), String> {
-        validate_event(event, self.count as usize, self.generation)
-            .and_then(|()| self.surface.apply(event, self.count))
-            .map_err(|e| format!("session \"{}\": {e}", self.header.id))?;
+    fn accept(&mut self, event: &Jv) -> Result<(), LogError> {
+        validate_event(event, self.count as usize, self.generation).map_err(|error| {
+            LogError::Event {
+                session: self.header.id.to_string(),
+                error,
+            }
+        })?;
+        self.surface
+            .apply(event, self.count)
+            .map_err(|error| LogError::Surface {
+                session: self.header.id.to_string(),
+                error,
+            })?;
         let data = &event["data"];
         match event.get("type").and_then(Jv::as_str) {
             Some("subagent/descriptor") => {
@@ -565,10 +554,10 @@ impl Scanner {
                 ) =>
             {
                 if self.header.is_seeded != Some(Ok(true)) {
-                    return Err(format!(
-                        "session \"{}\": format v{} unseeded Session contains an inherited end-seed marker",
-                        self.header.id, self.generation
-                    ));
+                    return Err(LogError::StrayEndSeed {
+                        session: self.header.id.to_string(),
+                        generation: self.generation,
+                    });
                 }
                 self.cut = Some(self.count);
             }
@@ -607,12 +596,12 @@ impl Scanner {
         self.cut.is_some_and(|cut| self.count >= cut)
     }
 
-    fn finish(self) -> Result<Inspection, String> {
+    fn finish(self) -> Result<Inspection, LogError> {
         if self.cut.is_none() {
-            return Err(format!(
-                "session \"{}\": format v{} seeded Session lacks an inherited end-seed marker",
-                self.header.id, self.generation
-            ));
+            return Err(LogError::MissingEndSeed {
+                session: self.header.id.to_string(),
+                generation: self.generation,
+            });
         }
         Ok(Inspection {
             header: self.header,

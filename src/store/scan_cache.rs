@@ -3,6 +3,7 @@
 //! reads only what a log gained since the last one. A cache that does not
 //! fit is ignored and the log is read from the start: it never decides.
 
+use super::log_error::LogError;
 use super::reader::{Inspection, Resume, inspect_from};
 use super::sidecar::{Dir, read_small};
 use std::cell::RefCell;
@@ -21,11 +22,11 @@ pub struct ScanCache {
     pending: RefCell<Vec<(PathBuf, Resume)>>,
     /// One command asks about the same session more than once (a caller's
     /// and a target's ancestries overlap): read each log once.
-    seen: RefCell<HashMap<PathBuf, Result<Inspection, String>>>,
+    seen: RefCell<HashMap<PathBuf, Result<Inspection, LogError>>>,
 }
 
 impl ScanCache {
-    pub fn inspect(&self, path: &Path, session_dir: &Path) -> Result<Inspection, String> {
+    pub fn inspect(&self, path: &Path, session_dir: &Path) -> Result<Inspection, LogError> {
         if let Some(done) = self.seen.borrow().get(path) {
             return done.clone();
         }
@@ -36,7 +37,7 @@ impl ScanCache {
         result
     }
 
-    fn inspect_once(&self, path: &Path, session_dir: &Path) -> Result<Inspection, String> {
+    fn inspect_once(&self, path: &Path, session_dir: &Path) -> Result<Inspection, LogError> {
         let cache = session_dir.join(SCAN_CACHE);
         let raw = read_small(&cache);
         let resume = raw

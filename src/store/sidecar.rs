@@ -10,48 +10,36 @@
 use super::error::StoreError;
 use super::limits::MAX_CACHE;
 use crate::support::clock::temp_suffix;
-use std::ffi::CString;
+use rustix::fs::{self, AtFlags, CWD, FileType, Mode, OFlags, RawDir, Stat};
+use rustix::io::Errno;
 use std::fs::File;
 use std::io::{self, Read};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::os::unix::ffi::OsStrExt;
+use std::mem::MaybeUninit;
+use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 type Result<T> = std::result::Result<T, StoreError>;
 
-fn cstr(name: &std::ffi::OsStr, path: &Path) -> Result<CString> {
-    CString::new(name.as_bytes()).map_err(|_| {
-        StoreError::io(
-            path,
-            io::Error::new(io::ErrorKind::InvalidInput, "path holds a NUL byte"),
-        )
-    })
-}
-
 fn classify(path: &Path, e: io::Error) -> StoreError {
-    match e.raw_os_error() {
-        Some(libc::ELOOP) => StoreError::Symlink { path: path.into() },
-        Some(libc::ENOTDIR) => StoreError::NotADirectory { path: path.into() },
-        Some(libc::ENXIO) => StoreError::NotRegular { path: path.into() },
-        Some(libc::EISDIR) => StoreError::IsDirectory { path: path.into() },
+    match Errno::from_io_error(&e) {
+        Some(Errno::LOOP) => StoreError::Symlink { path: path.into() },
+        Some(Errno::NOTDIR) => StoreError::NotADirectory { path: path.into() },
+        Some(Errno::NXIO) => StoreError::NotRegular { path: path.into() },
+        Some(Errno::ISDIR) => StoreError::IsDirectory { path: path.into() },
         _ => StoreError::io(path, e),
     }
 }
 
-fn openat(
-    dirfd: libc::c_int,
-    name: &CString,
-    flags: libc::c_int,
-    mode: libc::c_uint,
-) -> io::Result<OwnedFd> {
-    // SAFETY: a valid C string and descriptor; the result is owned below.
-    let fd = unsafe { libc::openat(dirfd, name.as_ptr(), flags | libc::O_CLOEXEC, mode) };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: `fd` was just returned by openat and is owned by nobody else.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+/// `openat`, close-on-exec. A name holding a NUL byte is an `InvalidInput`
+/// error, not a panic.
+fn openat(dir: impl AsFd, name: &Path, flags: OFlags, mode: u32) -> io::Result<OwnedFd> {
+    Ok(fs::openat(
+        dir,
+        name,
+        flags | OFlags::CLOEXEC,
+        Mode::from_raw_mode(mode),
+    )?)
 }
 
 /// A regular file, or an error naming `path`.
@@ -79,9 +67,8 @@ pub fn open_regular(path: &Path) -> Result<File> {
 
 /// `open_regular`, with the file's metadata (one `fstat`, not two).
 pub fn open_regular_meta(path: &Path) -> Result<(File, std::fs::Metadata)> {
-    let name = cstr(path.as_os_str(), path)?;
-    let fd = openat(libc::AT_FDCWD, &name, libc::O_RDONLY | libc::O_NONBLOCK, 0)
-        .map_err(|e| classify(path, e))?;
+    let fd =
+        openat(CWD, path, OFlags::RDONLY | OFlags::NONBLOCK, 0).map_err(|e| classify(path, e))?;
     regular_meta(File::from(fd), path)
 }
 
@@ -93,11 +80,10 @@ pub fn read_small(path: &Path) -> Option<Vec<u8>> {
 
 /// As `read_small`, for a cache that may hold up to `cap` bytes.
 pub fn read_capped(path: &Path, cap: u64) -> Option<Vec<u8>> {
-    let name = cstr(path.as_os_str(), path).ok()?;
     let fd = openat(
-        libc::AT_FDCWD,
-        &name,
-        libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOFOLLOW,
+        CWD,
+        path,
+        OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOFOLLOW,
         0,
     )
     .ok()?;
@@ -127,13 +113,14 @@ pub struct Dir {
     path: PathBuf,
 }
 
-const DIR_FLAGS: libc::c_int = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW;
+const DIR_FLAGS: OFlags = OFlags::RDONLY
+    .union(OFlags::DIRECTORY)
+    .union(OFlags::NOFOLLOW);
 
 impl Dir {
     /// The store root: the user names it, so a link there is followed.
     pub fn root(path: &Path) -> Result<Dir> {
-        let name = cstr(path.as_os_str(), path)?;
-        let fd = openat(libc::AT_FDCWD, &name, libc::O_RDONLY | libc::O_DIRECTORY, 0)
+        let fd = openat(CWD, path, OFlags::RDONLY | OFlags::DIRECTORY, 0)
             .map_err(|e| classify(path, e))?;
         Ok(Dir {
             fd,
@@ -156,10 +143,10 @@ impl Dir {
     /// An existing subdirectory, not followed through a link.
     pub fn sub(&self, name: &std::ffi::OsStr) -> Result<Dir> {
         let path = self.path.join(name);
-        let fd = openat(self.fd.as_raw_fd(), &cstr(name, &path)?, DIR_FLAGS, 0).map_err(|e| {
+        let fd = openat(&self.fd, Path::new(name), DIR_FLAGS, 0).map_err(|e| {
             let link = self
-                .lstat(&name.to_string_lossy())
-                .is_some_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFLNK);
+                .lstat_os(name)
+                .is_some_and(|st| FileType::from_raw_mode(st.st_mode) == FileType::Symlink);
             if link {
                 StoreError::Symlink { path: path.clone() }
             } else {
@@ -172,13 +159,9 @@ impl Dir {
     /// A subdirectory, created (mode 0700) when missing.
     pub fn ensure_sub(&self, name: &std::ffi::OsStr) -> Result<Dir> {
         let path = self.path.join(name);
-        let c = cstr(name, &path)?;
-        // SAFETY: a valid descriptor and C string.
-        if unsafe { libc::mkdirat(self.fd.as_raw_fd(), c.as_ptr(), 0o700) } != 0 {
-            let e = io::Error::last_os_error();
-            if e.kind() != io::ErrorKind::AlreadyExists {
-                return Err(StoreError::io(&path, e));
-            }
+        match fs::mkdirat(&self.fd, name, Mode::RWXU) {
+            Ok(()) | Err(Errno::EXIST) => {}
+            Err(e) => return Err(StoreError::io(&path, e.into())),
         }
         self.sub(name)
     }
@@ -187,13 +170,12 @@ impl Dir {
         self.path.join(name)
     }
 
-    fn open(&self, name: &str, flags: libc::c_int, mode: libc::c_uint) -> Result<File> {
+    fn open(&self, name: &str, flags: OFlags, mode: u32) -> Result<File> {
         let path = self.join(name);
-        let c = cstr(std::ffi::OsStr::new(name), &path)?;
         let fd = openat(
-            self.fd.as_raw_fd(),
-            &c,
-            flags | libc::O_NOFOLLOW | libc::O_NONBLOCK,
+            &self.fd,
+            Path::new(name),
+            flags | OFlags::NOFOLLOW | OFlags::NONBLOCK,
             mode,
         )
         .map_err(|e| classify(&path, e))?;
@@ -216,7 +198,7 @@ impl Dir {
 
     /// Read-only; `None` when absent.
     pub fn open_read(&self, name: &str) -> Result<Option<File>> {
-        match self.open(name, libc::O_RDONLY, 0) {
+        match self.open(name, OFlags::RDONLY, 0) {
             Err(StoreError::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => {
                 Ok(None)
             }
@@ -226,13 +208,13 @@ impl Dir {
 
     /// Read and write, created (mode 0600) when missing: lock files, the inbox.
     pub fn open_rw(&self, name: &str) -> Result<File> {
-        let f = self.open(name, libc::O_RDWR | libc::O_CREAT, 0o600)?;
+        let f = self.open(name, OFlags::RDWR | OFlags::CREATE, 0o600)?;
         self.writable(f, name)
     }
 
     /// An existing file for reading and writing (a log `serve` appends to).
     pub fn open_existing_rw(&self, name: &str) -> Result<File> {
-        let f = self.open(name, libc::O_RDWR, 0)?;
+        let f = self.open(name, OFlags::RDWR, 0)?;
         self.writable(f, name)
     }
 
@@ -247,19 +229,13 @@ impl Dir {
     /// from `/` again. Errors name the whole path.
     pub fn open_regular_meta_at(&self, rel: &Path) -> Result<(File, std::fs::Metadata)> {
         let path = self.path.join(rel);
-        let name = cstr(rel.as_os_str(), &path)?;
-        let fd = openat(
-            self.fd.as_raw_fd(),
-            &name,
-            libc::O_RDONLY | libc::O_NONBLOCK,
-            0,
-        )
-        .map_err(|e| classify(&path, e))?;
+        let fd = openat(&self.fd, rel, OFlags::RDONLY | OFlags::NONBLOCK, 0)
+            .map_err(|e| classify(&path, e))?;
         regular_meta(File::from(fd), &path)
     }
 
     /// `lstat` of `name`.
-    pub fn lstat(&self, name: &str) -> Option<libc::stat> {
+    pub fn lstat(&self, name: &str) -> Option<Stat> {
         self.lstat_os(std::ffi::OsStr::new(name))
     }
 
@@ -268,95 +244,37 @@ impl Dir {
     /// with `getdents64` into a buffer on the stack: a listing per session
     /// directory costs an open, two reads and a close, nothing more.
     pub fn for_each_name_at(&self, name: &std::ffi::OsStr, mut f: impl FnMut(&[u8])) {
-        let Ok(c) = CString::new(name.as_bytes()) else {
+        let Ok(dir) = openat(&self.fd, Path::new(name), DIR_FLAGS, 0) else {
             return;
         };
-        let Ok(dir) = openat(self.fd.as_raw_fd(), &c, DIR_FLAGS | libc::O_CLOEXEC, 0) else {
-            return;
-        };
-        // Entries are 8-byte aligned records; u64 storage keeps them so.
-        let mut buf = [0u64; 1024];
-        loop {
-            // SAFETY: an open directory descriptor and a writable buffer of
-            // the length given.
-            let n = unsafe {
-                libc::syscall(
-                    libc::SYS_getdents64,
-                    dir.as_raw_fd(),
-                    buf.as_mut_ptr(),
-                    std::mem::size_of_val(&buf),
-                )
-            };
-            if n <= 0 {
-                return;
-            }
-            // SAFETY: the kernel wrote `n` bytes of the u64 buffer.
-            let bytes =
-                unsafe { std::slice::from_raw_parts(buf.as_ptr().cast::<u8>(), n as usize) };
-            let mut at = 0;
-            // linux_dirent64: d_ino u64, d_off i64, d_reclen u16, d_type u8,
-            // then the NUL-terminated name.
-            while at + 19 < bytes.len() {
-                let reclen = u16::from_ne_bytes([bytes[at + 16], bytes[at + 17]]) as usize;
-                if reclen == 0 || at + reclen > bytes.len() {
-                    return;
-                }
-                let name = &bytes[at + 19..at + reclen];
-                let end = memchr::memchr(0, name).unwrap_or(name.len());
-                f(&name[..end]);
-                at += reclen;
-            }
+        let mut buf = [MaybeUninit::<u8>::uninit(); 8192];
+        let mut entries = RawDir::new(dir, &mut buf);
+        while let Some(Ok(entry)) = entries.next() {
+            f(entry.file_name().to_bytes());
         }
     }
 
-    fn lstat_os(&self, name: &std::ffi::OsStr) -> Option<libc::stat> {
-        let c = CString::new(name.as_bytes()).ok()?;
-        // SAFETY: zeroed plain-old-data, filled by the kernel.
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        // SAFETY: valid descriptor, C string and out pointer.
-        let rc = unsafe {
-            libc::fstatat(
-                self.fd.as_raw_fd(),
-                c.as_ptr(),
-                &mut st,
-                libc::AT_SYMLINK_NOFOLLOW,
-            )
-        };
-        (rc == 0).then_some(st)
+    fn lstat_os(&self, name: &std::ffi::OsStr) -> Option<Stat> {
+        fs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW).ok()
     }
 
     pub fn remove(&self, name: &str) {
-        if let Ok(c) = CString::new(name) {
-            // SAFETY: valid descriptor and C string.
-            unsafe { libc::unlinkat(self.fd.as_raw_fd(), c.as_ptr(), 0) };
-        }
+        let _ = fs::unlinkat(&self.fd, name, AtFlags::empty());
     }
 
     fn rename(&self, from: &str, to: &str) -> io::Result<()> {
-        let (a, b) = (CString::new(from)?, CString::new(to)?);
-        let fd = self.fd.as_raw_fd();
-        // SAFETY: valid descriptors and C strings.
-        if unsafe { libc::renameat(fd, a.as_ptr(), fd, b.as_ptr()) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(())
+        Ok(fs::renameat(&self.fd, from, &self.fd, to)?)
     }
 
     fn link(&self, from: &str, to: &str) -> io::Result<()> {
-        let (a, b) = (CString::new(from)?, CString::new(to)?);
-        let fd = self.fd.as_raw_fd();
-        // SAFETY: valid descriptors and C strings.
-        if unsafe { libc::linkat(fd, a.as_ptr(), fd, b.as_ptr(), 0) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(())
+        Ok(fs::linkat(&self.fd, from, &self.fd, to, AtFlags::empty())?)
     }
 
     /// A new temporary file beside `name`, for a replace written in parts;
     /// finish it with `commit_temp`.
     pub fn temp_file(&self, name: &str) -> Result<(File, String)> {
         let tmp = format!("{name}.{}.tmp", temp_suffix());
-        let f = self.open(&tmp, libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL, 0o600)?;
+        let f = self.open(&tmp, OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL, 0o600)?;
         Ok((f, tmp))
     }
 
@@ -372,7 +290,7 @@ impl Dir {
 
     fn temp(&self, name: &str, bytes: &[u8], durable: bool) -> Result<String> {
         let tmp = format!("{name}.{}.tmp", temp_suffix());
-        let f = self.open(&tmp, libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL, 0o600)?;
+        let f = self.open(&tmp, OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL, 0o600)?;
         let written = f
             .write_all_at(bytes, 0)
             .and_then(|()| if durable { f.sync_all() } else { Ok(()) });
@@ -406,11 +324,7 @@ impl Dir {
 
     /// fsync the directory itself.
     pub fn sync(&self) -> Result<()> {
-        // SAFETY: a valid descriptor.
-        if unsafe { libc::fsync(self.fd.as_raw_fd()) } != 0 {
-            return Err(StoreError::io(&self.path, io::Error::last_os_error()));
-        }
-        Ok(())
+        fs::fsync(&self.fd).map_err(|e| StoreError::io(&self.path, e.into()))
     }
 }
 
@@ -428,9 +342,7 @@ mod tests {
         std::fs::write(&outside, "keep").unwrap();
         std::os::unix::fs::symlink(&outside, session.join("link")).unwrap();
         std::fs::hard_link(&outside, session.join("hard")).unwrap();
-        let fifo = CString::new(session.join("fifo").as_os_str().as_bytes()).unwrap();
-        // SAFETY: a valid C string.
-        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        fs::mkfifoat(CWD, session.join("fifo"), Mode::RUSR | Mode::WUSR).unwrap();
         std::os::unix::fs::symlink(&session, dir.join("proj").join("alias")).unwrap();
 
         let d = Dir::session(&session).unwrap();

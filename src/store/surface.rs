@@ -70,16 +70,14 @@ impl Surface {
         }
     }
 
-    pub fn apply(&mut self, ev: &Jv, seq: u64) -> Result<(), String> {
+    pub fn apply(&mut self, ev: &Jv, seq: u64) -> Result<(), SurfaceError> {
         let ty = ev.get("type").and_then(Jv::as_str).unwrap_or("");
         if !super::generation::is_surface(self.generation, ty) {
             return Ok(());
         }
         let op = match ev.get("surfaceOp") {
             None => {
-                return Err(format!(
-                    "session event \"{ty}\" is surface-eligible and requires a surfaceOp marker"
-                ));
+                return Err(SurfaceError::MissingOp { ty: ty.into() });
             }
             Some(Jv::Str(s)) if s == "append" => None,
             Some(Jv::Obj(m)) => {
@@ -92,34 +90,32 @@ impl Surface {
                 ) {
                     (true, Some(start), Some(end)) => Some((start, end)),
                     _ => {
-                        return Err(format!(
-                            "session event \"{ty}\" carries an invalid replace surfaceOp"
-                        ));
+                        return Err(SurfaceError::InvalidReplace { ty: ty.into() });
                     }
                 }
             }
             Some(_) => {
-                return Err(format!(
-                    "session event \"{ty}\" carries an invalid surfaceOp"
-                ));
+                return Err(SurfaceError::InvalidOp { ty: ty.into() });
             }
         };
         let shadowed: Vec<u64> = match op {
             None => Vec::new(),
             Some(_) if self.partial => {
-                return Err("surface history not cached; read the whole log".into());
+                return Err(SurfaceError::NotCached);
             }
             Some((start, end)) => {
-                let s = self.nodes.iter().position(|n| *n == start).ok_or(format!(
-                    "surface replace: start seq {start} not found in surface"
-                ))?;
-                let e = self.nodes.iter().position(|n| *n == end).ok_or(format!(
-                    "surface replace: end seq {end} not found in surface"
-                ))?;
+                let s = self
+                    .nodes
+                    .iter()
+                    .position(|n| *n == start)
+                    .ok_or(SurfaceError::StartNotFound { start })?;
+                let e = self
+                    .nodes
+                    .iter()
+                    .position(|n| *n == end)
+                    .ok_or(SurfaceError::EndNotFound { end })?;
                 if s > e {
-                    return Err(format!(
-                        "surface replace: start seq {start} is after end seq {end}"
-                    ));
+                    return Err(SurfaceError::StartAfterEnd { start, end });
                 }
                 self.nodes[s..=e].to_vec()
             }
@@ -128,57 +124,41 @@ impl Surface {
         let mut sources = std::collections::HashSet::new();
         if let Some(raw) = ev.get("sourceEventSeqs") {
             let Jv::Arr(items) = raw else {
-                return Err(format!(
-                    "sourceEventSeqs on event at seq {seq} must be an array when present"
-                ));
+                return Err(SurfaceError::SourcesNotArray { seq });
             };
             if items.is_empty() && ty != "assistant/message" {
-                return Err("sourceEventSeqs must not be empty except on assistant/message".into());
+                return Err(SurfaceError::SourcesEmpty);
             }
             let mut later = false;
             for item in items {
                 let Some(s) = event_seq(item) else {
-                    return Err(format!(
-                        "session event \"{ty}\" sourceEventSeqs must densely contain non-negative safe integers"
-                    ));
+                    return Err(SurfaceError::SourcesNotDense { ty: ty.into() });
                 };
                 later |= s >= seq;
                 sources.insert(s);
             }
             if sources.len() != items.len() {
-                return Err("sourceEventSeqs must not contain duplicates".into());
+                return Err(SurfaceError::SourcesDuplicated);
             }
             if later {
-                return Err(format!(
-                    "sourceEventSeqs must reference earlier events (seq {seq})"
-                ));
+                return Err(SurfaceError::SourcesNotEarlier { seq });
             }
         }
         if shadowed.iter().any(|s| !sources.contains(s)) {
-            return Err(
-                "surface replace: sourceEventSeqs must include every shadowed surface node".into(),
-            );
+            return Err(SurfaceError::SourcesMissShadowed);
         }
         if ty == "tool/result" {
             let rest = tool_result_rest(&ev["data"], &self.keys);
             if op.is_some() {
                 let [original] = shadowed.as_slice() else {
-                    return Err(
-                        "tool/result surface replacement must rewrite exactly one current node"
-                            .into(),
-                    );
+                    return Err(SurfaceError::ToolResultNotOne);
                 };
                 match self.tool_results.get(original) {
                     None => {
-                        return Err(
-                            "tool/result surface replacement must target a current tool/result"
-                                .into(),
-                        );
+                        return Err(SurfaceError::ToolResultNotTarget);
                     }
                     Some(r) if *r != rest => {
-                        return Err(
-                            "tool/result surface replacement may change only content".into()
-                        );
+                        return Err(SurfaceError::ToolResultChanged);
                     }
                     Some(_) => {}
                 }
@@ -199,5 +179,87 @@ impl Surface {
             }
         }
         Ok(())
+    }
+}
+
+/// A surface event DSH refuses (generation 1 on); its text is rc.8's own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SurfaceError {
+    MissingOp { ty: String },
+    InvalidReplace { ty: String },
+    InvalidOp { ty: String },
+    NotCached,
+    StartNotFound { start: u64 },
+    EndNotFound { end: u64 },
+    StartAfterEnd { start: u64, end: u64 },
+    SourcesNotArray { seq: u64 },
+    SourcesEmpty,
+    SourcesNotDense { ty: String },
+    SourcesDuplicated,
+    SourcesNotEarlier { seq: u64 },
+    SourcesMissShadowed,
+    ToolResultNotOne,
+    ToolResultNotTarget,
+    ToolResultChanged,
+}
+
+impl std::fmt::Display for SurfaceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SurfaceError::MissingOp { ty } => write!(
+                f,
+                "session event \"{ty}\" is surface-eligible and requires a surfaceOp marker"
+            ),
+            SurfaceError::InvalidReplace { ty } => write!(
+                f,
+                "session event \"{ty}\" carries an invalid replace surfaceOp"
+            ),
+            SurfaceError::InvalidOp { ty } => {
+                write!(f, "session event \"{ty}\" carries an invalid surfaceOp")
+            }
+            SurfaceError::NotCached => {
+                f.write_str("surface history not cached; read the whole log")
+            }
+            SurfaceError::StartNotFound { start } => {
+                write!(f, "surface replace: start seq {start} not found in surface")
+            }
+            SurfaceError::EndNotFound { end } => {
+                write!(f, "surface replace: end seq {end} not found in surface")
+            }
+            SurfaceError::StartAfterEnd { start, end } => write!(
+                f,
+                "surface replace: start seq {start} is after end seq {end}"
+            ),
+            SurfaceError::SourcesNotArray { seq } => write!(
+                f,
+                "sourceEventSeqs on event at seq {seq} must be an array when present"
+            ),
+            SurfaceError::SourcesEmpty => {
+                f.write_str("sourceEventSeqs must not be empty except on assistant/message")
+            }
+            SurfaceError::SourcesNotDense { ty } => write!(
+                f,
+                "session event \"{ty}\" sourceEventSeqs must densely contain non-negative safe integers"
+            ),
+            SurfaceError::SourcesDuplicated => {
+                f.write_str("sourceEventSeqs must not contain duplicates")
+            }
+            SurfaceError::SourcesNotEarlier { seq } => write!(
+                f,
+                "sourceEventSeqs must reference earlier events (seq {seq})"
+            ),
+            SurfaceError::SourcesMissShadowed => f.write_str(
+                "surface replace: sourceEventSeqs must include every shadowed surface node",
+            ),
+            SurfaceError::ToolResultNotOne => {
+                f.write_str("tool/result surface replacement must rewrite exactly one current node")
+            }
+            SurfaceError::ToolResultNotTarget => {
+                f.write_str("tool/result surface replacement must target a current tool/result")
+            }
+            SurfaceError::ToolResultChanged => {
+                f.write_str("tool/result surface replacement may change only content")
+            }
+        }
     }
 }

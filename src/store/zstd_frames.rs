@@ -27,7 +27,61 @@ pub struct FrameReader<R> {
 #[derive(Debug)]
 pub enum FrameError {
     Io(io::Error),
-    Corrupt(String),
+    Corrupt(ZstdCorruption),
+}
+
+/// A Zstandard log DSH refuses as corrupt, with the byte offset where it
+/// could tell; the text is rc.8's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ZstdCorruption {
+    FrameTooLarge {
+        at: u64,
+    },
+    BadMagic {
+        at: u64,
+    },
+    ReservedBit {
+        at: u64,
+    },
+    ReservedBlock {
+        at: u64,
+    },
+    /// A complete frame that does not decode.
+    FrameInvalid {
+        at: u64,
+    },
+    HeaderFrameInvalid,
+    HeaderNotOneLine,
+    /// A complete frame ends inside a record.
+    TornRecord,
+}
+
+impl std::fmt::Display for ZstdCorruption {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("corrupt Zstandard session log: ")?;
+        match self {
+            ZstdCorruption::FrameTooLarge { at } => write!(
+                f,
+                "frame at byte {at} exceeds the {} MiB frame cap",
+                MAX_FRAME >> 20
+            ),
+            ZstdCorruption::BadMagic { at } => write!(f, "invalid frame magic at byte {at}"),
+            ZstdCorruption::ReservedBit { at } => {
+                write!(f, "reserved frame-header bit at byte {at}")
+            }
+            ZstdCorruption::ReservedBlock { at } => write!(f, "reserved block type at byte {at}"),
+            ZstdCorruption::FrameInvalid { at } => {
+                write!(f, "frame at byte {at} failed validation")
+            }
+            ZstdCorruption::HeaderFrameInvalid => f.write_str("header frame failed validation"),
+            ZstdCorruption::HeaderNotOneLine => {
+                f.write_str("first frame is not exactly one header line")
+            }
+            ZstdCorruption::TornRecord => {
+                f.write_str("complete frame contains a torn JSONL record")
+            }
+        }
+    }
 }
 
 impl<R: Read> FrameReader<R> {
@@ -58,11 +112,9 @@ impl<R: Read> FrameReader<R> {
     fn take(&mut self, buf: &mut Vec<u8>, n: usize) -> Result<bool, FrameError> {
         let start = buf.len();
         if start + n > MAX_FRAME {
-            return Err(FrameError::Corrupt(format!(
-                "corrupt Zstandard session log: frame at byte {} exceeds the {} MiB frame cap",
-                self.offset,
-                MAX_FRAME >> 20
-            )));
+            return Err(FrameError::Corrupt(ZstdCorruption::FrameTooLarge {
+                at: self.offset,
+            }));
         }
         buf.resize(start + n, 0);
         let mut filled = 0;
@@ -111,19 +163,16 @@ impl<R: Read> FrameReader<R> {
             return Ok(false);
         }
         if buf[..4] != ZSTD_MAGIC {
-            return Err(FrameError::Corrupt(format!(
-                "corrupt Zstandard session log: invalid frame magic at byte {start}"
-            )));
+            return Err(FrameError::Corrupt(ZstdCorruption::BadMagic { at: start }));
         }
         if !self.take(buf, 1)? {
             return Ok(false);
         }
         let descriptor = buf[4];
         if descriptor & 0x18 != 0 {
-            return Err(FrameError::Corrupt(format!(
-                "corrupt Zstandard session log: reserved frame-header bit at byte {}",
-                start + 4
-            )));
+            return Err(FrameError::Corrupt(ZstdCorruption::ReservedBit {
+                at: start + 4,
+            }));
         }
         let content_size_flag = descriptor >> 6;
         let single_segment = descriptor & 0x20 != 0;
@@ -151,10 +200,9 @@ impl<R: Read> FrameReader<R> {
             let block_type = (header >> 1) & 3;
             let block_size = (header >> 3) as usize;
             if block_type == 3 {
-                return Err(FrameError::Corrupt(format!(
-                    "corrupt Zstandard session log: reserved block type at byte {}",
-                    start + at as u64
-                )));
+                return Err(FrameError::Corrupt(ZstdCorruption::ReservedBlock {
+                    at: start + at as u64,
+                }));
             }
             let payload = if block_type == 1 { 1 } else { block_size };
             if !self.take(buf, payload)? {

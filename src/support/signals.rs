@@ -4,15 +4,11 @@
 //! number (130 for Ctrl-C, 143 for SIGTERM), as shells expect of a command
 //! a signal stopped.
 
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use signal_hook::consts::{SIGINT, SIGTERM};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-static STOP: AtomicBool = AtomicBool::new(false);
-static SIGNAL: AtomicI32 = AtomicI32::new(0);
-
-extern "C" fn on_signal(signo: libc::c_int) {
-    SIGNAL.store(signo, Ordering::SeqCst);
-    STOP.store(true, Ordering::SeqCst);
-}
+/// The number of the signal that asked us to stop; 0 while none has.
+static SIGNAL: AtomicUsize = AtomicUsize::new(0);
 
 /// The exit status of a command a signal stopped: 128 + its number.
 pub fn exit_status() -> Option<u8> {
@@ -23,13 +19,13 @@ pub fn exit_status() -> Option<u8> {
 }
 
 pub fn install() {
-    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
-    unsafe {
-        libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
-        libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
+    for signal in [SIGINT, SIGTERM] {
+        // A signal that cannot be hooked keeps its default action, which
+        // stops the process as before: nothing to report.
+        let _ = signal_hook::flag::register_usize(signal, &SIGNAL, signal as usize);
     }
 }
 
 pub fn stop_requested() -> bool {
-    STOP.load(Ordering::SeqCst)
+    SIGNAL.load(Ordering::SeqCst) != 0
 }

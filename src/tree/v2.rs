@@ -8,6 +8,7 @@ use crate::store::SessionRecord;
 use crate::store::ahead::Glance;
 use crate::store::descriptor::{Dialect, Identity, Mode};
 use crate::store::header::ROOT_NAME;
+use crate::store::log_error::LogError;
 use crate::store::reader::{self, Inspection};
 use crate::store::scan_cache::ScanCache;
 
@@ -233,7 +234,7 @@ fn classify(live: Liveness, glance: Glance) -> MemberKind {
 fn classify_inspected(
     rec: &SessionRecord,
     live: Liveness,
-    inspected: Result<Inspection, String>,
+    inspected: Result<Inspection, LogError>,
 ) -> MemberKind {
     classify(live, Glance::of(&rec.header, inspected, Dialect::Seed001))
 }

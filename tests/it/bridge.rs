@@ -256,7 +256,7 @@ fn a_message_in_flight_cannot_be_canceled() {
 fn hostile_protocol_lines_change_nothing() {
     let (store, dir) = team();
     let s = store.path();
-    let outside = TempDir::new("bridge-outside");
+    let outside = crate::common::temp_dir("bridge-outside");
     followup(s, "m-keep", "keep me");
     let mut b = Bridge::start(s);
     let cases = [
@@ -305,7 +305,7 @@ fn hostile_protocol_lines_change_nothing() {
 
 #[test]
 fn the_bridge_starts_on_a_store_that_does_not_exist_yet() {
-    let base = TempDir::new("bridge-fresh");
+    let base = crate::common::temp_dir("bridge-fresh");
     let s = base.path().join("sessions");
     let mut b = Bridge::start(&s);
     // DSH creates a root: its directory appears only on its first write.

@@ -4,7 +4,6 @@
 
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -84,13 +83,12 @@ pub fn run_dir(prefix: &str) -> PathBuf {
             let Some(pid) = name
                 .to_str()
                 .and_then(|n| n.strip_prefix(prefix))
-                .and_then(|p| p.parse::<libc::pid_t>().ok())
+                .and_then(|p| p.parse::<i32>().ok())
+                .and_then(rustix::process::Pid::from_raw)
             else {
                 continue;
             };
-            // SAFETY: signal 0 only asks whether the process exists.
-            let gone = unsafe { libc::kill(pid, 0) } != 0
-                && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+            let gone = rustix::process::test_kill_process(pid) == Err(rustix::io::Errno::SRCH);
             if gone {
                 let _ = std::fs::remove_dir_all(entry.path());
             }
@@ -219,34 +217,20 @@ fn regex_escape(text: &str) -> String {
 }
 
 /// A directory removed on drop.
-pub struct TempDir(pub PathBuf);
+pub use tempfile::TempDir;
 
-impl TempDir {
-    pub fn new(tag: &str) -> TempDir {
-        static N: AtomicU64 = AtomicU64::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "dsh-agents-test-{}-{}-{tag}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::SeqCst)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-    pub fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// A fresh directory in the temp dir, removed when dropped; `tag` names
+/// the test in its name, for whoever finds one left by a killed run.
+pub fn temp_dir(tag: &str) -> TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("dsh-agents-test-{tag}-"))
+        .tempdir()
+        .unwrap()
 }
 
 /// Copy a store (read-only inputs are never written) into a temp dir.
 pub fn copy_store(src: &Path, tag: &str) -> TempDir {
-    let tmp = TempDir::new(tag);
+    let tmp = temp_dir(tag);
     copy_dir(src, tmp.path());
     tmp
 }
@@ -305,9 +289,7 @@ pub struct StoreBuilder {
 
 impl StoreBuilder {
     pub fn new(tag: &str) -> StoreBuilder {
-        StoreBuilder {
-            dir: TempDir::new(tag),
-        }
+        StoreBuilder { dir: temp_dir(tag) }
     }
 
     /// A session whose log holds `records` (headers, events) under `_no-cwd`.
@@ -429,4 +411,19 @@ impl Drop for Reaped {
             let _ = c.wait();
         }
     }
+}
+
+/// A FIFO at `path`: what a reader that blocks on open would hang on.
+pub fn mkfifo(path: &Path) {
+    use rustix::fs::{CWD, Mode, mkfifoat};
+    mkfifoat(CWD, path, Mode::RUSR | Mode::WUSR).unwrap();
+}
+
+/// Send `signal` to our child `pid`.
+pub fn signal(pid: u32, signal: rustix::process::Signal) {
+    let pid = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+        .expect("a child's pid");
+    rustix::process::kill_process(pid, signal).unwrap();
 }

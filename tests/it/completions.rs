@@ -28,10 +28,8 @@ fn committed_completions_match_the_binary() {
     }
 }
 
-/// The committed man pages under `man/` are what `dsh-agents man` prints:
-/// one for the tool and one per command, none missing, none stale.
-#[test]
-fn committed_man_pages_match_the_binary() {
+/// Every command `--help` lists, by name.
+fn commands() -> Vec<String> {
     let help = crate::common::cmd()
         .env("COLUMNS", "400")
         .arg("--help")
@@ -40,21 +38,60 @@ fn committed_man_pages_match_the_binary() {
     let help = String::from_utf8_lossy(&help.stdout).into_owned();
     // The commands are listed in groups between the usage line and the
     // options, each as two spaces and its name.
-    let commands: Vec<&str> = help
+    let commands: Vec<String> = help
         .lines()
         .skip_while(|l| !l.starts_with("Usage:"))
         .take_while(|l| !l.starts_with("Options:"))
         .filter(|l| l.starts_with("  ") && l.as_bytes().get(2).is_some_and(u8::is_ascii_lowercase))
         .filter_map(|l| l.split_whitespace().next())
         .filter(|c| *c != "help")
+        .map(str::to_string)
         .collect();
     assert!(
-        commands.contains(&"log") && commands.contains(&"man"),
+        commands.iter().any(|c| c == "log") && commands.iter().any(|c| c == "man"),
         "{help}"
     );
+    commands
+}
+
+/// Each command's `--help` ends with examples of that command itself (an
+/// example block given to the wrong command once left `inbox` and `usage`
+/// with none, and `export` showing only its second).
+#[test]
+fn every_command_help_shows_its_own_examples() {
+    for c in commands() {
+        let r = run([c.as_str(), "--help"]);
+        assert_eq!(r.code, 0, "{c}: {}", r.stderr);
+        let examples: Vec<&str> = r
+            .stdout
+            .split("Examples:\n")
+            .skip(1)
+            .flat_map(|block| block.lines().take_while(|l| l.starts_with("  ")))
+            .collect();
+        assert_eq!(
+            r.stdout.matches("Examples:").count(),
+            1,
+            "{c}: one example block\n{}",
+            r.stdout
+        );
+        assert!(!examples.is_empty(), "{c}: no examples\n{}", r.stdout);
+        // An example names its command (after `dsh-agents` and any global
+        // options), and the bridge's is the plugin's one line.
+        let own = examples
+            .iter()
+            .all(|e| e.split_whitespace().any(|w| w == c));
+        assert!(own, "{c}: examples of another command: {examples:?}");
+    }
+}
+
+/// The committed man pages under `man/` are what `dsh-agents man` prints:
+/// one for the tool and one per command, none missing, none stale.
+#[test]
+fn committed_man_pages_match_the_binary() {
+    let commands = commands();
     let mut expected = vec![("dsh-agents.1".to_string(), run(["man"]))];
     for c in &commands {
-        expected.push((format!("dsh-agents-{c}.1"), run(["man", c])));
+        expected.push((format!("dsh-agents-{c}.1"), run(["man", c.as_str()])));
     }
     let mut committed: Vec<String> = std::fs::read_dir(repo().join("man"))
         .unwrap()

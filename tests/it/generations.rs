@@ -199,7 +199,7 @@ fn generation_rules_are_enforced_on_read() {
 fn spawn_writes_the_generation_asked_and_serve_leaves_it_to_dsh() {
     let mut trees = Vec::new();
     for generation in 0..=4u32 {
-        let store = crate::common::TempDir::new("gen-spawn");
+        let store = crate::common::temp_dir("gen-spawn");
         let s = store.path().to_str().unwrap();
         let g = generation.to_string();
         let r = run([
@@ -265,7 +265,7 @@ fn spawn_writes_the_generation_asked_and_serve_leaves_it_to_dsh() {
         trees[0]
     );
 
-    let store = crate::common::TempDir::new("gen-spawn-refused");
+    let store = crate::common::temp_dir("gen-spawn-refused");
     let s = store.path().to_str().unwrap();
     for (args, said) in [
         (&["--format-version", "5"][..], "--format-version: 5 is not"),
@@ -301,7 +301,7 @@ fn spawn_writes_the_generation_asked_and_serve_leaves_it_to_dsh() {
 
 #[test]
 fn a_generation_4_parent_catalog_orders_and_names_its_children() {
-    let store = crate::common::TempDir::new("gen-catalog");
+    let store = crate::common::temp_dir("gen-catalog");
     let s = store.path().to_str().unwrap();
     let spawn = |args: &[&str]| {
         let mut argv = vec!["--store", s, "spawn"];
@@ -392,7 +392,7 @@ fn a_generation_4_parent_catalog_orders_and_names_its_children() {
     let r = run(["--store", s, "check"]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     // The same rows in a generation-3 log are not a catalog.
-    let g3 = crate::common::TempDir::new("gen-catalog-3");
+    let g3 = crate::common::temp_dir("gen-catalog-3");
     let s3 = g3.path().to_str().unwrap();
     let r = run([
         "--store",
@@ -452,7 +452,7 @@ fn migrated_store_outputs_match_golden_files() {
 
 #[test]
 fn a_compressed_newer_generation_is_read() {
-    let store = crate::common::TempDir::new("gen-zstd");
+    let store = crate::common::temp_dir("gen-zstd");
     let s = store.path().to_str().unwrap();
     for args in [
         &[

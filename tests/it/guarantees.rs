@@ -7,8 +7,6 @@ use crate::common::{
     StoreBuilder, TempDir, copy_store, fixture, repo, run_in, snapshot, wait_until_locked,
 };
 use serde_json::Value;
-use std::ffi::CString;
-use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -17,11 +15,7 @@ fn team() -> TempDir {
     copy_store(&repo().join("testdata/stores/team"), "guar")
 }
 
-fn mkfifo(path: &Path) {
-    let c = CString::new(path.as_os_str().as_bytes()).unwrap();
-    // SAFETY: a valid C string.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-}
+use crate::common::mkfifo;
 
 /// Run the binary, killing it if it has not finished within `limit`.
 /// Returns its exit code, or `None` when it had to be killed.
@@ -57,7 +51,7 @@ fn run_bounded(store: &Path, args: &[&str], limit: Duration) -> (Option<i32>, St
 
 #[test]
 fn nothing_is_written_outside_the_store_through_links() {
-    let outside = TempDir::new("outside");
+    let outside = crate::common::temp_dir("outside");
     let victim = outside.path().join("victim.jsonl");
     // A session log linked to a file outside: check reports it, serve refuses.
     let store = team();
@@ -96,7 +90,7 @@ fn nothing_is_written_outside_the_store_through_links() {
         r.stderr
     );
     // A project directory linked outside: spawn writes nothing there.
-    let fresh = TempDir::new("proj-link");
+    let fresh = crate::common::temp_dir("proj-link");
     let elsewhere = outside.path().join("proj");
     std::fs::create_dir(&elsewhere).unwrap();
     std::os::unix::fs::symlink(&elsewhere, fresh.path().join("_no-cwd")).unwrap();
@@ -119,7 +113,7 @@ fn nothing_is_written_outside_the_store_through_links() {
 #[test]
 fn a_link_swapped_in_during_sends_is_never_followed() {
     let store = team();
-    let outside = TempDir::new("swap");
+    let outside = crate::common::temp_dir("swap");
     let target = outside.path().join("created-here");
     let inbox = store.path().join("_no-cwd/rev-0001/inbox.jsonl");
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));

@@ -36,7 +36,7 @@ fn lists(store: &TempDir) -> (String, String) {
 }
 
 fn base() -> TempDir {
-    let t = TempDir::new("hostile");
+    let t = crate::common::temp_dir("hostile");
     write_log(t.path(), "_no-cwd", "root", &[root()]);
     t
 }
@@ -95,7 +95,7 @@ fn zstd_child(t: &TempDir, id: &str, created: u64, frames: &[Vec<u8>]) {
 }
 
 fn zstd_base() -> TempDir {
-    let t = TempDir::new("hostile-zstd");
+    let t = crate::common::temp_dir("hostile-zstd");
     let d = t.path().join("_no-cwd/root");
     std::fs::create_dir_all(&d).unwrap();
     std::fs::write(
@@ -233,7 +233,7 @@ fn sidecars_that_are_directories_are_clear_errors() {
 #[test]
 fn a_session_directory_linked_outside_the_store_is_never_written() {
     let t = base();
-    let outside = TempDir::new("outside-target");
+    let outside = crate::common::temp_dir("outside-target");
     write_log(
         outside.path(),
         "x",
@@ -284,8 +284,7 @@ fn run_unprivileged(args: &[&str]) -> crate::common::Run {
     });
     let mut c = std::process::Command::new(bin);
     c.args(args).env_remove("DSH_STORE").env_remove("DSH_AGENT");
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } == 0 {
+    if rustix::process::geteuid().is_root() {
         c.uid(65534).gid(65534);
     }
     // A copy just written may be briefly busy (ETXTBSY) while another test
@@ -293,7 +292,10 @@ fn run_unprivileged(args: &[&str]) -> crate::common::Run {
     let mut tries = 0;
     let out = loop {
         match c.output() {
-            Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) && tries < 50 => {
+            Err(e)
+                if e.raw_os_error() == Some(rustix::io::Errno::TXTBSY.raw_os_error())
+                    && tries < 50 =>
+            {
                 tries += 1;
                 std::thread::sleep(std::time::Duration::from_millis(20));
             }

@@ -271,7 +271,7 @@ fn located_commands_answer_as_the_full_scan_does() {
         let names = v2_names(&src);
         // Both ways at once, each on its own copy (outputs name the store
         // only as `<store>`).
-        let tmp = TempDir::new("located");
+        let tmp = crate::common::temp_dir("located");
         let cache = tmp.path().join("cache");
         let one_way = |tag: &str, cache: Option<&Path>| {
             let store = tmp.path().join(tag);
@@ -421,7 +421,7 @@ fn lead_and_kid(tag: &str) -> (TempDir, TempDir) {
         "kid-1",
         &named_child("kid-1", "lead", "kid"),
     );
-    (tmp, TempDir::new(&format!("{tag}-cache")))
+    (tmp, crate::common::temp_dir(&format!("{tag}-cache")))
 }
 
 fn send(store: &Path, cache: &Path, name: &str, extra: &[&str]) -> (Option<i32>, String) {
@@ -452,7 +452,7 @@ fn the_name_index_answers_only_what_a_scan_would() {
         .session("kid-1", &[])
         .build();
     let store = tmp.path();
-    let cache = TempDir::new("name-index-cache");
+    let cache = crate::common::temp_dir("name-index-cache");
     write_log(
         store,
         "_no-cwd",
@@ -568,7 +568,7 @@ fn a_cache_inside_the_store_is_not_used() {
         "the index was written in the store: {written:?}"
     );
     // The same command with the cache outside builds it there.
-    let outside = TempDir::new("name-index-outside");
+    let outside = crate::common::temp_dir("name-index-outside");
     assert_eq!(send(store, outside.path(), "kid", &[]).0, Some(0));
     assert!(outside.path().join("stores").is_dir());
 }
@@ -606,9 +606,7 @@ fn a_tampered_or_fooled_cache_answers_as_a_scan() {
     // A FIFO where the index was: answered without hanging.
     let idx = walk_for(cache.path(), "names.idx").expect("the index was built");
     std::fs::remove_file(&idx).unwrap();
-    let c = std::ffi::CString::new(idx.to_str().unwrap()).unwrap();
-    // SAFETY: a valid C string.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    crate::common::mkfifo(&idx);
     let (code, text) = send(store, cache.path(), "kid", &[]);
     assert_eq!(code, Some(0), "{text}");
     // A link planted at the rewrite's temporary name is not written through.
@@ -625,7 +623,7 @@ fn a_tampered_or_fooled_cache_answers_as_a_scan() {
     assert_eq!(code, Some(0), "{text}");
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
     // A cache inside the store, named through a link to the store or `..`.
-    let link = TempDir::new("name-index-link");
+    let link = crate::common::temp_dir("name-index-link");
     let via = link.path().join("store");
     std::os::unix::fs::symlink(store, &via).unwrap();
     for inside in [

@@ -422,7 +422,7 @@ fn claim_takes_next_step_input_and_one_unparked_turn() {
 #[test]
 fn the_inbox_is_never_written_through_a_symlink() {
     let store = team();
-    let outside = TempDir::new("victim");
+    let outside = crate::common::temp_dir("victim");
     let victim = outside.path().join("victim.jsonl");
     std::fs::write(&victim, "").unwrap();
     std::os::unix::fs::symlink(&victim, store.path().join("_no-cwd/rev-0001/inbox.jsonl")).unwrap();

@@ -86,7 +86,7 @@ fn tree_fits_100_columns_and_json_carries_the_hierarchy() {
     }
     // 2,000 sessions: 40 roots, each with children and grandchildren whose
     // names and labels are long enough to need cutting.
-    let tmp = TempDir::new("wide");
+    let tmp = crate::common::temp_dir("wide");
     let mut n = 0;
     for r in 0..40 {
         let root = format!("root-{r:02}-{}", "x".repeat(30));
@@ -575,7 +575,7 @@ fn honest_errors() {
 /// quietly with success, as contract §8 asks of every command.
 #[test]
 fn tree_into_a_closed_pipe_ends_quietly() {
-    let tmp = TempDir::new("closed-pipe");
+    let tmp = crate::common::temp_dir("closed-pipe");
     write_log(
         tmp.path(),
         "_no-cwd",

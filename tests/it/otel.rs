@@ -222,7 +222,7 @@ fn exports_match_golden_files_and_errors_are_clear() {
         assert!(r.stderr.contains(said), "{args:?}: {}", r.stderr);
     }
     // -o writes the file; nothing is written in the store.
-    let tmp = crate::common::TempDir::new("otlp-out");
+    let tmp = crate::common::temp_dir("otlp-out");
     let out = tmp.path().join("t.json");
     let r = run([
         "--store",

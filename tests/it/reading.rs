@@ -2,7 +2,7 @@
 //! saw, kept in the cache directory, are only a guess. Whatever they say —
 //! fresh, stale, damaged — a listing prints what it prints without them.
 
-use crate::common::{READ_AHEAD, StoreBuilder, TempDir, run_env};
+use crate::common::{READ_AHEAD, StoreBuilder, run_env};
 use std::path::Path;
 
 /// v2 and v1 listings of `store` by `root`, with the cache at `cache`.
@@ -55,7 +55,7 @@ fn saved_edges_never_change_a_listing() {
         .child("0-deep", 4, "a-kid", "Deep")
         .child("z-top", 5, "root", "Top")
         .build();
-    let cache = TempDir::new("edges-cache");
+    let cache = crate::common::temp_dir("edges-cache");
     let without = listings(store.path(), cache.path(), &[(READ_AHEAD, "0")]);
     assert!(
         without[0].contains("b-mid/a-kid") || without[0].contains("Kid"),
@@ -78,7 +78,7 @@ fn saved_edges_never_change_a_listing() {
         .child("0-deep", 4, "a-kid", "Deep")
         .child("z-top", 5, "root", "Top")
         .build();
-    let cache_of_moved = TempDir::new("edges-cache-moved");
+    let cache_of_moved = crate::common::temp_dir("edges-cache-moved");
     // The first store's edges, copied to where the moved store's would be.
     listings(store.path(), cache_of_moved.path(), &[]);
     let moved_file = edges_file(cache_of_moved.path()).unwrap();
@@ -111,7 +111,7 @@ fn no_cache_saves_no_edges() {
         .root("root")
         .child("kid", 2, "root", "Kid")
         .build();
-    let cache = TempDir::new("edges-no-cache-dir");
+    let cache = crate::common::temp_dir("edges-no-cache-dir");
     let s = store.path().to_str().unwrap();
     let r = run_env(
         ["--store", s, "--no-cache", "list-agents", "--as", "root"],

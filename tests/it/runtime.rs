@@ -690,8 +690,7 @@ fn ctrl_c_ends_a_wait_with_an_error() {
             .unwrap(),
     );
     std::thread::sleep(Duration::from_millis(400));
-    // SAFETY: signalling our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    crate::common::signal(child.id(), rustix::process::Signal::INT);
     let out = child.wait_with_output().unwrap();
     assert_eq!(
         out.status.code(),
@@ -719,8 +718,7 @@ fn ctrl_c_stops_serve_cleanly() {
             .iter()
             .any(|l| l.contains("go to sleep"))
     });
-    // SAFETY: signalling our own child.
-    unsafe { libc::kill(served.0.id() as i32, libc::SIGINT) };
+    crate::common::signal(served.0.id(), rustix::process::Signal::INT);
     let status = served.0.wait().unwrap();
     assert_eq!(status.code(), Some(130), "a clean stop, 128 + SIGINT");
     let last = log_events(s, "rev-0001").last().unwrap().clone();

@@ -12,7 +12,7 @@ fn spawn(store: &str, args: &[&str]) -> String {
 }
 
 fn build(compression: &str) -> TempDir {
-    let tmp = TempDir::new(&format!("spawn-{compression}"));
+    let tmp = crate::common::temp_dir(&format!("spawn-{compression}"));
     let s = tmp.path().to_str().unwrap().to_string();
     let c = ["--compression", compression];
     spawn(
@@ -265,7 +265,7 @@ fn spawn_rejects_bad_input_and_changes_nothing() {
 
 #[test]
 fn spawn_keeps_the_store_encoding_and_inherits_cwd() {
-    let tmp = TempDir::new("spawn-cwd");
+    let tmp = crate::common::temp_dir("spawn-cwd");
     let s = tmp.path().to_str().unwrap();
     spawn(
         s,
@@ -294,7 +294,7 @@ fn spawn_keeps_the_store_encoding_and_inherits_cwd() {
 
 #[test]
 fn spawn_creates_the_first_session_of_an_empty_store() {
-    let tmp = crate::common::TempDir::new("new-store");
+    let tmp = crate::common::temp_dir("new-store");
     let store = tmp.path().join("empty");
     std::fs::create_dir(&store).unwrap();
     let r = crate::common::run_in(&store, &["spawn", "--id", "r1"]);
@@ -304,7 +304,7 @@ fn spawn_creates_the_first_session_of_an_empty_store() {
 
 #[test]
 fn concurrent_spawns_of_one_name_make_one_child() {
-    let tmp = TempDir::new("spawn-race");
+    let tmp = crate::common::temp_dir("spawn-race");
     let s = tmp.path().to_str().unwrap().to_string();
     spawn(&s, &["--id", "root"]);
     let children: Vec<crate::common::Reaped> = (0..8)

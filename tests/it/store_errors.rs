@@ -15,7 +15,7 @@ fn child(id: &str, created: u64, parent: &str, label: &str) -> Vec<String> {
 }
 
 fn store_with_kid() -> TempDir {
-    let tmp = TempDir::new("err");
+    let tmp = crate::common::temp_dir("err");
     write_log(tmp.path(), "_no-cwd", "root", &[root()]);
     let kid = child("kid", 2, "root", "Kid");
     write_log(
@@ -195,7 +195,7 @@ fn malformed_headers_are_skipped_and_reported_by_check() {
 
 #[test]
 fn bad_child_logs_become_diagnostic_rows() {
-    let tmp = TempDir::new("rows");
+    let tmp = crate::common::temp_dir("rows");
     write_log(tmp.path(), "_no-cwd", "root", &[root()]);
     let mut huge = child("huge", 2, "root", "Huge line");
     huge.push(format!(
@@ -268,7 +268,7 @@ fn bad_child_logs_become_diagnostic_rows() {
 
 #[test]
 fn parent_cycles_are_safe() {
-    let tmp = TempDir::new("cycle");
+    let tmp = crate::common::temp_dir("cycle");
     for (id, parent) in [("c1", "c2"), ("c2", "c1")] {
         let log = child(id, 1, parent, id);
         write_log(
@@ -312,7 +312,7 @@ fn parent_cycles_are_safe() {
 
 #[test]
 fn a_chain_ten_thousand_deep_lists() {
-    let tmp = TempDir::new("deep");
+    let tmp = crate::common::temp_dir("deep");
     write_log(tmp.path(), "_no-cwd", "root", &[root()]);
     let mut parent = "root".to_string();
     for i in 0..10_000 {
@@ -366,7 +366,7 @@ fn escaped_ids_and_symlinks() {
     );
     // Symlinks: a loop and a link to outside the store are ignored.
     std::os::unix::fs::symlink(".", tmp.path().join("_no-cwd/loop")).unwrap();
-    let outside = TempDir::new("outside");
+    let outside = crate::common::temp_dir("outside");
     write_log(
         outside.path(),
         "x",
@@ -400,7 +400,7 @@ fn escaped_ids_and_symlinks() {
 /// command fails with exit 3 naming the path, and nothing is created.
 #[test]
 fn missing_file_or_empty_store_roots_fail_every_command() {
-    let tmp = TempDir::new("roots");
+    let tmp = crate::common::temp_dir("roots");
     let missing = tmp.path().join("nope");
     let file = tmp.path().join("file");
     std::fs::write(&file, "x").unwrap();
@@ -455,7 +455,7 @@ fn missing_file_or_empty_store_roots_fail_every_command() {
 /// reading command names the generation, and `check` fails on it.
 #[test]
 fn a_newer_format_generation_is_never_invisible() {
-    let only = crate::common::TempDir::new("gen-only");
+    let only = crate::common::temp_dir("gen-only");
     for id in ["root-1", "kid-1"] {
         let dir = only.path().join("_no-cwd").join(id);
         std::fs::create_dir_all(&dir).unwrap();

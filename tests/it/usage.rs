@@ -146,7 +146,7 @@ fn usage_prices_since_and_subtrees() {
     let store = repo().join("testdata/stores/rc8-cli");
     let s = store.to_str().unwrap();
     let (sessions, _) = hand_count(&store);
-    let tmp = crate::common::TempDir::new("usage-prices");
+    let tmp = crate::common::temp_dir("usage-prices");
     let prices = tmp.path().join("prices.json");
     std::fs::write(
         &prices,
@@ -189,9 +189,7 @@ fn usage_prices_since_and_subtrees() {
     }
     // A FIFO is refused, not waited on.
     let fifo = tmp.path().join("fifo.json");
-    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-    // SAFETY: a valid C string.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    crate::common::mkfifo(&fifo);
     let r = run(["--store", s, "usage", "--prices", fifo.to_str().unwrap()]);
     assert_eq!(r.code, 2, "{}", r.stderr);
     // --since after every call: nothing counted; before all: everything.
@@ -237,7 +235,7 @@ fn a_forks_inherited_calls_are_not_counted_again() {
             r#"{{"type":"assistant/message","seq":{seq},"time":1,"data":{{"turn":1,"step":1,"message":{{"role":"assistant","content":[],"source":{{"kind":"model","provider":"p","model":"m"}},"id":"a{seq}"}},"usage":{{"inputTokens":{input},"outputTokens":1}}}},"surfaceOp":"append"}}"#
         )
     };
-    let tmp = crate::common::TempDir::new("usage-fork");
+    let tmp = crate::common::temp_dir("usage-fork");
     let s = tmp.path();
     crate::common::write_log(
         s,

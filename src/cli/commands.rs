@@ -1,0 +1,443 @@
+//! The operator, runtime and setup commands from the command line: each
+//! one's arguments become the call into the module that holds its rules
+//! (`operator`, `runtime`), and the refusals that concern a flag name it.
+
+use super::args::{CallerArgs, ExportArgs, LogArgs, ServeArgs, SpawnArgs, TreeArgs, UsageArgs};
+use super::dispatch::{Env, Output, stream_to, to_json};
+use super::inputs::{caller_flag, display_now, message_body, message_id};
+use crate::error::{Error, ErrorKind, Result};
+use crate::inbox::{Inbox, Target};
+use crate::operator::spawn::{SpawnError, SpawnRequest};
+use crate::operator::{
+    check, deliver, inbox_view, log_view, otel, spawn, trace, tree_view, tree_watch, usage,
+};
+use crate::runtime::serve::{ServeOptions, serve};
+use crate::store::Store;
+use crate::store::scan_cache::ScanCache;
+use crate::tools::{Context, Contract, identity};
+use crate::tree::Corpus;
+use crate::tree::caller::{resolve_agent, resolve_caller};
+
+pub(super) fn identity(env: &Env, caller: &CallerArgs) -> Result<Output> {
+    let store = env.open.named(caller.agent.as_deref())?;
+    let cx = Context::new(
+        &store,
+        Contract::V2,
+        caller.agent.as_deref(),
+        None,
+        env.limits,
+    )
+    .map_err(caller_flag)?;
+    let me = identity::identity(&cx)?;
+    Ok(Output::Text(if env.json {
+        to_json(&me.json())
+    } else {
+        me.text()
+    }))
+}
+
+/// `tree`: written as it is rendered, never held whole; `--watch` redraws.
+pub(super) fn tree(env: &Env, args: &TreeArgs, out: &mut dyn std::io::Write) -> Result<Output> {
+    let view = tree_watch::TreeView {
+        agent: args.agent.clone(),
+        all: args.all,
+        usage: !args.no_usage,
+        filter: tree_view::Filter {
+            live: args.live,
+            problems: args.problems,
+        },
+        json: env.json,
+        width: args.width.map(usize::from),
+        now: display_now()?,
+    };
+    if args.watch {
+        tree_watch::watch(&env.root, &view)?;
+    } else {
+        stream_to(out, |emit| view.frame_to(&env.root, emit))?;
+    }
+    Ok(Output::Raw(String::new()))
+}
+
+/// `check`: the report is printed either way; problems fail the command.
+pub(super) fn check(env: &Env) -> Result<Output> {
+    let (sessions, findings) = check::check(&env.root)?;
+    let text = if env.json {
+        serde_json::to_string(&findings).unwrap_or_default()
+    } else {
+        check::render(sessions, &findings)
+    };
+    Ok(if findings.is_empty() {
+        Output::Text(text)
+    } else {
+        Output::Failed(text, ErrorKind::Store)
+    })
+}
+
+pub(super) fn spawn(env: &Env, args: &SpawnArgs) -> Result<Output> {
+    let store = Store::open_for_spawn(&env.root)?;
+    let corpus = Corpus::new(&store);
+    let mut request = spawn_request(args);
+    request.cache = env.settings.name_cache.clone();
+    let id = spawn::spawn(&corpus, &request).map_err(spawn_flag)?;
+    Ok(Output::Text(if env.json {
+        to_json(&serde_json::json!({"id": id}))
+    } else {
+        id
+    }))
+}
+
+/// `followup` (`Target::NextTurn`) and `steer` (`Target::NextStep`).
+pub(super) fn deliver(
+    env: &Env,
+    agent: &str,
+    message: &str,
+    id: &super::args::IdArg,
+    list: Target,
+) -> Result<Output> {
+    let message = message_body(message)?;
+    let id = message_id(id)?;
+    let store = env.open.own(Some(agent))?;
+    let corpus = Corpus::new(&store);
+    let target = resolve_agent(&store, agent)?;
+    refuse_unrunnable(&corpus, target)?;
+    let (text, receipt) = deliver::send_as_user(&corpus, target, &message, list, id, env.limits)?;
+    Ok(Output::Text(if env.json {
+        to_json(&serde_json::json!({"messageId": receipt.message_id}))
+    } else {
+        text
+    }))
+}
+
+pub(super) fn interrupt(env: &Env, agent: &str) -> Result<Output> {
+    let store = env.open.own(Some(agent))?;
+    let corpus = Corpus::new(&store);
+    let target = resolve_agent(&store, agent)?;
+    refuse_uninterruptible(&corpus, target)?;
+    let text = deliver::interrupt_as_user(&corpus, target, env.limits)?;
+    Ok(Output::Text(if env.json {
+        to_json(&serde_json::json!({"accepted": true}))
+    } else {
+        text
+    }))
+}
+
+pub(super) fn inbox(env: &Env, agent: &str) -> Result<Output> {
+    let store = env.open.own(Some(agent))?;
+    let target = resolve_agent(&store, agent)?;
+    let view = inbox_view::InboxView::read(&store.sessions[target])?;
+    Ok(Output::Text(if env.json {
+        to_json(&view.json())
+    } else {
+        view.render(crate::operator::table::terminal_width())
+    }))
+}
+
+pub(super) fn claim(env: &Env, caller: &CallerArgs) -> Result<Output> {
+    let store = env.open.own(caller.agent.as_deref())?;
+    let agent =
+        resolve_caller(&store, caller.agent.as_deref()).map_err(|e| caller_flag(e.into()))?;
+    let inbox = Inbox::new(&store.sessions[agent].dir());
+    let claimed = crate::inbox::claim::claim(&inbox, env.limits)?;
+    Ok(Output::Text(to_json(&crate::inbox::record::messages_json(
+        &claimed.messages,
+    ))))
+}
+
+pub(super) fn serve_agent(env: &Env, args: &ServeArgs) -> Result<Output> {
+    let caller = args.caller.agent.as_deref();
+    let store = env.open.named(caller)?;
+    let agent = resolve_caller(&store, caller).map_err(|e| caller_flag(e.into()))?;
+    refuse_unrunnable(&Corpus::new(&store), agent)?;
+    let opts = ServeOptions {
+        once: args.once,
+        poll: args.poll,
+        grace: std::time::Duration::from_millis(args.grace_ms),
+        command: args.command.clone(),
+        limits: env.limits,
+        quiet: args.quiet,
+    };
+    serve(&env.root, &store.sessions[agent], opts)?;
+    Ok(Output::Raw(String::new()))
+}
+
+pub(super) fn log(env: &Env, args: &LogArgs) -> Result<Output> {
+    let store = env.open.named(Some(&args.agent))?;
+    let target = resolve_agent(&store, &args.agent)?;
+    let opts = log_view::LogOptions {
+        last: args.last,
+        reasoning: args.reasoning,
+        full: args.full,
+        json: env.json,
+        follow: args.follow,
+        poll: args.poll,
+    };
+    let corpus = Corpus::new(&store);
+    let title = log_title(&corpus, target);
+    let mut out = std::io::stdout().lock();
+    log_view::log(&mut out, &store.sessions[target], &title, opts)?;
+    Ok(Output::Raw(String::new()))
+}
+
+pub(super) fn trace(env: &Env, message_id: &str, to: Option<&str>) -> Result<Output> {
+    let store = match to {
+        Some(to) => env.open.named(Some(to))?,
+        None => Store::open(&env.root)?,
+    };
+    let target = message_target(&store, message_id, to)?;
+    let t = trace::trace(&Corpus::new(&store), target, message_id)?;
+    Ok(Output::Text(if env.json {
+        to_json(&t.json())
+    } else {
+        t.render()
+    }))
+}
+
+pub(super) fn export(env: &Env, args: &ExportArgs) -> Result<Output> {
+    let store = Store::open(&env.root)?;
+    let corpus = Corpus::new(&store);
+    let roots: Vec<usize> = match &args.agent {
+        Some(a) => vec![corpus.root_of(resolve_agent(&store, a)?)?],
+        None => corpus.roots().collect(),
+    };
+    let (spans, unreadable) = otel::spans(&corpus, &roots, args.content);
+    for (id, why) in &unreadable {
+        eprintln!("warning: {id}: log not exported: {why}");
+    }
+    let resource = otel::resource(&store.root);
+    if let Some(url) = &args.endpoint {
+        let sent = crate::operator::otlp_http::send(url, &spans, &resource)
+            .map_err(|e| Error::usage(format!("--endpoint: {e}")))?;
+        return Ok(Output::Text(format!(
+            "sent {} spans to {sent}",
+            spans.len()
+        )));
+    }
+    let text = serde_json::to_string(&otel::to_json(&spans, &resource)).unwrap_or_default();
+    match &args.output {
+        None => Ok(Output::Text(text)),
+        Some(path) => {
+            std::fs::write(path, format!("{text}\n"))
+                .map_err(|e| Error::usage(format!("-o: \"{}\": {e}", path.display())))?;
+            Ok(Output::Text(format!(
+                "wrote {} spans to {}",
+                spans.len(),
+                path.display()
+            )))
+        }
+    }
+}
+
+pub(super) fn usage(env: &Env, args: &UsageArgs, out: &mut dyn std::io::Write) -> Result<Output> {
+    let prices = match &args.prices {
+        None => None,
+        Some(path) => {
+            let bytes = read_prices_file(path)?;
+            Some(
+                usage::parse_prices(&bytes)
+                    .map_err(|e| Error::usage(format!("--prices: \"{}\": {e}", path.display())))?,
+            )
+        }
+    };
+    if args.tree && args.agent.is_none() {
+        return Err(Error::usage(
+            "--tree needs an AGENT (without one, every agent is listed)".to_string(),
+        ));
+    }
+    let by = args.by.into();
+    let store = if usage::totals_only(by, args.since, prices.is_some()) && env.settings.read_ahead {
+        Store::open_ahead(&env.root, &usage::EveryLog)?.honest()?
+    } else {
+        Store::open(&env.root)?
+    };
+    let agent = args
+        .agent
+        .as_deref()
+        .map(|a| resolve_agent(&store, a))
+        .transpose()?;
+    let corpus = Corpus::new(&store);
+    let req = usage::Request {
+        agent,
+        tree: args.tree,
+        since: args.since,
+        by,
+        prices: prices.as_ref(),
+    };
+    let (rows, unpriced) = usage::report(&corpus, &req);
+    if !unpriced.is_empty() {
+        eprintln!(
+            "warning: no price for {}: its cost shows as ?",
+            unpriced.join(", ")
+        );
+    }
+    stream_to(out, |emit| {
+        if env.json {
+            usage::json_to(&corpus, &rows, &unpriced, emit);
+        } else {
+            usage::render_to(&corpus, &rows, &req, emit);
+        }
+        Ok(())
+    })?;
+    Ok(Output::Raw(String::new()))
+}
+
+pub(super) fn cancel(env: &Env, message_id: &str, to: Option<&str>) -> Result<Output> {
+    let store = match to {
+        Some(to) => env.open.own(Some(to))?,
+        None => Store::open(&env.root)?,
+    };
+    let target = message_target(&store, message_id, to)?;
+    let rec = &store.sessions[target];
+    let m = Inbox::new(&rec.dir()).cancel(message_id, env.limits)?;
+    Ok(Output::Text(if env.json {
+        to_json(&serde_json::json!({"canceled": m.id, "session": rec.header.id}))
+    } else {
+        format!(
+            "canceled message {} ({}) to {}",
+            m.id,
+            m.target.as_str(),
+            rec.header.id
+        )
+    }))
+}
+
+pub(super) fn bridge(env: &Env) -> Result<Output> {
+    // DSH creates its store on its first write: the bridge starts before
+    // it exists and finds sessions as they appear.
+    let bridge =
+        crate::runtime::bridge::Bridge::new(&env.root, env.limits, Box::new(std::io::stdout()));
+    bridge.run(std::io::BufReader::new(std::io::stdin()))?;
+    Ok(Output::Raw(String::new()))
+}
+
+/// Operator delivery and `serve` need a session that can run a turn.
+fn refuse_unrunnable(corpus: &Corpus, target: usize) -> Result<()> {
+    let cache = ScanCache::default();
+    corpus.runnable(&cache, target).map_err(|why| {
+        Error::usage(format!(
+            "agent \"{}\" cannot run a turn: {}; nothing was written",
+            corpus.id(target),
+            why.why()
+        ))
+    })
+}
+
+/// An operator interrupt needs a turn that can be running: a session whose
+/// log cannot be used, or a one-shot that is not live (its one turn is
+/// over, and it never runs another), is refused. A live one-shot and an
+/// external execution (which an interrupt stops for good) take it.
+fn refuse_uninterruptible(corpus: &Corpus, target: usize) -> Result<()> {
+    use crate::tree::v2::NotRunnable;
+    let cache = ScanCache::default();
+    match corpus.runnable(&cache, target) {
+        Ok(()) | Err(NotRunnable::External) => Ok(()),
+        Err(NotRunnable::OneShot) if corpus.live(target).is_live() => Ok(()),
+        Err(why) => Err(Error::usage(format!(
+            "agent \"{}\" has no turn to interrupt: {}; nothing was written",
+            corpus.id(target),
+            why.why()
+        ))),
+    }
+}
+
+/// The name, mode and label `log` shows first: as the agent's tree sees it.
+fn log_title(corpus: &Corpus, index: usize) -> log_view::Title {
+    let rec = corpus.record(index);
+    let member = corpus
+        .root_of(index)
+        .ok()
+        .and_then(|root| corpus.v2_member(&ScanCache::default(), root, index));
+    log_view::Title {
+        name: member
+            .as_ref()
+            .map_or(rec.header.id.to_string(), |m| m.name.clone()),
+        mode: member
+            .as_ref()
+            .map_or("", |m| m.kind.mode().as_str())
+            .to_string(),
+        label: match member.map(|m| m.kind) {
+            Some(crate::tree::v2::MemberKind::Continuable { label }) => label,
+            _ => String::new(),
+        },
+        parent: corpus.parent_of(index).map(|p| corpus.id(p).to_string()),
+    }
+}
+
+/// The session a message id was sent to: `--to`, else the one inbox that
+/// holds the id.
+fn message_target(store: &Store, id: &str, to: Option<&str>) -> Result<usize> {
+    match to {
+        Some(to) => resolve_agent(store, to).map_err(|error| Error::Flag {
+            flag: "--to",
+            error,
+        }),
+        None => trace::inbox_holding(store, id).map_err(|holders| match holders.as_slice() {
+            [] => Error::usage(format!(
+                "no inbox in store {} holds message \"{id}\"; pass --to AGENT to look in that agent's transcript too",
+                store.root.display()
+            )),
+            many => Error::usage(format!(
+                "message id \"{id}\" appears in {} inboxes ({}); pass --to AGENT",
+                many.len(),
+                many.iter()
+                    .map(|i| &*store.sessions[*i].header.id)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        }),
+    }
+}
+
+/// The flag each spawn refusal concerns.
+fn spawn_flag(e: SpawnError) -> Error {
+    let flag = match &e {
+        SpawnError::Store(_) | SpawnError::ParentBusy(_) => None,
+        SpawnError::EmptyId | SpawnError::DuplicateId(_) => Some("--id: "),
+        SpawnError::RelativeCwd(_) | SpawnError::NoProjectDir => Some("--cwd: "),
+        SpawnError::UnsafeCreatedAt(_) => Some("--created-at: "),
+        SpawnError::NameWithoutParent => Some("--name and --label need --parent: "),
+        SpawnError::InvalidName(_) | SpawnError::NameTaken { .. } => Some("--name: "),
+        SpawnError::Parent(_) => Some("--parent: "),
+        SpawnError::FormatVersion(_) => Some("--format-version: "),
+        SpawnError::NameInGeneration(_) => Some("--name: "),
+        SpawnError::PromptInGeneration(_) => Some("--prompt: "),
+    };
+    match (flag, e) {
+        (_, SpawnError::Store(s)) => Error::Store(s),
+        (_, SpawnError::ParentBusy(d)) => Error::Delivery(d),
+        (Some(flag), e) => Error::usage(format!("{flag}{e}")),
+        (None, e) => Error::usage(e.to_string()),
+    }
+}
+
+fn spawn_request(args: &SpawnArgs) -> SpawnRequest {
+    SpawnRequest {
+        parent: args.parent.clone(),
+        name: args.name.clone(),
+        label: args.label.clone(),
+        mode: args.mode.into(),
+        prompt: args.prompt.clone(),
+        id: args.id.clone(),
+        created_at: args.created_at,
+        cwd: args.cwd.clone(),
+        encoding: args.compression.into(),
+        provider: args.provider.clone(),
+        format_version: args.format_version,
+        cache: None,
+    }
+}
+
+/// A price table's bytes: a regular file (a FIFO or device is refused,
+/// never waited on) of at most 1 MiB.
+fn read_prices_file(path: &std::path::Path) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let cannot = |why: String| Error::usage(format!("--prices: \"{}\": {why}", path.display()));
+    let file = crate::store::sidecar::open_regular(path).map_err(|e| cannot(e.to_string()))?;
+    let mut bytes = Vec::new();
+    file.take((1 << 20) + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| cannot(e.to_string()))?;
+    if bytes.len() > 1 << 20 {
+        return Err(cannot("larger than 1 MiB".to_string()));
+    }
+    Ok(bytes)
+}

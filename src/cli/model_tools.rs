@@ -1,0 +1,164 @@
+//! The model tools from the command line: each tool subcommand, and `call`
+//! with a tool's name and raw JSON arguments, becomes one `tools::ToolCall`
+//! run in one `Context` over the sessions the call's rules read.
+
+use super::args::{CallerArgs, Command};
+use super::dispatch::{Env, Output, stream_to};
+use super::inputs::{caller_flag, message_body, message_id, message_text};
+use crate::error::{Error, Result};
+use crate::inbox::Target;
+use crate::store::descriptor::Dialect;
+use crate::tools::list_agents::Scope;
+use crate::tools::{Context, Contract, ToolCall};
+use serde_json::Value;
+
+/// A model tool a subcommand stands for: the call, the caller, the `--id`.
+type Invocation<'a> = (ToolCall, &'a CallerArgs, Option<String>);
+
+/// The model tool a subcommand stands for, with the caller it names.
+fn tool_call(command: &Command, contract: Contract) -> Result<Option<Invocation<'_>>> {
+    Ok(Some(match command {
+        Command::ListAgents { caller, scope } => {
+            if scope.is_some() && contract == Contract::V2 {
+                return Err(Error::usage(
+                    "--scope is a contract v1 argument; v2 list_agents takes no arguments",
+                ));
+            }
+            let scope = scope.map_or(Scope::Children, Scope::from);
+            (ToolCall::ListAgents { scope }, caller, None)
+        }
+        Command::SendMessage {
+            caller,
+            agent,
+            message,
+            id,
+        } => (
+            ToolCall::SendMessage {
+                agent: agent.clone(),
+                message: message_body(message)?,
+            },
+            caller,
+            message_id(id)?,
+        ),
+        Command::SubagentSendMessage {
+            caller,
+            agent_id,
+            message,
+            id,
+        } => (
+            ToolCall::SubagentSendMessage {
+                agent_id: agent_id.clone(),
+                message: message_body(message)?,
+            },
+            caller,
+            message_id(id)?,
+        ),
+        Command::SubagentParentMessage {
+            caller,
+            message,
+            mode,
+            id,
+        } => (
+            // The tool has its own empty-message rule (seed 002); keep its text.
+            ToolCall::SubagentParentMessage {
+                message: message_text(message)?,
+                steer: Target::from(*mode) == Target::NextStep,
+            },
+            caller,
+            message_id(id)?,
+        ),
+        Command::InterruptAgent { caller, agent } => (
+            ToolCall::InterruptAgent {
+                agent: agent.clone(),
+            },
+            caller,
+            None,
+        ),
+        Command::WaitAgent {
+            caller,
+            timeout_ms,
+            call,
+            poll,
+        } => (
+            ToolCall::WaitAgent {
+                timeout_ms: *timeout_ms,
+                call: call.clone(),
+                poll: *poll,
+            },
+            caller,
+            None,
+        ),
+        Command::Call {
+            caller,
+            id,
+            tool,
+            json_args,
+        } => {
+            let args: Value = match json_args {
+                None => Value::Object(Default::default()),
+                Some(text) => serde_json::from_str(text)
+                    .map_err(|e| Error::usage(format!("JSON arguments: {e}")))?,
+            };
+            (
+                ToolCall::from_json(tool, contract, &args)?,
+                caller,
+                message_id(id)?,
+            )
+        }
+        _ => return Ok(None),
+    }))
+}
+
+/// Run `command` when it is a model tool, its text written to `out` as it
+/// is rendered; `None` when it is not one.
+pub(super) fn run(
+    env: &Env,
+    command: &Command,
+    out: &mut dyn std::io::Write,
+) -> Result<Option<Output>> {
+    let contract = env.contract;
+    let Some((mut call, caller, id)) = tool_call(command, contract)? else {
+        return Ok(None);
+    };
+    // `call wait_agent` reports under the root call the environment
+    // names, as `wait-agent --call` does.
+    if let (
+        ToolCall::WaitAgent {
+            call: root_call, ..
+        },
+        Command::Call { .. },
+    ) = (&mut call, command)
+    {
+        root_call.clone_from(&env.settings.call_id);
+    }
+    let store = match call.v2_target(contract) {
+        Some(agent) => crate::tree::name_lookup::open_for_name(
+            &env.root,
+            env.open.cache(),
+            caller.agent.as_deref(),
+            agent,
+        )?,
+        None => match call
+            .read_ahead(contract, &env.root, caller.agent.as_deref())
+            .filter(|_| env.settings.read_ahead)
+        {
+            Some(ahead) => env.open.reading_ahead(ahead)?,
+            None => env.open.ids_reading(
+                caller.agent.as_deref(),
+                call.addressed(contract),
+                call.ancestry(contract),
+                (contract == Contract::V2)
+                    .then_some(&crate::store::ahead::Located(Dialect::Seed001)),
+            )?,
+        },
+    };
+    let cx = Context::new(&store, contract, caller.agent.as_deref(), id, env.limits)
+        .map_err(caller_flag)?;
+    // A listing's text is written as it is rendered, never held whole.
+    let outcome = call.run(cx)?;
+    stream_to(out, |emit| {
+        outcome.render_to(env.json, emit);
+        Ok(())
+    })?;
+    Ok(Some(Output::Raw(String::new())))
+}
