@@ -91,8 +91,6 @@ pub fn run(cli: Cli) -> Result<Output> {
     run_to(cli, &mut std::io::stdout())
 }
 
-/// `run`, with `tree`'s view written to `out` as it is rendered (it then
-/// returns an empty `Output::Raw`).
 /// `run`, with what a command renders as it goes (listings, `tree`,
 /// `usage`) written to `out` (it then returns an empty `Output::Raw`).
 pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
