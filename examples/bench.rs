@@ -1013,10 +1013,49 @@ fn bench_deep(args: &Args) {
             r.2
         );
     }
+    stat_floor(&dir, args.runs);
     // A store asked for by `--dir` is kept for a closer look.
     if args.dir.is_none() {
         let _ = std::fs::remove_dir_all(&dir);
     }
+}
+
+/// The least a v2 send from the deepest continuable agent can do without
+/// trusting what it has not looked at: one `fstatat` of each ancestor's
+/// directory (which log generations it holds) and one of its log (whether
+/// it changed), relative to the project directory held open. A cache of
+/// the ancestors' state could spare reading their logs, never looking at
+/// them: a corrupt or replaced ancestor changes who is a member.
+fn stat_floor(dir: &Path, runs: usize) {
+    use rustix::fs::{AtFlags, Mode, OFlags, open, statat};
+    let project = dir.join("_no-cwd");
+    let (last, _) = leaf(10_000, 1);
+    let depth: usize = last.trim_start_matches("sa-").parse().unwrap_or(0);
+    let names: Vec<(String, String)> = std::iter::once("root".to_string())
+        .chain((0..depth).map(id))
+        .map(|n| (n.clone(), format!("{n}/session.jsonl")))
+        .collect();
+    let Ok(fd) = open(&project, OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty()) else {
+        return;
+    };
+    let mut times: Vec<f64> = (0..runs.max(1))
+        .map(|_| {
+            let t = Instant::now();
+            for (d, log) in &names {
+                let _ = statat(&fd, d.as_str(), AtFlags::SYMLINK_NOFOLLOW);
+                let _ = statat(&fd, log.as_str(), AtFlags::SYMLINK_NOFOLLOW);
+            }
+            t.elapsed().as_secs_f64() * 1000.0
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    let n = names.len();
+    println!(
+        "| *floor: `fstatat` of the {},{:03} ancestors' directories and logs, in-process* | {:.1} | | |",
+        n / 1000,
+        n % 1000,
+        times[times.len() / 2]
+    );
 }
 
 fn bench_log_tail(args: &Args) {
