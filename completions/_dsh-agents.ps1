@@ -35,16 +35,16 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             [CompletionResult]::new('send-message', 'send-message', [CompletionResultType]::ParameterValue, 'send_message: v2 any member of the caller''s tree by name or id; v1 a direct child by id')
             [CompletionResult]::new('subagent-send-message', 'subagent-send-message', [CompletionResultType]::ParameterValue, 'subagent_send_message: a parent to one of its direct continuable children, by id')
             [CompletionResult]::new('subagent-parent-message', 'subagent-parent-message', [CompletionResultType]::ParameterValue, 'subagent_parent_message: a child to its direct parent')
+            [CompletionResult]::new('interrupt-agent', 'interrupt-agent', [CompletionResultType]::ParameterValue, 'interrupt_agent: stop a descendant''s current turn (v2 by name or id; v1 by id)')
+            [CompletionResult]::new('wait-agent', 'wait-agent', [CompletionResultType]::ParameterValue, 'wait_agent (v2): wait for new next-step input in the caller''s own inbox')
+            [CompletionResult]::new('call', 'call', [CompletionResultType]::ParameterValue, 'Run a model tool by name with its raw JSON arguments')
             [CompletionResult]::new('followup', 'followup', [CompletionResultType]::ParameterValue, 'Deliver a message as the user to AGENT''s next turn')
             [CompletionResult]::new('steer', 'steer', [CompletionResultType]::ParameterValue, 'Deliver a message as the user to AGENT''s next step')
-            [CompletionResult]::new('interrupt-agent', 'interrupt-agent', [CompletionResultType]::ParameterValue, 'interrupt_agent: stop a descendant''s current turn (v2 by name or id; v1 by id)')
             [CompletionResult]::new('interrupt', 'interrupt', [CompletionResultType]::ParameterValue, 'Interrupt AGENT''s current turn as the user')
-            [CompletionResult]::new('wait-agent', 'wait-agent', [CompletionResultType]::ParameterValue, 'wait_agent (v2): wait for new next-step input in the caller''s own inbox')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Hold AGENT live and run CMD once per turn with the claimed messages on stdin')
             [CompletionResult]::new('bridge', 'bridge', [CompletionResultType]::ParameterValue, 'Companion of one DSH process: holds its agents live and hands it their messages (JSON lines on stdin/stdout)')
             [CompletionResult]::new('inbox', 'inbox', [CompletionResultType]::ParameterValue, 'Show AGENT''s pending next-step and next-turn messages and parked state')
             [CompletionResult]::new('claim', 'claim', [CompletionResultType]::ParameterValue, 'Consume pending input as the agent loop does at a step boundary; print it as JSON')
-            [CompletionResult]::new('call', 'call', [CompletionResultType]::ParameterValue, 'Run a model tool by name with its raw JSON arguments')
             [CompletionResult]::new('identity', 'identity', [CompletionResultType]::ParameterValue, 'Print what the caller is told of itself: its name, who delegated it, its tree''s root')
             [CompletionResult]::new('tree', 'tree', [CompletionResultType]::ParameterValue, 'Every tree in the store (or the one holding AGENT): hierarchy, state, last turn, pending inbox, tokens')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Verify the whole store; report every problem with its path')
@@ -112,6 +112,46 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'dsh-agents;interrupt-agent' {
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id or a unique prefix (>= 4 characters)')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
+            [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract model tools speak (list-agents, send-message, call, …)')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds (commands that write an inbox)')
+            [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound for sends: pending messages an inbox may hold before a send is rejected')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON instead of text (errors too, on stderr)')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Resolve v2 names by scanning the store, without the name index in the cache directory')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'dsh-agents;wait-agent' {
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id or a unique prefix (>= 4 characters)')
+            [CompletionResult]::new('--timeout-ms', '--timeout-ms', [CompletionResultType]::ParameterName, 'Timeout in milliseconds, 10000 through 3600000')
+            [CompletionResult]::new('--call', '--call', [CompletionResultType]::ParameterName, 'The root tool call: waits under one call report each id once')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
+            [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract model tools speak (list-agents, send-message, call, …)')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds (commands that write an inbox)')
+            [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound for sends: pending messages an inbox may hold before a send is rejected')
+            [CompletionResult]::new('--poll', '--poll', [CompletionResultType]::ParameterName, 'Poll instead of using file notification')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON instead of text (errors too, on stderr)')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Resolve v2 names by scanning the store, without the name index in the cache directory')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'dsh-agents;call' {
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id or a unique prefix (>= 4 characters)')
+            [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'Message id: repeating a send with the same id writes nothing and returns the same receipt')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
+            [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract model tools speak (list-agents, send-message, call, …)')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds (commands that write an inbox)')
+            [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound for sends: pending messages an inbox may hold before a send is rejected')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON instead of text (errors too, on stderr)')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Resolve v2 names by scanning the store, without the name index in the cache directory')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'dsh-agents;followup' {
             [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'Message id: repeating a send with the same id writes nothing and returns the same receipt')
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
@@ -136,38 +176,11 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
-        'dsh-agents;interrupt-agent' {
-            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id or a unique prefix (>= 4 characters)')
-            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
-            [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract model tools speak (list-agents, send-message, call, …)')
-            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds (commands that write an inbox)')
-            [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound for sends: pending messages an inbox may hold before a send is rejected')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON instead of text (errors too, on stderr)')
-            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Resolve v2 names by scanning the store, without the name index in the cache directory')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
-            break
-        }
         'dsh-agents;interrupt' {
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
             [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract model tools speak (list-agents, send-message, call, …)')
             [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds (commands that write an inbox)')
             [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound for sends: pending messages an inbox may hold before a send is rejected')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON instead of text (errors too, on stderr)')
-            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Resolve v2 names by scanning the store, without the name index in the cache directory')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
-            break
-        }
-        'dsh-agents;wait-agent' {
-            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id or a unique prefix (>= 4 characters)')
-            [CompletionResult]::new('--timeout-ms', '--timeout-ms', [CompletionResultType]::ParameterName, 'Timeout in milliseconds, 10000 through 3600000')
-            [CompletionResult]::new('--call', '--call', [CompletionResultType]::ParameterName, 'The root tool call: waits under one call report each id once')
-            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
-            [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract model tools speak (list-agents, send-message, call, …)')
-            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds (commands that write an inbox)')
-            [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound for sends: pending messages an inbox may hold before a send is rejected')
-            [CompletionResult]::new('--poll', '--poll', [CompletionResultType]::ParameterName, 'Poll instead of using file notification')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON instead of text (errors too, on stderr)')
             [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Resolve v2 names by scanning the store, without the name index in the cache directory')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -214,19 +227,6 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
         }
         'dsh-agents;claim' {
             [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id or a unique prefix (>= 4 characters)')
-            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
-            [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract model tools speak (list-agents, send-message, call, …)')
-            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds (commands that write an inbox)')
-            [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound for sends: pending messages an inbox may hold before a send is rejected')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON instead of text (errors too, on stderr)')
-            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Resolve v2 names by scanning the store, without the name index in the cache directory')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
-            break
-        }
-        'dsh-agents;call' {
-            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id or a unique prefix (>= 4 characters)')
-            [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'Message id: repeating a send with the same id writes nothing and returns the same receipt')
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
             [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract model tools speak (list-agents, send-message, call, …)')
             [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds (commands that write an inbox)')
@@ -400,16 +400,16 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             [CompletionResult]::new('send-message', 'send-message', [CompletionResultType]::ParameterValue, 'send_message: v2 any member of the caller''s tree by name or id; v1 a direct child by id')
             [CompletionResult]::new('subagent-send-message', 'subagent-send-message', [CompletionResultType]::ParameterValue, 'subagent_send_message: a parent to one of its direct continuable children, by id')
             [CompletionResult]::new('subagent-parent-message', 'subagent-parent-message', [CompletionResultType]::ParameterValue, 'subagent_parent_message: a child to its direct parent')
+            [CompletionResult]::new('interrupt-agent', 'interrupt-agent', [CompletionResultType]::ParameterValue, 'interrupt_agent: stop a descendant''s current turn (v2 by name or id; v1 by id)')
+            [CompletionResult]::new('wait-agent', 'wait-agent', [CompletionResultType]::ParameterValue, 'wait_agent (v2): wait for new next-step input in the caller''s own inbox')
+            [CompletionResult]::new('call', 'call', [CompletionResultType]::ParameterValue, 'Run a model tool by name with its raw JSON arguments')
             [CompletionResult]::new('followup', 'followup', [CompletionResultType]::ParameterValue, 'Deliver a message as the user to AGENT''s next turn')
             [CompletionResult]::new('steer', 'steer', [CompletionResultType]::ParameterValue, 'Deliver a message as the user to AGENT''s next step')
-            [CompletionResult]::new('interrupt-agent', 'interrupt-agent', [CompletionResultType]::ParameterValue, 'interrupt_agent: stop a descendant''s current turn (v2 by name or id; v1 by id)')
             [CompletionResult]::new('interrupt', 'interrupt', [CompletionResultType]::ParameterValue, 'Interrupt AGENT''s current turn as the user')
-            [CompletionResult]::new('wait-agent', 'wait-agent', [CompletionResultType]::ParameterValue, 'wait_agent (v2): wait for new next-step input in the caller''s own inbox')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Hold AGENT live and run CMD once per turn with the claimed messages on stdin')
             [CompletionResult]::new('bridge', 'bridge', [CompletionResultType]::ParameterValue, 'Companion of one DSH process: holds its agents live and hands it their messages (JSON lines on stdin/stdout)')
             [CompletionResult]::new('inbox', 'inbox', [CompletionResultType]::ParameterValue, 'Show AGENT''s pending next-step and next-turn messages and parked state')
             [CompletionResult]::new('claim', 'claim', [CompletionResultType]::ParameterValue, 'Consume pending input as the agent loop does at a step boundary; print it as JSON')
-            [CompletionResult]::new('call', 'call', [CompletionResultType]::ParameterValue, 'Run a model tool by name with its raw JSON arguments')
             [CompletionResult]::new('identity', 'identity', [CompletionResultType]::ParameterValue, 'Print what the caller is told of itself: its name, who delegated it, its tree''s root')
             [CompletionResult]::new('tree', 'tree', [CompletionResultType]::ParameterValue, 'Every tree in the store (or the one holding AGENT): hierarchy, state, last turn, pending inbox, tokens')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Verify the whole store; report every problem with its path')
@@ -436,19 +436,22 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
         'dsh-agents;help;subagent-parent-message' {
             break
         }
+        'dsh-agents;help;interrupt-agent' {
+            break
+        }
+        'dsh-agents;help;wait-agent' {
+            break
+        }
+        'dsh-agents;help;call' {
+            break
+        }
         'dsh-agents;help;followup' {
             break
         }
         'dsh-agents;help;steer' {
             break
         }
-        'dsh-agents;help;interrupt-agent' {
-            break
-        }
         'dsh-agents;help;interrupt' {
-            break
-        }
-        'dsh-agents;help;wait-agent' {
             break
         }
         'dsh-agents;help;serve' {
@@ -461,9 +464,6 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             break
         }
         'dsh-agents;help;claim' {
-            break
-        }
-        'dsh-agents;help;call' {
             break
         }
         'dsh-agents;help;identity' {

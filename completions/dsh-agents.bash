@@ -179,7 +179,7 @@ _dsh__agents() {
 
     case "${cmd}" in
         dsh__agents)
-            opts="-h -V --store --contract --json --lock-timeout --max-pending --no-cache --help --version list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve bridge inbox claim call identity tree check log trace export usage cancel spawn completions man help"
+            opts="-h -V --store --contract --json --lock-timeout --max-pending --no-cache --help --version list-agents send-message subagent-send-message subagent-parent-message interrupt-agent wait-agent call followup steer interrupt serve bridge inbox claim identity tree check log trace export usage cancel spawn completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -508,7 +508,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__help)
-            opts="list-agents send-message subagent-send-message subagent-parent-message followup steer interrupt-agent interrupt wait-agent serve bridge inbox claim call identity tree check log trace export usage cancel spawn completions man help"
+            opts="list-agents send-message subagent-send-message subagent-parent-message interrupt-agent wait-agent call followup steer interrupt serve bridge inbox claim identity tree check log trace export usage cancel spawn completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

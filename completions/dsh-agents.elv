@@ -32,16 +32,16 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand send-message 'send_message: v2 any member of the caller''s tree by name or id; v1 a direct child by id'
             cand subagent-send-message 'subagent_send_message: a parent to one of its direct continuable children, by id'
             cand subagent-parent-message 'subagent_parent_message: a child to its direct parent'
+            cand interrupt-agent 'interrupt_agent: stop a descendant''s current turn (v2 by name or id; v1 by id)'
+            cand wait-agent 'wait_agent (v2): wait for new next-step input in the caller''s own inbox'
+            cand call 'Run a model tool by name with its raw JSON arguments'
             cand followup 'Deliver a message as the user to AGENT''s next turn'
             cand steer 'Deliver a message as the user to AGENT''s next step'
-            cand interrupt-agent 'interrupt_agent: stop a descendant''s current turn (v2 by name or id; v1 by id)'
             cand interrupt 'Interrupt AGENT''s current turn as the user'
-            cand wait-agent 'wait_agent (v2): wait for new next-step input in the caller''s own inbox'
             cand serve 'Hold AGENT live and run CMD once per turn with the claimed messages on stdin'
             cand bridge 'Companion of one DSH process: holds its agents live and hands it their messages (JSON lines on stdin/stdout)'
             cand inbox 'Show AGENT''s pending next-step and next-turn messages and parked state'
             cand claim 'Consume pending input as the agent loop does at a step boundary; print it as JSON'
-            cand call 'Run a model tool by name with its raw JSON arguments'
             cand identity 'Print what the caller is told of itself: its name, who delegated it, its tree''s root'
             cand tree 'Every tree in the store (or the one holding AGENT): hierarchy, state, last turn, pending inbox, tokens'
             cand check 'Verify the whole store; report every problem with its path'
@@ -104,6 +104,43 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'dsh-agents;interrupt-agent'= {
+            cand --as 'The calling agent: a Session id or a unique prefix (>= 4 characters)'
+            cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
+            cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
+            cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
+            cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
+            cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'dsh-agents;wait-agent'= {
+            cand --as 'The calling agent: a Session id or a unique prefix (>= 4 characters)'
+            cand --timeout-ms 'Timeout in milliseconds, 10000 through 3600000'
+            cand --call 'The root tool call: waits under one call report each id once'
+            cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
+            cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
+            cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
+            cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
+            cand --poll 'Poll instead of using file notification'
+            cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'dsh-agents;call'= {
+            cand --as 'The calling agent: a Session id or a unique prefix (>= 4 characters)'
+            cand --id 'Message id: repeating a send with the same id writes nothing and returns the same receipt'
+            cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
+            cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
+            cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
+            cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
+            cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'dsh-agents;followup'= {
             cand --id 'Message id: repeating a send with the same id writes nothing and returns the same receipt'
             cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
@@ -126,36 +163,11 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
-        &'dsh-agents;interrupt-agent'= {
-            cand --as 'The calling agent: a Session id or a unique prefix (>= 4 characters)'
-            cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
-            cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
-            cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
-            cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
-            cand --json 'Print JSON instead of text (errors too, on stderr)'
-            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
-        }
         &'dsh-agents;interrupt'= {
             cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
             cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
             cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
-            cand --json 'Print JSON instead of text (errors too, on stderr)'
-            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
-        }
-        &'dsh-agents;wait-agent'= {
-            cand --as 'The calling agent: a Session id or a unique prefix (>= 4 characters)'
-            cand --timeout-ms 'Timeout in milliseconds, 10000 through 3600000'
-            cand --call 'The root tool call: waits under one call report each id once'
-            cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
-            cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
-            cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
-            cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
-            cand --poll 'Poll instead of using file notification'
             cand --json 'Print JSON instead of text (errors too, on stderr)'
             cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
             cand -h 'Print help (see more with ''--help'')'
@@ -198,18 +210,6 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
         }
         &'dsh-agents;claim'= {
             cand --as 'The calling agent: a Session id or a unique prefix (>= 4 characters)'
-            cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
-            cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
-            cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
-            cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
-            cand --json 'Print JSON instead of text (errors too, on stderr)'
-            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
-        }
-        &'dsh-agents;call'= {
-            cand --as 'The calling agent: a Session id or a unique prefix (>= 4 characters)'
-            cand --id 'Message id: repeating a send with the same id writes nothing and returns the same receipt'
             cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
             cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
@@ -371,16 +371,16 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand send-message 'send_message: v2 any member of the caller''s tree by name or id; v1 a direct child by id'
             cand subagent-send-message 'subagent_send_message: a parent to one of its direct continuable children, by id'
             cand subagent-parent-message 'subagent_parent_message: a child to its direct parent'
+            cand interrupt-agent 'interrupt_agent: stop a descendant''s current turn (v2 by name or id; v1 by id)'
+            cand wait-agent 'wait_agent (v2): wait for new next-step input in the caller''s own inbox'
+            cand call 'Run a model tool by name with its raw JSON arguments'
             cand followup 'Deliver a message as the user to AGENT''s next turn'
             cand steer 'Deliver a message as the user to AGENT''s next step'
-            cand interrupt-agent 'interrupt_agent: stop a descendant''s current turn (v2 by name or id; v1 by id)'
             cand interrupt 'Interrupt AGENT''s current turn as the user'
-            cand wait-agent 'wait_agent (v2): wait for new next-step input in the caller''s own inbox'
             cand serve 'Hold AGENT live and run CMD once per turn with the claimed messages on stdin'
             cand bridge 'Companion of one DSH process: holds its agents live and hands it their messages (JSON lines on stdin/stdout)'
             cand inbox 'Show AGENT''s pending next-step and next-turn messages and parked state'
             cand claim 'Consume pending input as the agent loop does at a step boundary; print it as JSON'
-            cand call 'Run a model tool by name with its raw JSON arguments'
             cand identity 'Print what the caller is told of itself: its name, who delegated it, its tree''s root'
             cand tree 'Every tree in the store (or the one holding AGENT): hierarchy, state, last turn, pending inbox, tokens'
             cand check 'Verify the whole store; report every problem with its path'
@@ -402,15 +402,17 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
         }
         &'dsh-agents;help;subagent-parent-message'= {
         }
+        &'dsh-agents;help;interrupt-agent'= {
+        }
+        &'dsh-agents;help;wait-agent'= {
+        }
+        &'dsh-agents;help;call'= {
+        }
         &'dsh-agents;help;followup'= {
         }
         &'dsh-agents;help;steer'= {
         }
-        &'dsh-agents;help;interrupt-agent'= {
-        }
         &'dsh-agents;help;interrupt'= {
-        }
-        &'dsh-agents;help;wait-agent'= {
         }
         &'dsh-agents;help;serve'= {
         }
@@ -419,8 +421,6 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
         &'dsh-agents;help;inbox'= {
         }
         &'dsh-agents;help;claim'= {
-        }
-        &'dsh-agents;help;call'= {
         }
         &'dsh-agents;help;identity'= {
         }

@@ -76,60 +76,9 @@ pub struct IdArg {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    #[command(
-        after_help = "Examples:\n  dsh-agents list-agents --as lead-1\n  dsh-agents --contract v1 list-agents --as lead-1 --scope descendants\n  dsh-agents --json list-agents --as reviewer"
-    )]
-    /// list_agents: v2 lists the caller's whole tree; v1 lists children or descendants
-    ListAgents {
-        #[command(flatten)]
-        caller: CallerArgs,
-        /// v1 only: children (default) or descendants
-        #[arg(long, value_enum)]
-        scope: Option<ScopeArg>,
-    },
-    #[command(
-        after_help = "Examples:\n  dsh-agents send-message --as lead-1 reviewer/checker 'Run the tests again'\n  echo 'long text' | dsh-agents send-message --as lead-1 reviewer - --id retry-safe-1\n  dsh-agents --contract v1 send-message --as lead-1 rev-0001 'Also check src/pay.rs'"
-    )]
-    /// send_message: v2 any member of the caller's tree by name or id; v1 a direct child by id
-    SendMessage {
-        #[command(flatten)]
-        caller: CallerArgs,
-        /// v2: a name from list_agents (lead, reviewer/checker) or a Session id; v1: the subagent id
-        agent: String,
-        /// The message; - reads standard input
-        message: String,
-        #[command(flatten)]
-        id: IdArg,
-    },
-    #[command(
-        after_help = "Examples:\n  dsh-agents subagent-send-message --as lead-1 rev-0001 'One more thing'"
-    )]
-    /// subagent_send_message: a parent to one of its direct continuable children, by id
-    SubagentSendMessage {
-        #[command(flatten)]
-        caller: CallerArgs,
-        /// The child's Session id
-        agent_id: String,
-        /// The message; - reads standard input
-        message: String,
-        #[command(flatten)]
-        id: IdArg,
-    },
-    #[command(
-        after_help = "Examples:\n  dsh-agents subagent-parent-message --as chk-0001 'Tests pass'\n  dsh-agents subagent-parent-message --as chk-0001 --mode steer 'Stop: found a bug'"
-    )]
-    /// subagent_parent_message: a child to its direct parent
-    SubagentParentMessage {
-        #[command(flatten)]
-        caller: CallerArgs,
-        /// The message; - reads standard input
-        message: String,
-        /// followup: the parent's next turn; steer: its next step
-        #[arg(long, value_enum, default_value = "followup")]
-        mode: TargetArg,
-        #[command(flatten)]
-        id: IdArg,
-    },
+    // The model tools, listed first as they always were.
+    #[command(flatten)]
+    Tool(ToolCommand),
     #[command(
         after_help = "Examples:\n  dsh-agents followup reviewer 'Please also review the docs'\n  dsh-agents --json followup rev-0001 - < request.txt"
     )]
@@ -152,35 +101,11 @@ pub enum Command {
         #[command(flatten)]
         id: IdArg,
     },
-    #[command(after_help = "Examples:\n  dsh-agents interrupt-agent --as lead-1 reviewer")]
-    /// interrupt_agent: stop a descendant's current turn (v2 by name or id; v1 by id)
-    InterruptAgent {
-        #[command(flatten)]
-        caller: CallerArgs,
-        /// v2: a name from list_agents or a Session id; v1: the agent id
-        agent: String,
-    },
     #[command(after_help = "Examples:\n  dsh-agents interrupt reviewer")]
     /// Interrupt AGENT's current turn as the user
     Interrupt {
         /// A Session id or unique prefix
         agent: String,
-    },
-    #[command(after_help = "Examples:\n  dsh-agents wait-agent --as lead-1 --timeout-ms 60000")]
-    /// wait_agent (v2): wait for new next-step input in the caller's own inbox
-    WaitAgent {
-        #[command(flatten)]
-        caller: CallerArgs,
-        /// Timeout in milliseconds, 10000 through 3600000
-        #[arg(long, value_name = "MS", default_value_t = DEFAULT_TIMEOUT_MS,
-              value_parser = clap::value_parser!(u64).range(MIN_TIMEOUT_MS..=MAX_TIMEOUT_MS))]
-        timeout_ms: u64,
-        /// The root tool call: waits under one call report each id once
-        #[arg(long, env = "DSH_CALL_ID", value_name = "ID")]
-        call: Option<String>,
-        /// Poll instead of using file notification
-        #[arg(long)]
-        poll: bool,
     },
     #[command(
         after_help = "Examples:\n  dsh-agents serve --as reviewer -- ./handle-turn.sh\n  dsh-agents serve --as rev-0001 --once --quiet -- sh -c 'jq -r .[].content[].text'"
@@ -205,20 +130,6 @@ pub enum Command {
     Claim {
         #[command(flatten)]
         caller: CallerArgs,
-    },
-    #[command(
-        after_help = "Examples:\n  dsh-agents call list_agents '{}' --as lead-1\n  dsh-agents --contract v1 call list_agents '{\"scope\":\"descendants\"}' --as lead-1"
-    )]
-    /// Run a model tool by name with its raw JSON arguments
-    Call {
-        #[command(flatten)]
-        caller: CallerArgs,
-        #[command(flatten)]
-        id: IdArg,
-        /// The tool's model name, e.g. list_agents
-        tool: String,
-        /// The JSON arguments [default: {}]
-        json_args: Option<String>,
     },
     #[command(after_help = "Examples:\n  dsh-agents identity --as chk-0001")]
     /// Print what the caller is told of itself: its name, who delegated it, its tree's root
@@ -291,6 +202,103 @@ pub enum Command {
     Man {
         /// A command's page instead of the tool's
         command: Option<String>,
+    },
+}
+
+/// The subcommands that run a model tool (`cli::model_tools`).
+#[derive(Debug, Subcommand)]
+pub enum ToolCommand {
+    #[command(
+        after_help = "Examples:\n  dsh-agents list-agents --as lead-1\n  dsh-agents --contract v1 list-agents --as lead-1 --scope descendants\n  dsh-agents --json list-agents --as reviewer"
+    )]
+    /// list_agents: v2 lists the caller's whole tree; v1 lists children or descendants
+    ListAgents {
+        #[command(flatten)]
+        caller: CallerArgs,
+        /// v1 only: children (default) or descendants
+        #[arg(long, value_enum)]
+        scope: Option<ScopeArg>,
+    },
+    #[command(
+        after_help = "Examples:\n  dsh-agents send-message --as lead-1 reviewer/checker 'Run the tests again'\n  echo 'long text' | dsh-agents send-message --as lead-1 reviewer - --id retry-safe-1\n  dsh-agents --contract v1 send-message --as lead-1 rev-0001 'Also check src/pay.rs'"
+    )]
+    /// send_message: v2 any member of the caller's tree by name or id; v1 a direct child by id
+    SendMessage {
+        #[command(flatten)]
+        caller: CallerArgs,
+        /// v2: a name from list_agents (lead, reviewer/checker) or a Session id; v1: the subagent id
+        agent: String,
+        /// The message; - reads standard input
+        message: String,
+        #[command(flatten)]
+        id: IdArg,
+    },
+    #[command(
+        after_help = "Examples:\n  dsh-agents subagent-send-message --as lead-1 rev-0001 'One more thing'"
+    )]
+    /// subagent_send_message: a parent to one of its direct continuable children, by id
+    SubagentSendMessage {
+        #[command(flatten)]
+        caller: CallerArgs,
+        /// The child's Session id
+        agent_id: String,
+        /// The message; - reads standard input
+        message: String,
+        #[command(flatten)]
+        id: IdArg,
+    },
+    #[command(
+        after_help = "Examples:\n  dsh-agents subagent-parent-message --as chk-0001 'Tests pass'\n  dsh-agents subagent-parent-message --as chk-0001 --mode steer 'Stop: found a bug'"
+    )]
+    /// subagent_parent_message: a child to its direct parent
+    SubagentParentMessage {
+        #[command(flatten)]
+        caller: CallerArgs,
+        /// The message; - reads standard input
+        message: String,
+        /// followup: the parent's next turn; steer: its next step
+        #[arg(long, value_enum, default_value = "followup")]
+        mode: TargetArg,
+        #[command(flatten)]
+        id: IdArg,
+    },
+    #[command(after_help = "Examples:\n  dsh-agents interrupt-agent --as lead-1 reviewer")]
+    /// interrupt_agent: stop a descendant's current turn (v2 by name or id; v1 by id)
+    InterruptAgent {
+        #[command(flatten)]
+        caller: CallerArgs,
+        /// v2: a name from list_agents or a Session id; v1: the agent id
+        agent: String,
+    },
+    #[command(after_help = "Examples:\n  dsh-agents wait-agent --as lead-1 --timeout-ms 60000")]
+    /// wait_agent (v2): wait for new next-step input in the caller's own inbox
+    WaitAgent {
+        #[command(flatten)]
+        caller: CallerArgs,
+        /// Timeout in milliseconds, 10000 through 3600000
+        #[arg(long, value_name = "MS", default_value_t = DEFAULT_TIMEOUT_MS,
+              value_parser = clap::value_parser!(u64).range(MIN_TIMEOUT_MS..=MAX_TIMEOUT_MS))]
+        timeout_ms: u64,
+        /// The root tool call: waits under one call report each id once
+        #[arg(long, env = "DSH_CALL_ID", value_name = "ID")]
+        call: Option<String>,
+        /// Poll instead of using file notification
+        #[arg(long)]
+        poll: bool,
+    },
+    #[command(
+        after_help = "Examples:\n  dsh-agents call list_agents '{}' --as lead-1\n  dsh-agents --contract v1 call list_agents '{\"scope\":\"descendants\"}' --as lead-1"
+    )]
+    /// Run a model tool by name with its raw JSON arguments
+    Call {
+        #[command(flatten)]
+        caller: CallerArgs,
+        #[command(flatten)]
+        id: IdArg,
+        /// The tool's model name, e.g. list_agents
+        tool: String,
+        /// The JSON arguments [default: {}]
+        json_args: Option<String>,
     },
 }
 

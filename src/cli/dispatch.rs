@@ -107,10 +107,8 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
         contract: Contract::from(cli.global.contract),
         limits: limits(&cli)?,
     };
-    if let Some(done) = model_tools::run(&env, &cli.command, out)? {
-        return Ok(done);
-    }
     match &cli.command {
+        Command::Tool(tool) => model_tools::run(&env, tool, out),
         Command::Identity { caller } => commands::identity(&env, caller),
         Command::Tree(args) => commands::tree(&env, args, out),
         Command::Check => commands::check(&env),
@@ -133,14 +131,5 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
         Command::Bridge => commands::bridge(&env),
         Command::Completions { shell } => Ok(Output::Raw(super::man::completions(*shell))),
         Command::Man { command } => Ok(Output::Raw(super::man::man_page(command.as_deref())?)),
-        Command::ListAgents { .. }
-        | Command::SendMessage { .. }
-        | Command::SubagentSendMessage { .. }
-        | Command::SubagentParentMessage { .. }
-        | Command::InterruptAgent { .. }
-        | Command::WaitAgent { .. }
-        | Command::Call { .. } => Err(Error::usage(
-            "internal: a model tool reached the operator table".to_string(),
-        )),
     }
 }

@@ -2,7 +2,7 @@
 //! with a tool's name and raw JSON arguments, becomes one `tools::ToolCall`
 //! run in one `Context` over the sessions the call's rules read.
 
-use super::args::{CallerArgs, Command};
+use super::args::{CallerArgs, ToolCommand};
 use super::dispatch::{Env, Output, stream_to};
 use super::inputs::{caller_flag, message_body, message_id, message_text};
 use crate::error::{Error, Result};
@@ -16,9 +16,9 @@ use serde_json::Value;
 type Invocation<'a> = (ToolCall, &'a CallerArgs, Option<String>);
 
 /// The model tool a subcommand stands for, with the caller it names.
-fn tool_call(command: &Command, contract: Contract) -> Result<Option<Invocation<'_>>> {
-    Ok(Some(match command {
-        Command::ListAgents { caller, scope } => {
+fn tool_call(command: &ToolCommand, contract: Contract) -> Result<Invocation<'_>> {
+    Ok(match command {
+        ToolCommand::ListAgents { caller, scope } => {
             if scope.is_some() && contract == Contract::V2 {
                 return Err(Error::usage(
                     "--scope is a contract v1 argument; v2 list_agents takes no arguments",
@@ -27,7 +27,7 @@ fn tool_call(command: &Command, contract: Contract) -> Result<Option<Invocation<
             let scope = scope.map_or(Scope::Children, Scope::from);
             (ToolCall::ListAgents { scope }, caller, None)
         }
-        Command::SendMessage {
+        ToolCommand::SendMessage {
             caller,
             agent,
             message,
@@ -40,7 +40,7 @@ fn tool_call(command: &Command, contract: Contract) -> Result<Option<Invocation<
             caller,
             message_id(id)?,
         ),
-        Command::SubagentSendMessage {
+        ToolCommand::SubagentSendMessage {
             caller,
             agent_id,
             message,
@@ -53,7 +53,7 @@ fn tool_call(command: &Command, contract: Contract) -> Result<Option<Invocation<
             caller,
             message_id(id)?,
         ),
-        Command::SubagentParentMessage {
+        ToolCommand::SubagentParentMessage {
             caller,
             message,
             mode,
@@ -67,14 +67,14 @@ fn tool_call(command: &Command, contract: Contract) -> Result<Option<Invocation<
             caller,
             message_id(id)?,
         ),
-        Command::InterruptAgent { caller, agent } => (
+        ToolCommand::InterruptAgent { caller, agent } => (
             ToolCall::InterruptAgent {
                 agent: agent.clone(),
             },
             caller,
             None,
         ),
-        Command::WaitAgent {
+        ToolCommand::WaitAgent {
             caller,
             timeout_ms,
             call,
@@ -88,7 +88,7 @@ fn tool_call(command: &Command, contract: Contract) -> Result<Option<Invocation<
             caller,
             None,
         ),
-        Command::Call {
+        ToolCommand::Call {
             caller,
             id,
             tool,
@@ -105,28 +105,25 @@ fn tool_call(command: &Command, contract: Contract) -> Result<Option<Invocation<
                 message_id(id)?,
             )
         }
-        _ => return Ok(None),
-    }))
+    })
 }
 
-/// Run `command` when it is a model tool, its text written to `out` as it
-/// is rendered; `None` when it is not one.
+/// Run the model tool `command`, its text written to `out` as it is
+/// rendered.
 pub(super) fn run(
     env: &Env,
-    command: &Command,
+    command: &ToolCommand,
     out: &mut dyn std::io::Write,
-) -> Result<Option<Output>> {
+) -> Result<Output> {
     let contract = env.contract;
-    let Some((mut call, caller, id)) = tool_call(command, contract)? else {
-        return Ok(None);
-    };
+    let (mut call, caller, id) = tool_call(command, contract)?;
     // `call wait_agent` reports under the root call the environment
     // names, as `wait-agent --call` does.
     if let (
         ToolCall::WaitAgent {
             call: root_call, ..
         },
-        Command::Call { .. },
+        ToolCommand::Call { .. },
     ) = (&mut call, command)
     {
         root_call.clone_from(&env.settings.call_id);
@@ -160,5 +157,5 @@ pub(super) fn run(
         outcome.render_to(env.json, emit);
         Ok(())
     })?;
-    Ok(Some(Output::Raw(String::new())))
+    Ok(Output::Raw(String::new()))
 }
