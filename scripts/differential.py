@@ -5,11 +5,17 @@ Optional developer tool, never part of CI: it needs the oracle installed by
 `../shared/tools/dsh-rc8/setup.sh ORACLE_DIR`.
 
     python3 scripts/differential.py ORACLE_DIR [--bin target/debug/dsh-agents]
+    python3 scripts/differential.py ORACLE_DIR --record testdata/differential
 
 Builds edge-case stores (ties, Unicode ids and labels, forks with seeds,
 descriptor versions, corrupt and torn logs, packed rows, zstd, a deep
 chain), lists every session of every store with both scopes under rc.8 and
 under `dsh-agents --contract v1`, and reports every difference.
+
+`--record DIR` also writes the stores (all but the 10,000-session chain) to
+DIR and what rc.8 printed for each of their requests to DIR/expected.jsonl:
+the integration test `differential` holds every build to that text without
+the oracle.
 """
 import json, os, shutil, subprocess, sys, tempfile
 
@@ -187,6 +193,25 @@ def project_key(cwd):
     return "--%s--" % ((out.lstrip("-") or "root")[:251])
 
 
+def record(out, tmp, requests, answers):
+    """The generated stores and rc.8's text for each request on them."""
+    out = os.path.abspath(out)
+    if os.path.isdir(out):
+        shutil.rmtree(out)
+    os.makedirs(out)
+    lines = []
+    for req, want in zip(requests, answers):
+        store = os.path.basename(req["root"])
+        if os.path.dirname(req["root"]) != tmp or store.startswith("deep-"):
+            continue
+        if not os.path.isdir(os.path.join(out, store)):
+            shutil.copytree(req["root"], os.path.join(out, store))
+        text = want["text"].encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        lines.append(json.dumps({"store": store, "caller": req["caller"], "scope": req["scope"], "isError": want["isError"], "text": text}, ensure_ascii=False))
+    with open(os.path.join(out, "expected.jsonl"), "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+
+
 def main():
     oracle = os.path.abspath(sys.argv[1])
     binary = os.path.abspath(sys.argv[sys.argv.index("--bin") + 1]) if "--bin" in sys.argv else os.path.abspath("target/debug/dsh-agents")
@@ -232,6 +257,8 @@ def main():
         if not same:
             diffs += 1
             print("DIFF %s caller=%s scope=%s\n  rc8 : %r\n  ours: %r %r" % (os.path.basename(req["root"]), req["caller"], req["scope"], want["text"][:600], got.stdout[:600], got.stderr[:300]))
+    if "--record" in sys.argv:
+        record(sys.argv[sys.argv.index("--record") + 1], tmp, requests, answers)
     print("%d requests, %d differences" % (len(requests), diffs))
     sys.exit(1 if diffs else 0)
 

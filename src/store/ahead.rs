@@ -199,6 +199,7 @@ impl Glance {
 /// inspected: one open for both.
 pub fn read_first_line_ahead(
     opened: Result<(File, std::fs::Metadata), super::error::StoreError>,
+    generation: u32,
     ahead: &dyn ReadAhead,
 ) -> (Result<(Encoding, FirstLine), HeaderError>, Option<Glance>) {
     use std::os::unix::fs::MetadataExt;
@@ -228,6 +229,7 @@ pub fn read_first_line_ahead(
             }
             read_ahead_from(
                 &whole[..],
+                generation,
                 ahead,
                 |lines, scanner| scan_raw(lines.into_inner(), scanner, None, id),
                 |frames, scanner, at| scan_zstd(frames, scanner, None, at, id),
@@ -241,6 +243,7 @@ pub fn read_first_line_ahead(
     };
     read_ahead_from(
         BufReader::with_capacity(capacity, file.take(len)),
+        generation,
         ahead,
         |lines, scanner| {
             let reader = lines.into_inner();
@@ -260,11 +263,13 @@ pub fn read_first_line_ahead(
 
 type Scanned = Result<(Inspection, Option<Resume>), LogError>;
 
-/// The header probe of `reader`, and when `ahead` wants the header, the
-/// log's rest scanned by `raw` (the lines after the header) or `zstd` (the
-/// frames after the header frame, and where they start).
+/// The header probe of `reader` (a log of `generation`), and when `ahead`
+/// wants the header, the log's rest scanned by `raw` (the lines after the
+/// header) or `zstd` (the frames after the header frame, and where they
+/// start).
 fn read_ahead_from<R: BufRead>(
     reader: R,
+    generation: u32,
     ahead: &dyn ReadAhead,
     raw: impl FnOnce(Lines<R>, Scanner) -> Scanned,
     zstd: impl FnOnce(FrameReader<R>, Scanner, u64) -> Scanned,
@@ -275,7 +280,7 @@ fn read_ahead_from<R: BufRead>(
     };
     let glance = match (&first, rest) {
         (FirstLine::Parsed(HeaderParse::Valid(header)), Some(rest)) if ahead.wanted(header) => {
-            let scanned = validate_for_restore(header)
+            let scanned = validate_for_restore(header, generation)
                 .map_err(LogError::from)
                 .and_then(|()| match rest {
                     Rest::Raw(lines, header_len) => raw(

@@ -731,7 +731,7 @@ fn probe_files(logs: LogsOf, ahead: Option<&dyn ReadAhead>) -> DirProbe {
     };
     let opened = logs.open(log);
     let (read, glance) = match ahead {
-        Some(ahead) => read_first_line_ahead(opened, ahead),
+        Some(ahead) => read_first_line_ahead(opened, log.generation, ahead),
         None => (read_first_line_of(opened.map(|(f, _)| f)), None),
     };
     DirProbe::One(log, present, read, None, glance.map(Box::new))

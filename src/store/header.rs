@@ -206,8 +206,12 @@ fn parse_header_object(map: &Obj) -> HeaderParse {
     }))
 }
 
-/// DSH's restore-time header validation; `Err` makes the log unreadable.
-pub fn validate_for_restore(h: &Header) -> Result<(), RestoreRefusal> {
+/// DSH's restore-time header validation of the header of a log file of
+/// generation `file` (`session.jsonl` is 0); `Err` makes the log
+/// unreadable. A header must declare its file's generation: rc.8 refuses
+/// any version but 0 in `session.jsonl`, and a newer harness reads each
+/// generation from its own file.
+pub fn validate_for_restore(h: &Header, file: u32) -> Result<(), RestoreRefusal> {
     let Some(generation) = h.generation() else {
         return Err(RestoreRefusal::UnreadableVersion {
             id: h.id.to_string(),
@@ -215,6 +219,13 @@ pub fn validate_for_restore(h: &Header) -> Result<(), RestoreRefusal> {
             newest: super::generation::NEWEST_READ,
         });
     };
+    if generation != file {
+        return Err(RestoreRefusal::NotTheFileGeneration {
+            id: h.id.to_string(),
+            generation,
+            file,
+        });
+    }
     if super::generation::header_keys(generation).is_some() {
         if let Some(k) = &h.foreign_key {
             return Err(RestoreRefusal::UnexpectedField {
@@ -254,6 +265,13 @@ pub enum RestoreRefusal {
         version: String,
         newest: u32,
     },
+    /// A header of a generation this build reads, in another
+    /// generation's log file.
+    NotTheFileGeneration {
+        id: String,
+        generation: u32,
+        file: u32,
+    },
     UnexpectedField {
         generation: u32,
         key: String,
@@ -279,6 +297,14 @@ impl std::fmt::Display for RestoreRefusal {
             } => write!(
                 f,
                 "session \"{id}\" uses log format v{version}, but this build reads v0 to v{newest}"
+            ),
+            RestoreRefusal::NotTheFileGeneration {
+                id,
+                generation,
+                file,
+            } => write!(
+                f,
+                "session \"{id}\" uses log format v{generation}, but its log file is a v{file} log"
             ),
             RestoreRefusal::UnexpectedField { generation, key } => write!(
                 f,
@@ -328,7 +354,38 @@ mod tests {
         let HeaderParse::Valid(h) = parse_header_line(foreign) else {
             panic!()
         };
-        assert!(validate_for_restore(&h).is_err());
+        assert!(validate_for_restore(&h, 4).is_err());
+    }
+
+    #[test]
+    fn a_header_must_declare_its_files_generation() {
+        let header = |version: u32| {
+            let line = format!(
+                r#"{{"type":"session","version":{version},"id":"a","createdAt":1,"delegationDepth":0,"isSeeded":false}}"#
+            );
+            match parse_header_line(&line) {
+                HeaderParse::Valid(h) => h,
+                other => panic!("{other:?}"),
+            }
+        };
+        // (header version, file generation, refused)
+        let table = [
+            (0, 0, false),
+            (1, 0, true),
+            (3, 0, true),
+            (0, 1, true),
+            (1, 1, false),
+            (3, 3, false),
+            (2, 3, true),
+        ];
+        for (version, file, refused) in table {
+            let got = validate_for_restore(&header(version), file);
+            assert_eq!(
+                matches!(got, Err(RestoreRefusal::NotTheFileGeneration { .. })),
+                refused,
+                "v{version} header in a v{file} file: {got:?}"
+            );
+        }
     }
 
     #[test]

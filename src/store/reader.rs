@@ -147,6 +147,13 @@ fn scan(
     use std::os::unix::fs::MetadataExt;
     let (file, meta) = open_regular_meta(path)?;
     let (dev, ino) = (meta.dev(), meta.ino());
+    // The generation the log's file name carries, which its header must
+    // declare; a file by another name is read by its header's.
+    let file_generation = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(super::generation::LogName::parse)
+        .map(|n| n.generation);
     // A cache may only skip work: it must still describe these very bytes.
     let resume = resume.filter(|r| {
         r.format == RESUME_FORMAT
@@ -177,7 +184,7 @@ fn scan(
         if r.encoding_zstd != (encoding == Encoding::Zstd) {
             return Err(LogError::StaleCache);
         }
-        let header = parse_header_record(r.header.as_bytes())?;
+        let header = parse_header_record(r.header.as_bytes(), file_generation)?;
         let mut scanner = Scanner::new(header, encoding, r.offset);
         scanner.count = r.count;
         scanner.line_no = r.line_no;
@@ -220,7 +227,7 @@ fn scan(
                 }
                 Line::End { .. } => return Err(LogError::Empty { zstd: false }),
             };
-            let header = parse_header_record(record.as_bytes())?;
+            let header = parse_header_record(record.as_bytes(), file_generation)?;
             let scanner = Scanner::new(header, Encoding::Raw, len as u64);
             scan_raw(
                 lines.into_inner(),
@@ -239,7 +246,7 @@ fn scan(
                 .map_err(|_| ZstdCorruption::FrameInvalid { at: 0 })?;
             check_header_frame(&plain)?;
             let record = String::from_utf8_lossy(&plain[..plain.len() - 1]).into_owned();
-            let header = parse_header_record(record.as_bytes())?;
+            let header = parse_header_record(record.as_bytes(), file_generation)?;
             let scanner = Scanner::new(header, Encoding::Zstd, plain.len() as u64);
             scan_zstd(
                 frames,
@@ -267,10 +274,11 @@ fn seal(
     Ok((inspection, resume))
 }
 
-fn parse_header_record(record: &[u8]) -> Result<Header, LogError> {
+fn parse_header_record(record: &[u8], file: Option<u32>) -> Result<Header, LogError> {
     match parse_header_line(&String::from_utf8_lossy(record)) {
         HeaderParse::Valid(h) => {
-            validate_for_restore(&h)?;
+            let file = file.or(h.generation()).unwrap_or(0);
+            validate_for_restore(&h, file)?;
             Ok(*h)
         }
         HeaderParse::NotHeader(why) => Err(LogError::NotHeader(why)),

@@ -167,6 +167,59 @@ fn the_highest_generation_is_read_and_a_mislabelled_log_is_reported() {
 }
 
 #[test]
+fn a_newer_header_in_a_generation_0_file_is_unavailable_as_rc8_lists_it() {
+    // rc.8 lists a `session.jsonl` whose header says version 1 as
+    // `[diagnostic: unavailable]` (its restore refuses every version but
+    // 0: `scripts/differential.py`'s `v1hdr` case); it was read by the
+    // header's generation and listed `[ready]`.
+    let store = copy_store(&repo().join("testdata/stores/rc8-live-v1"), "gen-v0-file");
+    let child = logs(store.path())
+        .into_iter()
+        .find(|l| header(l).get("parentSession").is_some())
+        .unwrap();
+    std::fs::rename(&child, child.with_file_name("session.jsonl")).unwrap();
+    let id = header(&child.with_file_name("session.jsonl"))["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let s = store.path().to_str().unwrap();
+    for env in READ_MODES {
+        let r = crate::common::run_env(
+            [
+                "--store",
+                s,
+                "--contract",
+                "v1",
+                "list-agents",
+                "--as",
+                "parent-1",
+            ],
+            env,
+        );
+        assert_eq!(
+            (r.code, r.stdout.as_str()),
+            (0, format!("{id} [diagnostic: unavailable]\n").as_str()),
+            "{env:?} {}",
+            r.stderr
+        );
+        let r = crate::common::run_env(["--store", s, "list-agents", "--as", "parent-1"], env);
+        assert!(
+            r.stdout.contains(&format!("{id} [unavailable]")),
+            "{env:?} {}",
+            r.stdout
+        );
+    }
+    let r = run(["--store", s, "check"]);
+    assert_eq!(r.code, 3, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout
+            .contains("uses log format v1, but its log file is a v0 log"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
 fn generation_rules_are_enforced_on_read() {
     // Generation 2 on: a closed header key set, and a seeded log needs its
     // inherited end-seed marker.

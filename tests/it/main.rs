@@ -6,6 +6,7 @@ mod common;
 mod completions;
 mod concurrency;
 mod conformance;
+mod differential;
 mod faults;
 mod generations;
 mod golden;
