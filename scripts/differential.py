@@ -137,6 +137,13 @@ def cases():
         (header("toolbad", 29, "root"), [ev("turn/start", 0, {"turn": 1}), ev("tool/result", 1, {"message": {"id": "t1", "role": "user", "content": [{"type": "tool-result", "toolCallId": "c1", "content": [], "isError": False}], "source": {"kind": "tool", "callId": "c1"}}}, surfaceOp="append"), ev("tool/result", 2, {"message": {"id": "t2", "role": "user", "content": [{"type": "tool-result", "toolCallId": "c1", "content": [], "isError": False}], "source": {"kind": "tool", "callId": "c1"}}}, surfaceOp={"op": "replace", "start": 1, "end": 1}, sourceEventSeqs=[1]), desc(3, "tb"), ev("turn/end", 4, {"turn": 1, "reason": {"kind": "completed"}})]),
         (header("surrogate", 30, "root"), [ev("turn/start", 0, {"turn": 1}), um(1), '{"type":"subagent/descriptor","seq":2,"time":1,"data":{"version":2,"mode":"continuable","provider":"spawn","label":"lone \\ud800 surrogate"}}', ev("turn/end", 3, {"turn": 1, "reason": {"kind": "completed"}})]),
         (header("negtime", 22, "root"), [ev("turn/start", 0, {"turn": 1}), um(1), desc(2, "neg"), {"type": "step/start", "seq": 3, "time": -50, "data": {}}]),
+        # Header versions in a generation-0 file: JavaScript compares numbers.
+        (header("v0float", 31, "root", version=0.0), base),
+        (header("vneg0", 32, "root", version=-0.0), base),
+        (header("v2hdr", 33, "root", version=2), base),
+        (header("v3hdr", 34, "root", version=3, isSeeded=False), [ev("turn/start", 0, {"turn": 1}), um(1), desc(2, "v3", version=3), ev("turn/end", 3, {"turn": 1, "reason": {"kind": "completed"}})]),
+        (header("v5hdr", 35, "root", version=5), base),
+        (header("vfrac", 36, "root", version=0.5), base),
     ]
     c["cycle"] = [(header("c1", 1, "c2"), child_lines("one")), (header("c2", 2, "c1"), child_lines("two")), (header("c3", 3, "c1"), child_lines("three"))]
     # A deep chain.
