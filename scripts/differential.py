@@ -232,7 +232,9 @@ def main():
         for compression in (["none", "zstd"] if zstd_helper.available() and name != "deep" else ["none"]):
             root = os.path.join(tmp, f"{name}-{compression}")
             write_store(root, sessions, compression)
-            callers = [s[0]["id"] for s in sessions]
+            # Every session, and an id no session has (rc.8 lists nothing
+            # under it: the caller is opaque).
+            callers = [s[0]["id"] for s in sessions] + ["no-such-session"]
             if name == "deep":
                 callers = ["root", "n09990"]
             for caller in callers:
