@@ -40,19 +40,7 @@ pub fn assert_v1_case(
     let [_, caller, scope, exit, expected] = case else {
         panic!("bad case line {case:?}")
     };
-    let r = run_env(
-        [
-            "--contract",
-            "v1",
-            "--store",
-            store.to_str().unwrap(),
-            "list-agents",
-            &format!("--as={caller}"),
-            "--scope",
-            scope,
-        ],
-        env,
-    );
+    let r = v1_list(store, caller, scope, env);
     let want = std::fs::read_to_string(expected_dir.join(expected)).unwrap();
     assert_eq!(
         r.code.to_string(),
@@ -97,7 +85,24 @@ pub fn run_dir(prefix: &str) -> PathBuf {
     tmp.join(format!("{prefix}{}", std::process::id()))
 }
 
-/// The binary with a clean environment: no inherited store, caller or contract.
+/// rc.8's `list_agents` as `caller` (`--as=`: ids may start with `-`)
+/// with `scope`, under contract v1 on `store`, with `env`.
+pub fn v1_list(store: &Path, caller: &str, scope: &str, env: &[(&str, &str)]) -> Run {
+    run_env(
+        [
+            "--contract",
+            "v1",
+            "--store",
+            store.to_str().unwrap(),
+            "list-agents",
+            &format!("--as={caller}"),
+            "--scope",
+            scope,
+        ],
+        env,
+    )
+}
+
 /// The variable that turns off reading listed logs during enumeration.
 pub const READ_AHEAD: &str = "DSH_AGENTS_READ_AHEAD";
 
@@ -105,6 +110,7 @@ pub const READ_AHEAD: &str = "DSH_AGENTS_READ_AHEAD";
 /// afterwards (`DSH_AGENTS_READ_AHEAD=0`); every listing case runs in both.
 pub const READ_MODES: [&[(&str, &str)]; 2] = [&[], &[(READ_AHEAD, "0")]];
 
+/// The binary with a clean environment: no inherited store, caller or contract.
 pub fn cmd() -> assert_cmd::Command {
     let mut c = assert_cmd::cargo::cargo_bin_cmd!("dsh-agents");
     for var in [

@@ -6,7 +6,7 @@
 //! `--record` from the real rc.8 runtime): the differential check, held in
 //! every build without the oracle.
 
-use crate::common::{READ_MODES, repo, run_env};
+use crate::common::{READ_MODES, repo, v1_list};
 
 #[derive(serde::Deserialize)]
 struct Expected {
@@ -32,21 +32,7 @@ fn every_edge_case_lists_as_rc8_listed_it() {
     let mut differences = Vec::new();
     for env in READ_MODES {
         for want in &expected {
-            let store = dir.join(&want.store);
-            let caller = format!("--as={}", want.caller);
-            let r = run_env(
-                [
-                    "--contract",
-                    "v1",
-                    "--store",
-                    store.to_str().unwrap(),
-                    "list-agents",
-                    &caller,
-                    "--scope",
-                    &want.scope,
-                ],
-                env,
-            );
+            let r = v1_list(&dir.join(&want.store), &want.caller, &want.scope, env);
             // An errored tool result is compared as rc.8's: errored or not
             // (its words are the wrapper's); every listing byte for byte.
             let same = if want.is_error || r.code != 0 {
