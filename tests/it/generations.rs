@@ -184,18 +184,7 @@ fn a_newer_header_in_a_generation_0_file_is_unavailable_as_rc8_lists_it() {
         .to_string();
     let s = store.path().to_str().unwrap();
     for env in READ_MODES {
-        let r = crate::common::run_env(
-            [
-                "--store",
-                s,
-                "--contract",
-                "v1",
-                "list-agents",
-                "--as",
-                "parent-1",
-            ],
-            env,
-        );
+        let r = crate::common::v1_list(store.path(), "parent-1", "children", env);
         assert_eq!(
             (r.code, r.stdout.as_str()),
             (0, format!("{id} [diagnostic: unavailable]\n").as_str()),
