@@ -499,7 +499,9 @@ impl Store {
         };
         // A generation-0 log keeps rc.8's rule (any version lists, restore
         // refuses it); a newer file must hold the header of its generation.
-        if log_name.generation > 0 && header.generation() != Some(log_name.generation) {
+        if log_name.generation > 0
+            && !super::generation::declares_file_generation(&header, log_name.generation)
+        {
             return self.note(
                 &log,
                 ProblemCode::GenerationMismatch,

@@ -61,6 +61,14 @@ impl LogName {
     }
 }
 
+/// Whether `header` declares the generation its log file's name carries:
+/// a newer file holding another generation's header is a store problem
+/// (enumeration), a `session.jsonl` holding a newer header lists but is
+/// refused on read, as rc.8 refuses every version but 0 (restore).
+pub fn declares_file_generation(header: &super::header::Header, file: u32) -> bool {
+    header.generation() == Some(file)
+}
+
 /// The current log of a session directory, from its file names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Current {

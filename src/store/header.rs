@@ -219,7 +219,7 @@ pub fn validate_for_restore(h: &Header, file: u32) -> Result<(), RestoreRefusal>
             newest: super::generation::NEWEST_READ,
         });
     };
-    if generation != file {
+    if !super::generation::declares_file_generation(h, file) {
         return Err(RestoreRefusal::NotTheFileGeneration {
             id: h.id.to_string(),
             generation,
