@@ -76,7 +76,7 @@ pub struct IdArg {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    // The model tools, listed first as they always were.
+    // The model tools (`cli::model_tools`), listed first.
     #[command(flatten)]
     Tool(ToolCommand),
     #[command(
