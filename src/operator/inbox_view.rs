@@ -47,7 +47,11 @@ impl InboxView {
                 parked: i.native_parked(idle),
             })
         });
-        let handing = crate::inbox::handing::live(&rec.dir());
+        // The bridge claims and rewrites its list under one inbox lock, but
+        // this view reads the two without it: a message the inbox already
+        // shows claimed is not in flight, whatever the list still says.
+        let mut handing = crate::inbox::handing::live(&rec.dir());
+        handing.retain(|id| fold.consumed.is_pending(id));
         Ok(InboxView {
             fold,
             native,
