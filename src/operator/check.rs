@@ -205,7 +205,7 @@ fn session_findings(store: &Store, rec: &SessionRecord) -> Vec<Finding> {
             );
         }
     }
-    if let Some(name) = &h.name
+    if let Some(name) = h.name()
         && h.valid_name().is_none()
     {
         push(

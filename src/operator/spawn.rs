@@ -205,7 +205,7 @@ pub fn spawn(corpus: &Corpus, req: &SpawnRequest) -> Result<String, SpawnError> 
                 .cwd
                 .clone()
                 .map(Value::String)
-                .or_else(|| parent.header.cwd.as_ref().map(Member::to_value));
+                .or_else(|| parent.header.cwd().map(Member::to_value));
             if let Some(cwd) = cwd {
                 header.insert("cwd".into(), cwd);
             }
@@ -216,7 +216,7 @@ pub fn spawn(corpus: &Corpus, req: &SpawnRequest) -> Result<String, SpawnError> 
                 "delegationDepth".into(),
                 json!(parent.header.delegation_depth + 1),
             );
-            if let Some(preset) = &parent.header.agent_preset {
+            if let Some(preset) = parent.header.agent_preset() {
                 header.insert("agentPreset".into(), json!(preset));
             }
             if let Some(name) = &req.name {

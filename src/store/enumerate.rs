@@ -16,6 +16,7 @@ use super::paths::{encode_segment, project_dir_name};
 use super::sidecar::{Dir, open_regular_meta};
 use std::ffi::OsStr;
 use std::fs;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -59,10 +60,11 @@ pub struct SessionRecord {
     pub header: Header,
     /// The project directory the session was found in (one allocation
     /// shared by the project's sessions).
-    project: Arc<Path>,
+    project: Arc<PathBuf>,
     /// The session directory's name when it is not `encodeSegment(id)`
-    /// (a path that only resolves to the derived one); nearly always `None`.
-    dir_name: Option<Box<OsStr>>,
+    /// (a path that only resolves to the derived one); nearly always `None`,
+    /// so it costs a thin pointer.
+    dir_name: Option<Box<std::ffi::OsString>>,
     /// What the directory's listing saw of the liveness files (`None`: not
     /// listed here), so a probe skips the ones it saw absent.
     pub present: Option<Present>,
@@ -72,11 +74,14 @@ pub struct SessionRecord {
     pub generation: u32,
 }
 
+// A million of these are held at once: growing one is a choice.
+const _: () = assert!(std::mem::size_of::<SessionRecord>() <= 112);
+
 impl SessionRecord {
     /// The session directory (where sidecar files live).
     pub fn dir(&self) -> PathBuf {
         match &self.dir_name {
-            Some(name) => self.project.join(&**name),
+            Some(name) => self.project.join(name.as_os_str()),
             None => self
                 .project
                 .join(encode_segment(&self.header.id).unwrap_or_default()),
@@ -165,7 +170,7 @@ pub struct Store {
     /// silently left out (every reading command reports them).
     pub unsupported: Vec<(PathBuf, u32)>,
     /// The project of the last record made, shared with the next one.
-    last_project: Option<Arc<Path>>,
+    last_project: Option<Arc<PathBuf>>,
     /// What was read ahead of each record's log, by position, up to the
     /// last one read (`Store::scan_ahead`); each is taken once.
     glances: Mutex<Vec<Option<Kept>>>,
@@ -316,8 +321,8 @@ impl Store {
             }
         };
         let mut dirs = Vec::new();
-        for (name, kind) in entries {
-            let project = root.join(&name);
+        for (name, kind) in entries.iter() {
+            let project = root.join(OsStr::from_bytes(name));
             match kind {
                 EntryKind::Dir => {
                     self.projects += 1;
@@ -354,21 +359,22 @@ impl Store {
                 );
             }
         };
-        for (name, kind) in &entries {
-            let file_name = name.to_string_lossy();
+        for (name, kind) in entries.iter() {
+            let file_name = String::from_utf8_lossy(name);
             if matches!(kind, EntryKind::Other)
                 && (file_name.ends_with(".jsonl") || file_name.ends_with(".jsonl.zstd"))
             {
-                let path = project.join(name);
+                let path = project.join(OsStr::from_bytes(name));
                 self.note(&path, ProblemCode::FlatFileLayout, format!("session artifact {} uses the unsupported flat-file layout; use a separate root or move it into a project/session directory before loading", js_quote(&path)), true);
             }
         }
+        // The session directories by position in `entries`: their paths are
+        // made a batch at a time, never all at once.
         let mut dirs = Vec::new();
-        for (name, kind) in entries {
-            let dir = project.join(&name);
+        for (i, (name, kind)) in entries.iter().enumerate() {
             match kind {
-                EntryKind::Dir => dirs.push(dir),
-                EntryKind::Symlink => self.note(&dir, ProblemCode::SymlinkIgnored, "symbolic link in a project directory is ignored (DSH lists only real directories)", false),
+                EntryKind::Dir => dirs.push(i),
+                EntryKind::Symlink => self.note(&project.join(OsStr::from_bytes(name)), ProblemCode::SymlinkIgnored, "symbolic link in a project directory is ignored (DSH lists only real directories)", false),
                 EntryKind::Other => {}
             }
         }
@@ -382,24 +388,27 @@ impl Store {
         // is probed.
         let root = self.root.clone();
         let held = Dir::root(project).ok();
-        let project = held.as_ref();
-        let probe = |batch: &[PathBuf]| {
-            crate::support::parallel::par_map(batch, |dir| {
-                probe_session_dir(&root, LogsOf { project, dir }, ahead)
-            })
+        let held = held.as_ref();
+        let entries = &entries;
+        let probe = |batch: &[usize]| {
+            let paths: Vec<PathBuf> = batch
+                .iter()
+                .map(|&i| project.join(OsStr::from_bytes(entries.name(i))))
+                .collect();
+            let probes = crate::support::parallel::par_map(&paths, |dir| {
+                probe_session_dir(&root, LogsOf { project: held, dir }, ahead)
+            });
+            (paths, probes)
         };
         let mut batches = dirs.chunks(PROBE_BATCH);
-        let mut ready = batches.next().map(|b| (b, probe(b)));
-        while let Some((done, probes)) = ready.take() {
+        let mut ready = batches.next().map(probe);
+        while let Some((paths, probes)) = ready.take() {
             std::thread::scope(|s| {
-                let next = batches.next().map(|b| (b, s.spawn(move || probe(b))));
-                for (dir, p) in done.iter().zip(probes) {
+                let next = batches.next().map(|b| s.spawn(move || probe(b)));
+                for (dir, p) in paths.iter().zip(probes) {
                     self.apply_probe(dir, p);
                 }
-                ready = next.map(|(b, h)| {
-                    let probes = h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-                    (b, probes)
-                });
+                ready = next.map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
             });
         }
     }
@@ -509,7 +518,7 @@ impl Store {
                     "corrupt session log \"{}\": a generation-{} log holds a header of version {}; DSH skips it",
                     log.display(),
                     log_name.generation,
-                    header.version
+                    header.version()
                 ),
                 false,
             );
@@ -553,7 +562,7 @@ impl Store {
         let project = match &self.last_project {
             Some(p) if **p == *parent => p.clone(),
             _ => {
-                let p: Arc<Path> = parent.into();
+                let p = Arc::new(parent.to_path_buf());
                 self.last_project = Some(p.clone());
                 p
             }
@@ -562,7 +571,7 @@ impl Store {
         self.sessions.push(SessionRecord {
             header,
             project,
-            dir_name: (!derived).then(|| name.into()),
+            dir_name: (!derived).then(|| Box::new(name.to_os_string())),
             present,
             suffix: found,
             generation: log_name.generation,
@@ -779,7 +788,6 @@ impl LogsOf<'_> {
                 let Ok(entries) = std::fs::read_dir(self.dir) else {
                     return (Current::None, None);
                 };
-                use std::os::unix::ffi::OsStrExt;
                 let (mut current, mut present) = (Current::None, Present::default());
                 for e in entries.flatten() {
                     let n = e.file_name();
@@ -795,11 +803,11 @@ impl LogsOf<'_> {
 /// `<root>/<project>/<encodeSegment(id)>/session.jsonl[.zstd]` for a header;
 /// `None` when the id or cwd cannot name a path.
 pub fn expected_log_path(root: &Path, header: &Header, log: LogName) -> Option<PathBuf> {
-    Some(expected_session_dir(root, &header.id, header.cwd.as_ref())?.join(&*log.file_name()))
+    Some(expected_session_dir(root, &header.id, header.cwd())?.join(&*log.file_name()))
 }
 
 /// The session directory DSH derives for an id and a cwd value.
-pub fn expected_session_dir(root: &Path, id: &str, cwd: Option<&Member>) -> Option<PathBuf> {
+pub fn expected_session_dir(root: &Path, id: &str, cwd: Option<Member<'_>>) -> Option<PathBuf> {
     let project = match cwd {
         None => project_dir_name(None)?,
         Some(Member::Str(s)) => project_dir_name(Some(s))?,
@@ -813,16 +821,38 @@ fn js_quote(path: &Path) -> String {
     serde_json::to_string(&path.to_string_lossy()).unwrap_or_default()
 }
 
+#[derive(Clone, Copy)]
 pub(super) enum EntryKind {
     Dir,
     Symlink,
     Other,
 }
 
+/// A directory's entry names, sorted, in one buffer: a million session
+/// directories cost their names and 16 bytes each, not a string apiece.
+pub(super) struct Entries {
+    names: Vec<u8>,
+    items: Vec<(usize, u16, EntryKind)>,
+}
+
+impl Entries {
+    pub(super) fn name(&self, i: usize) -> &[u8] {
+        let (start, len, _) = self.items[i];
+        &self.names[start..start + usize::from(len)]
+    }
+
+    pub(super) fn iter(&self) -> impl Iterator<Item = (&[u8], EntryKind)> {
+        (0..self.items.len()).map(|i| (self.name(i), self.items[i].2))
+    }
+}
+
 /// Directory entries sorted by name, classified without following symlinks
 /// (DSH's `Dirent.isDirectory()` does not follow them either).
-pub(super) fn sorted_entries(dir: &Path) -> std::io::Result<Vec<(std::ffi::OsString, EntryKind)>> {
-    let mut out = Vec::new();
+pub(super) fn sorted_entries(dir: &Path) -> std::io::Result<Entries> {
+    let mut out = Entries {
+        names: Vec::new(),
+        items: Vec::new(),
+    };
     for entry in fs::read_dir(dir)? {
         let entry = entry?;
         let ft = entry.file_type()?;
@@ -833,8 +863,18 @@ pub(super) fn sorted_entries(dir: &Path) -> std::io::Result<Vec<(std::ffi::OsStr
         } else {
             EntryKind::Other
         };
-        out.push((entry.file_name(), kind));
+        let name = entry.file_name();
+        let name = name.as_bytes();
+        // A file name is at most a few hundred bytes on every file system.
+        let Ok(len) = u16::try_from(name.len()) else {
+            continue;
+        };
+        out.items.push((out.names.len(), len, kind));
+        out.names.extend_from_slice(name);
     }
-    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out.names.shrink_to_fit();
+    let Entries { names, items } = &mut out;
+    let name = |&(start, len, _): &(usize, u16, EntryKind)| &names[start..start + usize::from(len)];
+    items.sort_unstable_by(|a, b| name(a).cmp(name(b)));
     Ok(out)
 }

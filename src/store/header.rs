@@ -9,87 +9,142 @@ pub const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 
 /// A header member DSH checks only when it is present: a string, or some
 /// other JSON value (kept raw: restore rejects it, a spawn copies it).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Member {
-    Str(Box<str>),
-    Other(Box<Value>),
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Member<'a> {
+    Str(&'a str),
+    Other(&'a Value),
 }
 
-impl Member {
-    fn of(v: &Jv) -> Member {
-        match v {
-            Jv::Str(s) => Member::Str(s.as_ref().into()),
-            other => Member::Other(Box::new(other.to_value())),
-        }
-    }
-    pub fn as_str(&self) -> Option<&str> {
+impl<'a> Member<'a> {
+    pub fn as_str(self) -> Option<&'a str> {
         match self {
             Member::Str(s) => Some(s),
             Member::Other(_) => None,
         }
     }
-    pub fn to_value(&self) -> Value {
+    pub fn to_value(self) -> Value {
         match self {
             Member::Str(s) => Value::String(s.to_string()),
-            Member::Other(v) => (**v).clone(),
+            Member::Other(v) => v.clone(),
         }
+    }
+}
+
+/// A member as kept: the string inline (one pointer when absent), any
+/// other value with the rare members.
+fn member_of(v: Option<&Jv>) -> (Option<Box<str>>, Option<Value>) {
+    match v {
+        None => (None, None),
+        Some(Jv::Str(s)) => (Some(s.as_ref().into()), None),
+        Some(other) => (None, Some(other.to_value())),
     }
 }
 
 /// A header that passed the listing shape check. The members are typed so
-/// that a store of 100,000 sessions holds little more than their ids.
+/// that a store of a million sessions holds little more than their ids:
+/// what nearly every header has is inline, the rest behind one pointer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Header {
-    /// `version` as written; listing tolerates any number.
-    pub version: Number,
     pub id: Box<str>,
     pub created_at: i64,
-    /// `cwd`; a non-string is kept for the lifecycle comparison and
-    /// rejected on restore.
-    pub cwd: Option<Member>,
-    pub parent_session: Option<Member>,
-    /// `seedLength`: `Some(Err)` when present but not a non-negative safe
-    /// integer (restore rejects it).
-    pub seed_length: Option<Result<u64, ()>>,
+    /// `cwd` when it is a string (any other value is rare).
+    cwd: Option<Box<str>>,
+    /// `parentSession` when it is a string (any other value is rare).
+    parent: Option<Box<str>>,
+    pub delegation_depth: i64,
+    /// `version` as written, when it is not the integer 0.
+    version: Option<Box<Number>>,
     /// `isSeeded` (generation 2 on): `Some(Err)` when present but not a
     /// boolean.
     pub is_seeded: Option<Result<bool, ()>>,
+    pub origin_subagent: bool,
+    /// The members few headers have.
+    rare: Option<Box<Rare>>,
+}
+
+/// Header members most sessions lack.
+#[derive(Debug, Clone, PartialEq, Default)]
+struct Rare {
+    /// `seedLength`: `Some(Err)` when present but not a non-negative safe
+    /// integer (restore rejects it).
+    seed_length: Option<Result<u64, ()>>,
     /// The first key outside the closed header key set of generation 2 on
     /// (checked only for those generations).
-    pub foreign_key: Option<Box<str>>,
-    pub origin_subagent: bool,
-    pub delegation_depth: i64,
-    pub agent_preset: Option<Box<str>>,
+    foreign_key: Option<Box<str>>,
+    agent_preset: Option<Box<str>>,
     /// Optional agent name (this project's extension; DSH ignores it).
-    pub name: Option<Box<str>>,
+    name: Option<Box<str>>,
+    /// `cwd` when present but not a string: kept for the lifecycle
+    /// comparison and rejected on restore.
+    cwd_other: Option<Value>,
+    /// `parentSession` when present but not a string.
+    parent_other: Option<Value>,
 }
 
 impl Header {
     pub fn cwd_str(&self) -> Option<&str> {
-        self.cwd.as_ref().and_then(Member::as_str)
+        self.cwd.as_deref()
+    }
+    /// `cwd` as written, when present.
+    pub fn cwd(&self) -> Option<Member<'_>> {
+        match (
+            &self.cwd,
+            self.rare.as_ref().and_then(|r| r.cwd_other.as_ref()),
+        ) {
+            (Some(s), _) => Some(Member::Str(s)),
+            (None, Some(v)) => Some(Member::Other(v)),
+            (None, None) => None,
+        }
     }
     /// The parent session id when it is a string (DSH compares with `===`).
     pub fn parent(&self) -> Option<&str> {
-        self.parent_session.as_ref().and_then(Member::as_str)
+        self.parent.as_deref()
+    }
+    /// `parentSession` present but not a string.
+    fn parent_not_string(&self) -> bool {
+        self.rare.as_ref().is_some_and(|r| r.parent_other.is_some())
+    }
+    /// `version` as written (listing tolerates any number).
+    pub fn version(&self) -> Number {
+        self.version.as_deref().cloned().unwrap_or_else(|| 0.into())
+    }
+    /// `seedLength` as read: `Some(Err)` when present but unusable.
+    pub fn seed_length(&self) -> Option<Result<u64, ()>> {
+        self.rare.as_ref().and_then(|r| r.seed_length)
     }
     /// `seedLength` when it is a usable count.
     pub fn seed_len(&self) -> u64 {
-        match self.seed_length {
+        match self.seed_length() {
             Some(Ok(n)) => n,
             _ => 0,
         }
     }
+    /// The first key outside the closed header key set, if any.
+    pub fn foreign_key(&self) -> Option<&str> {
+        self.rare.as_ref()?.foreign_key.as_deref()
+    }
+    /// `agentPreset`, when given.
+    pub fn agent_preset(&self) -> Option<&str> {
+        self.rare.as_ref()?.agent_preset.as_deref()
+    }
+    /// `name` as written (valid or not).
+    pub fn name(&self) -> Option<&str> {
+        self.rare.as_ref()?.name.as_deref()
+    }
     /// The format generation the header declares, when it is one this
     /// build reads (enumeration has checked it against the file name).
     pub fn generation(&self) -> Option<u32> {
+        let Some(version) = &self.version else {
+            return Some(0);
+        };
         // JavaScript compares numbers: `0.0` is version 0.
-        let v = self.version.as_f64()?;
+        let v = version.as_f64()?;
         (v.fract() == 0.0 && (0.0..=f64::from(super::generation::NEWEST_READ)).contains(&v))
             .then_some(v as u32)
     }
     /// A valid agent name per contract §3, or `None` (an invalid name is as absent).
     pub fn valid_name(&self) -> Option<&str> {
-        self.name.as_deref().filter(|n| is_valid_name(n))
+        self.name().filter(|n| is_valid_name(n))
     }
 }
 
@@ -155,7 +210,8 @@ fn parse_header_object(map: &Obj) -> HeaderParse {
         return NOT;
     }
     let version = match map.get("version").map(Jv::to_value) {
-        Some(Value::Number(n)) => n,
+        Some(Value::Number(n)) if n.as_u64() == Some(0) => None,
+        Some(Value::Number(n)) => Some(Box::new(n)),
         _ => return NOT,
     };
     let Some(id) = map.get("id").and_then(Jv::as_str) else {
@@ -190,19 +246,26 @@ fn parse_header_object(map: &Obj) -> HeaderParse {
     });
     let closed = super::generation::header_keys(2).unwrap_or_default();
     let foreign_key = map.keys().find(|k| !closed.contains(k)).map(Box::from);
+    let (cwd, cwd_other) = member_of(map.get("cwd"));
+    let (parent, parent_other) = member_of(map.get("parentSession"));
+    let rare = Rare {
+        seed_length,
+        foreign_key,
+        agent_preset,
+        name: map.get("name").and_then(Jv::as_str).map(Box::from),
+        cwd_other,
+        parent_other,
+    };
     HeaderParse::Valid(Box::new(Header {
         version,
         id: id.into(),
         created_at,
-        cwd: map.get("cwd").map(Member::of),
-        parent_session: map.get("parentSession").map(Member::of),
-        seed_length,
+        cwd,
+        parent,
         is_seeded,
-        foreign_key,
         origin_subagent,
         delegation_depth,
-        agent_preset,
-        name: map.get("name").and_then(Jv::as_str).map(Box::from),
+        rare: (rare != Rare::default()).then(|| Box::new(rare)),
     }))
 }
 
@@ -215,7 +278,7 @@ pub fn validate_for_restore(h: &Header, file: u32) -> Result<(), RestoreRefusal>
     let Some(generation) = h.generation() else {
         return Err(RestoreRefusal::UnreadableVersion {
             id: h.id.to_string(),
-            version: h.version.to_string(),
+            version: h.version().to_string(),
             newest: super::generation::NEWEST_READ,
         });
     };
@@ -227,7 +290,7 @@ pub fn validate_for_restore(h: &Header, file: u32) -> Result<(), RestoreRefusal>
         });
     }
     if super::generation::header_keys(generation).is_some() {
-        if let Some(k) = &h.foreign_key {
+        if let Some(k) = h.foreign_key() {
             return Err(RestoreRefusal::UnexpectedField {
                 generation,
                 key: k.to_string(),
@@ -237,7 +300,7 @@ pub fn validate_for_restore(h: &Header, file: u32) -> Result<(), RestoreRefusal>
             return Err(RestoreRefusal::SeededNotBoolean { generation });
         }
     }
-    if let Some(cwd) = &h.cwd {
+    if let Some(cwd) = h.cwd() {
         match cwd.as_str() {
             Some(s) if s.starts_with('/') => {}
             Some(s) => {
@@ -246,12 +309,10 @@ pub fn validate_for_restore(h: &Header, file: u32) -> Result<(), RestoreRefusal>
             None => return Err(RestoreRefusal::CwdNotString),
         }
     }
-    if let Some(p) = &h.parent_session
-        && p.as_str().is_none()
-    {
+    if h.parent_not_string() {
         return Err(RestoreRefusal::ParentNotString);
     }
-    if h.seed_length == Some(Err(())) {
+    if h.seed_length() == Some(Err(())) {
         return Err(RestoreRefusal::BadSeedLength);
     }
     Ok(())

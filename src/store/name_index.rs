@@ -336,7 +336,7 @@ fn entries_of(store: &Store, stamps: &Stamps) -> Vec<Entry> {
         .iter()
         .filter(|r| r.header.origin_subagent)
         .filter_map(|r| {
-            let name = r.header.name.as_deref().filter(|n| is_valid_name(n))?;
+            let name = r.header.name().filter(|n| is_valid_name(n))?;
             Some(Entry {
                 key: key(r.header.parent()?, name),
                 id: r.header.id.to_string(),
