@@ -381,7 +381,8 @@ impl Store {
         // The file reads are independent; the store-level rules apply in order.
         // Growing by doubling would hold the old and the new table at once.
         self.sessions.reserve(dirs.len());
-        self.by_id.reserve(dirs.len());
+        let sessions = &self.sessions;
+        self.by_id.reserve(dirs.len(), |at| &sessions[at].header.id);
         // Probed a batch at a time, so the probes of a large project are
         // never all held beside the records made from them; the records of
         // one batch are kept (in order, on this thread) while the next one
@@ -557,7 +558,9 @@ impl Store {
             glances.resize_with(self.sessions.len(), || None);
             glances.push(Some(kept));
         }
-        self.by_id.insert(&header.id, self.sessions.len());
+        let sessions = &self.sessions;
+        self.by_id
+            .insert(&header.id, sessions.len(), |at| &sessions[at].header.id);
         let parent = dir.parent().unwrap_or(dir);
         let project = match &self.last_project {
             Some(p) if **p == *parent => p.clone(),
