@@ -71,88 +71,136 @@ pub enum Glance {
     },
 }
 
-/// A glance as the store keeps it until the listing takes it: 24 bytes
-/// and the label. Only what a log read ahead can say is kept (its header is
-/// the enumerated one by construction); an identity of a mode this build
-/// does not know is left for the listing to read again.
-#[derive(Debug, Clone)]
-pub(super) struct Kept {
-    state: KeptState,
-    label: Option<Box<str>>,
+/// The glances a store keeps, by session position, until the listing takes
+/// them: 12 bytes a session and the labels in one buffer (a label apiece
+/// would cost an allocation each at a million sessions). Only what a log
+/// read ahead can say is kept (its header is the enumerated one by
+/// construction); an identity of a mode this build does not know is left
+/// for the listing to read again.
+#[derive(Debug, Default)]
+pub(super) struct Glances {
+    slots: Vec<Slot>,
+    labels: String,
     /// Kept only when asked for and some call reported usage.
-    usage: Option<Box<TokenCounts>>,
+    usage: std::collections::HashMap<u32, TokenCounts>,
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
+struct Slot {
+    label_at: u32,
+    label_len: u32,
+    state: KeptState,
+    /// Whether the identity has a label (`label_at..` holds it).
+    labelled: bool,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 enum KeptState {
+    /// Nothing kept (or taken already).
+    #[default]
+    None,
     Unreadable,
     NoIdentity,
-    Mode(KnownMode),
-}
-
-#[derive(Debug, Clone, Copy)]
-enum KnownMode {
     OneShot,
     Continuable,
     External,
 }
 
-impl Kept {
-    /// `None` when the glance does not fit the kept form.
-    pub(super) fn of(glance: Glance) -> Option<Kept> {
-        let usage = match &glance {
-            Glance::Read { usage, .. } if usage.calls > 0 => Some(Box::new(*usage)),
-            _ => None,
+impl Glances {
+    /// Keep the glance of the session at `index` (`reserve`: how many
+    /// sessions there will be, sized for at the first one kept). A glance
+    /// that does not fit the kept form is not kept: the listing reads that
+    /// log again.
+    pub(super) fn keep(&mut self, index: usize, glance: Glance, reserve: usize) {
+        let Ok(at) = u32::try_from(index) else {
+            return;
         };
-        let (state, label) = match glance {
+        let (state, label) = match &glance {
             Glance::Unreadable => (KeptState::Unreadable, None),
             Glance::Read {
                 same_header: false, ..
-            } => return None,
+            } => return,
             Glance::Read { identity: None, .. } => (KeptState::NoIdentity, None),
             Glance::Read {
                 identity: Some(Identity { mode, label }),
                 ..
             } => {
-                let mode = match mode {
-                    Mode::OneShot => KnownMode::OneShot,
-                    Mode::Continuable => KnownMode::Continuable,
-                    Mode::External => KnownMode::External,
-                    Mode::Unknown(_) => return None,
+                let state = match mode {
+                    Mode::OneShot => KeptState::OneShot,
+                    Mode::Continuable => KeptState::Continuable,
+                    Mode::External => KeptState::External,
+                    Mode::Unknown(_) => return,
                 };
-                (KeptState::Mode(mode), label.map(|l| Box::from(l.as_str())))
+                (state, label.as_deref())
             }
         };
-        Some(Kept {
+        let labelled = label.is_some();
+        let label = label.unwrap_or_default();
+        let (Ok(label_at), Ok(label_len)) =
+            (u32::try_from(self.labels.len()), u32::try_from(label.len()))
+        else {
+            return;
+        };
+        if u32::try_from(self.labels.len() + label.len()).is_err() {
+            return;
+        }
+        if let Glance::Read { usage, .. } = &glance
+            && usage.calls > 0
+        {
+            self.usage.insert(at, *usage);
+        }
+        if self.slots.is_empty() {
+            self.slots.reserve_exact(reserve);
+        }
+        if self.slots.len() <= index {
+            self.slots.resize(index + 1, Slot::default());
+        }
+        self.labels.push_str(label);
+        self.slots[index] = Slot {
+            label_at,
+            label_len,
             state,
-            label,
-            usage,
-        })
+            labelled,
+        };
     }
 
-    pub(super) fn into_glance(self) -> Glance {
-        let usage = self.usage.map(|u| *u).unwrap_or_default();
-        let mode = match self.state {
-            KeptState::Unreadable => return Glance::Unreadable,
+    /// The glance kept of the session at `index`, handed out once.
+    pub(super) fn take(&mut self, index: usize) -> Option<Glance> {
+        let glance = self.peek(index)?;
+        self.slots[index].state = KeptState::None;
+        Some(glance)
+    }
+
+    /// The glance kept of the session at `index`, left in place.
+    pub(super) fn peek(&self, index: usize) -> Option<Glance> {
+        let slot = *self.slots.get(index)?;
+        let usage = u32::try_from(index)
+            .ok()
+            .and_then(|at| self.usage.get(&at).copied())
+            .unwrap_or_default();
+        let start = slot.label_at as usize;
+        let label = slot
+            .labelled
+            .then(|| self.labels[start..start + slot.label_len as usize].to_string());
+        let (mode, label) = match slot.state {
+            KeptState::None => return None,
+            KeptState::Unreadable => return Some(Glance::Unreadable),
             KeptState::NoIdentity => {
-                return Glance::Read {
+                return Some(Glance::Read {
                     same_header: true,
                     identity: None,
                     usage,
-                };
+                });
             }
-            KeptState::Mode(KnownMode::OneShot) => Mode::OneShot,
-            KeptState::Mode(KnownMode::Continuable) => Mode::Continuable,
-            KeptState::Mode(KnownMode::External) => Mode::External,
+            KeptState::OneShot => (Mode::OneShot, label),
+            KeptState::Continuable => (Mode::Continuable, label),
+            KeptState::External => (Mode::External, label),
         };
-        Glance::Read {
+        Some(Glance::Read {
             same_header: true,
-            identity: Some(Identity {
-                mode,
-                label: self.label.map(String::from),
-            }),
+            identity: Some(Identity { mode, label }),
             usage,
-        }
+        })
     }
 }
 

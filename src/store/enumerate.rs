@@ -5,7 +5,7 @@
 //! problem; `check` reports them all.
 
 use super::ahead::read_first_line_ahead;
-use super::ahead::{Glance, Kept, ReadAhead};
+use super::ahead::{Glance, Glances, ReadAhead};
 use super::error::StoreError;
 use super::generation::{Current, LogName, NEWEST_READ};
 use super::header::{Header, HeaderParse, Member};
@@ -173,7 +173,7 @@ pub struct Store {
     last_project: Option<Arc<PathBuf>>,
     /// What was read ahead of each record's log, by position, up to the
     /// last one read (`Store::scan_ahead`); each is taken once.
-    glances: Mutex<Vec<Option<Kept>>>,
+    glances: Mutex<Glances>,
     /// The project directories a store located by path listed (so locating
     /// more sessions does not list the root again); empty after a scan.
     pub(super) located_in: Vec<PathBuf>,
@@ -265,20 +265,20 @@ impl Store {
     /// out once: a listing takes each record's once.
     pub fn take_glance(&self, index: usize) -> Option<Glance> {
         let mut glances = self.glances.lock().ok()?;
-        glances.get_mut(index)?.take().map(Kept::into_glance)
+        glances.take(index)
     }
 
     /// The glance kept of the log at `index`, left in place (a send may
     /// classify one ancestor for its caller and again for its target).
     pub fn peek_glance(&self, index: usize) -> Option<Glance> {
         let glances = self.glances.lock().ok()?;
-        glances.get(index)?.clone().map(Kept::into_glance)
+        glances.peek(index)
     }
 
     /// Free what is left of the glances once a listing took what it needs.
     pub fn release_glances(&self) {
         if let Ok(mut glances) = self.glances.lock() {
-            *glances = Vec::new();
+            *glances = Glances::default();
         }
     }
 
@@ -295,7 +295,7 @@ impl Store {
             unpublished: Vec::new(),
             unsupported: Vec::new(),
             last_project: None,
-            glances: Mutex::new(Vec::new()),
+            glances: Mutex::new(Glances::default()),
             located_in: Vec::new(),
             located_ahead: None,
         })
@@ -550,13 +550,9 @@ impl Store {
         }
         // Kept by position from the first glance on; none at all when
         // nothing was read ahead.
-        if let Some(kept) = glance.and_then(|g| Kept::of(*g)) {
+        if let Some(glance) = glance {
             let glances = self.glances.get_mut().unwrap_or_else(|e| e.into_inner());
-            if glances.is_empty() {
-                glances.reserve_exact(self.sessions.capacity());
-            }
-            glances.resize_with(self.sessions.len(), || None);
-            glances.push(Some(kept));
+            glances.keep(self.sessions.len(), *glance, self.sessions.capacity());
         }
         let sessions = &self.sessions;
         self.by_id
