@@ -289,13 +289,13 @@ pub(super) fn cancel(env: &Env, message_id: &str, to: Option<&str>) -> Result<Ou
     let rec = &store.sessions[target];
     let m = Inbox::new(&rec.dir()).cancel(message_id, env.limits)?;
     Ok(Output::Text(if env.json {
-        to_json(&serde_json::json!({"canceled": m.id, "session": rec.header.id}))
+        to_json(&serde_json::json!({"canceled": m.id, "session": rec.header.id()}))
     } else {
         format!(
             "canceled message {} ({}) to {}",
             m.id,
             m.target.as_str(),
-            rec.header.id
+            rec.header.id()
         )
     }))
 }
@@ -349,7 +349,7 @@ fn log_title(corpus: &Corpus, index: usize) -> log_view::Title {
     log_view::Title {
         name: member
             .as_ref()
-            .map_or(rec.header.id.to_string(), |m| m.name.clone()),
+            .map_or(rec.header.id().to_string(), |m| m.name.clone()),
         mode: member
             .as_ref()
             .map_or("", |m| m.kind.mode().as_str())
@@ -379,7 +379,7 @@ fn message_target(store: &Store, id: &str, to: Option<&str>) -> Result<usize> {
                 "message id \"{id}\" appears in {} inboxes ({}); pass --to AGENT",
                 many.len(),
                 many.iter()
-                    .map(|i| &*store.sessions[*i].header.id)
+                    .map(|i| store.sessions[*i].header.id())
                     .collect::<Vec<_>>()
                     .join(", ")
             )),

@@ -104,10 +104,10 @@ pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
     // Duplicate sibling names make a name ambiguous.
     for rec in &store.sessions {
         let mut seen: HashMap<&str, &str> = HashMap::new();
-        for child in corpus.subagent_children_of(&rec.header.id) {
+        for child in corpus.subagent_children_of(rec.header.id()) {
             let c = &store.sessions[child].header;
             if let Some(name) = c.valid_name()
-                && let Some(other) = seen.insert(name, &c.id)
+                && let Some(other) = seen.insert(name, c.id())
             {
                 push(
                     Severity::Warning,
@@ -115,7 +115,8 @@ pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
                     &store.sessions[child].log(),
                     format!(
                         "sibling name \"{name}\" under \"{}\" is used by \"{other}\" and \"{}\"; it is ambiguous",
-                        rec.header.id, c.id
+                        rec.header.id(),
+                        c.id()
                     ),
                 );
             }
@@ -142,14 +143,14 @@ fn session_findings(store: &Store, rec: &SessionRecord) -> Vec<Finding> {
                 "resident-without-bridge",
                 format!(
                     "session \"{}\" is resident in DSH pid {pid} without a bridge (it died; the plugin starts another): until one holds it, nothing keeps another writer off its log",
-                    h.id
+                    h.id()
                 ),
             ),
             None => (
                 "liveness-unknown",
                 format!(
                     "the liveness of session \"{}\" cannot be probed (its lock file cannot be opened): it may be live",
-                    h.id
+                    h.id()
                 ),
             ),
         };
@@ -168,7 +169,7 @@ fn session_findings(store: &Store, rec: &SessionRecord) -> Vec<Finding> {
                     Severity::Error,
                     "dsh-cannot-resume",
                     &rec.log(),
-                    format!("DSH cannot resume session \"{}\": {why}", h.id),
+                    format!("DSH cannot resume session \"{}\": {why}", h.id()),
                 );
             }
             if h.origin_subagent && i.rc8.is_none() && i.seed001.is_none() {
@@ -178,7 +179,7 @@ fn session_findings(store: &Store, rec: &SessionRecord) -> Vec<Finding> {
                     &rec.log(),
                     format!(
                         "subagent session \"{}\" has no valid subagent/descriptor; it lists as corrupt",
-                        h.id
+                        h.id()
                     ),
                 );
             }
@@ -239,7 +240,7 @@ fn session_findings(store: &Store, rec: &SessionRecord) -> Vec<Finding> {
             &rec.log(),
             format!(
                 "parentSession \"{parent}\" of \"{}\" is not in the store",
-                h.id
+                h.id()
             ),
         );
     }

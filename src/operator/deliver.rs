@@ -28,11 +28,11 @@ pub fn send_as_user(
     let text = match list {
         Target::NextTurn => format!(
             "message queued as the next turn for agent {}",
-            rec.header.id
+            rec.header.id()
         ),
         Target::NextStep => format!(
             "message queued as next-step input for agent {}",
-            rec.header.id
+            rec.header.id()
         ),
     };
     Ok((text, receipt))

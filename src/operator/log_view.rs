@@ -227,7 +227,7 @@ fn render_line(line: &Line, c: &Conversation, opts: LogOptions) -> String {
 }
 
 fn json_line(line: &Line, rec: &SessionRecord) -> Value {
-    let id = &rec.header.id;
+    let id = &rec.header.id();
     match line {
         Line::Start(t) => json!({
             "kind": "turn-start", "session": id, "turn": t.number, "seq": t.start_seq,
@@ -370,12 +370,12 @@ pub fn log(
 ) -> Result<()> {
     let (c, offset) = read(rec, opts.last)?;
     let head = if opts.json {
-        json!({"kind": "session", "session": rec.header.id, "name": title.name,
+        json!({"kind": "session", "session": rec.header.id(), "name": title.name,
                "parent": title.parent, "label": title.label,
                "mode": title.mode, "log": rec.log()})
         .to_string()
     } else {
-        title.line(&rec.header.id)
+        title.line(rec.header.id())
     };
     writeln!(out, "{head}").map_err(|e| StoreError::io("standard output", e))?;
     // What the lines hold is shown either way; a log DSH itself would not

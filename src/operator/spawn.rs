@@ -176,7 +176,7 @@ pub fn spawn(corpus: &Corpus, req: &SpawnRequest) -> Result<String, SpawnError> 
             if let Some(name) = &req.name {
                 let taken = |name: &str| SpawnError::NameTaken {
                     name: name.to_string(),
-                    parent: parent.header.id.to_string(),
+                    parent: parent.header.id().to_string(),
                 };
                 if is_valid_name(name) {
                     reservation = match NameReservation::take(&store.root, &parent.dir(), name) {
@@ -192,12 +192,12 @@ pub fn spawn(corpus: &Corpus, req: &SpawnRequest) -> Result<String, SpawnError> 
                     return Err(SpawnError::InvalidName(name.clone()));
                 }
                 let taken = corpus
-                    .subagent_children_of(&parent.header.id)
+                    .subagent_children_of(parent.header.id())
                     .any(|c| corpus.record(c).header.valid_name() == Some(name));
                 if taken {
                     return Err(SpawnError::NameTaken {
                         name: name.clone(),
-                        parent: parent.header.id.to_string(),
+                        parent: parent.header.id().to_string(),
                     });
                 }
             }
@@ -209,8 +209,8 @@ pub fn spawn(corpus: &Corpus, req: &SpawnRequest) -> Result<String, SpawnError> 
             if let Some(cwd) = cwd {
                 header.insert("cwd".into(), cwd);
             }
-            header.insert("parentSession".into(), json!(parent.header.id));
-            parent_id = Some(parent.header.id.to_string());
+            header.insert("parentSession".into(), json!(parent.header.id()));
+            parent_id = Some(parent.header.id().to_string());
             header.insert("origin".into(), json!("subagent"));
             header.insert(
                 "delegationDepth".into(),

@@ -173,7 +173,7 @@ pub fn trace(corpus: &Corpus, target: usize, id: &str) -> Result<Trace> {
         (None, Standing::Unknown) => {
             return Err(Error::usage(format!(
                 "no message \"{id}\" in the inbox or the transcript of \"{}\"",
-                rec.header.id
+                rec.header.id()
             )));
         }
         (None, Standing::Claimed) => Verdict::ClaimedNotRecorded,
@@ -184,12 +184,13 @@ pub fn trace(corpus: &Corpus, target: usize, id: &str) -> Result<Trace> {
             live: corpus.live(target).is_live(),
         },
     };
-    let target_name = corpus
-        .root_of(target)
-        .map_or_else(|_| rec.header.id.to_string(), |r| corpus.v2_name(r, target));
+    let target_name = corpus.root_of(target).map_or_else(
+        |_| rec.header.id().to_string(),
+        |r| corpus.v2_name(r, target),
+    );
     Ok(Trace {
         id: id.to_string(),
-        target_id: rec.header.id.to_string(),
+        target_id: rec.header.id().to_string(),
         target_name,
         history,
         carried,

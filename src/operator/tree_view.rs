@@ -148,7 +148,7 @@ impl TreeBlock<'_> {
         self.store
             .sessions
             .get(index as usize)
-            .map_or("", |r| &r.header.id)
+            .map_or("", |r| r.header.id())
     }
 }
 
@@ -184,7 +184,7 @@ pub fn blocks<'a>(
     };
     roots.sort_by(|a, b| {
         let (a, b) = (&store.sessions[*a].header, &store.sessions[*b].header);
-        sibling_order(a.created_at, &a.id, b.created_at, &b.id)
+        sibling_order(a.created_at, a.id(), b.created_at, b.id())
     });
     let mut out = Vec::new();
     for root in roots {
@@ -514,7 +514,7 @@ impl<'a> ShortIds<'a> {
             .iter()
             .any(|r| block.names.step(r.name) == block.id(r.index));
         let mut sorted: Vec<&'a str> = if unnamed {
-            block.store.sessions.iter().map(|r| &*r.header.id).collect()
+            block.store.sessions.iter().map(|r| r.header.id()).collect()
         } else {
             Vec::new()
         };

@@ -496,7 +496,7 @@ impl Bridge {
                 self.children
                     .entry(parent.to_string())
                     .or_default()
-                    .push((rec.header.id.to_string(), rec.dir()));
+                    .push((rec.header.id().to_string(), rec.dir()));
             }
         }
     }

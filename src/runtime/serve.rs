@@ -92,7 +92,7 @@ struct Runtime {
 /// Serve the session `rec` until stopped (or, with `--once`, until nothing
 /// runnable is left). Returns the number of turns run.
 pub fn serve(store_root: &Path, rec: &SessionRecord, opts: ServeOptions) -> Result<u64> {
-    let id = rec.header.id.to_string();
+    let id = rec.header.id().to_string();
     if opts.command.is_empty() {
         return Err(Error::usage("serve needs a command after --"));
     }

@@ -432,7 +432,7 @@ mod tests {
                             glance,
                             Glance::inspect(&rec.header, &rec.log(), dialect),
                             "{} in {}",
-                            rec.header.id,
+                            rec.header.id(),
                             store.display()
                         );
                         assert!(ahead.take_glance(i).is_none(), "taken once");
@@ -498,7 +498,7 @@ mod tests {
                         glance,
                         Glance::inspect(&rec.header, &rec.log(), Dialect::Rc8),
                         "{}",
-                        rec.header.id
+                        rec.header.id()
                     );
                     assert!(
                         matches!(&glance, Glance::Read { identity: Some(i), .. } if i.label.as_deref() == Some("L")),

@@ -74,7 +74,7 @@ pub fn save(cache: &Path, store: &Store) {
         } else {
             0
         };
-        bytes.extend_from_slice(&key(&rec.header.id).to_le_bytes());
+        bytes.extend_from_slice(&key(rec.header.id()).to_le_bytes());
         bytes.extend_from_slice(&(key(parent) | flag).to_le_bytes());
         count += 1;
     }
@@ -114,7 +114,7 @@ mod tests {
                 } else {
                     0
                 };
-                Some((key(&r.header.id), key(r.header.parent()?) | flag))
+                Some((key(r.header.id()), key(r.header.parent()?) | flag))
             })
             .collect();
         assert!(want.len() > 5);

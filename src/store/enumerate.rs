@@ -75,7 +75,7 @@ pub struct SessionRecord {
 }
 
 // A million of these are held at once: growing one is a choice.
-const _: () = assert!(std::mem::size_of::<SessionRecord>() <= 112);
+const _: () = assert!(std::mem::size_of::<SessionRecord>() <= 88);
 
 impl SessionRecord {
     /// The session directory (where sidecar files live).
@@ -84,7 +84,7 @@ impl SessionRecord {
             Some(name) => self.project.join(name.as_os_str()),
             None => self
                 .project
-                .join(encode_segment(&self.header.id).unwrap_or_default()),
+                .join(encode_segment(self.header.id()).unwrap_or_default()),
         }
     }
 
@@ -382,7 +382,8 @@ impl Store {
         // Growing by doubling would hold the old and the new table at once.
         self.sessions.reserve(dirs.len());
         let sessions = &self.sessions;
-        self.by_id.reserve(dirs.len(), |at| &sessions[at].header.id);
+        self.by_id
+            .reserve(dirs.len(), |at| sessions[at].header.id());
         // Probed a batch at a time, so the probes of a large project are
         // never all held beside the records made from them; the records of
         // one batch are kept (in order, on this thread) while the next one
@@ -537,13 +538,13 @@ impl Store {
                 );
             }
         };
-        if self.index_of(&header.id).is_some() {
+        if self.index_of(header.id()).is_some() {
             return self.note(
                 &log,
                 ProblemCode::DuplicateId,
                 format!(
                     "duplicate JSONL session id \"{}\" appears in multiple project directories",
-                    header.id
+                    header.id()
                 ),
                 true,
             );
@@ -556,7 +557,7 @@ impl Store {
         }
         let sessions = &self.sessions;
         self.by_id
-            .insert(&header.id, sessions.len(), |at| &sessions[at].header.id);
+            .insert(header.id(), sessions.len(), |at| sessions[at].header.id());
         let parent = dir.parent().unwrap_or(dir);
         let project = match &self.last_project {
             Some(p) if **p == *parent => p.clone(),
@@ -592,7 +593,7 @@ impl Store {
     }
 
     pub fn index_of(&self, id: &str) -> Option<usize> {
-        self.by_id.get(id, |at| &self.sessions[at].header.id)
+        self.by_id.get(id, |at| self.sessions[at].header.id())
     }
 
     /// The newest format generation of the store's sessions (0 for none):
@@ -644,7 +645,7 @@ fn check_identity(
 ) -> Result<bool, IdentityMismatch> {
     let derived = || {
         let name = log.parent().and_then(Path::file_name);
-        encode_segment(&header.id).is_some_and(|e| name == Some(e.as_ref()))
+        encode_segment(header.id()).is_some_and(|e| name == Some(e.as_ref()))
     };
     let expected =
         expected_log_path(root, header, suffix).ok_or_else(|| IdentityMismatch::Unnameable {
@@ -662,7 +663,7 @@ fn check_identity(
     }
     Err(IdentityMismatch::Elsewhere {
         log: log.to_path_buf(),
-        id: header.id.to_string(),
+        id: header.id().to_string(),
         expected,
     })
 }
@@ -802,7 +803,7 @@ impl LogsOf<'_> {
 /// `<root>/<project>/<encodeSegment(id)>/session.jsonl[.zstd]` for a header;
 /// `None` when the id or cwd cannot name a path.
 pub fn expected_log_path(root: &Path, header: &Header, log: LogName) -> Option<PathBuf> {
-    Some(expected_session_dir(root, &header.id, header.cwd())?.join(&*log.file_name()))
+    Some(expected_session_dir(root, header.id(), header.cwd())?.join(&*log.file_name()))
 }
 
 /// The session directory DSH derives for an id and a cwd value.

@@ -32,10 +32,10 @@ impl<'a> Member<'a> {
 
 /// A member as kept: the string inline (one pointer when absent), any
 /// other value with the rare members.
-fn member_of(v: Option<&Jv>) -> (Option<Box<str>>, Option<Value>) {
+fn member_of(v: Option<&Jv>) -> (Option<String>, Option<Value>) {
     match v {
         None => (None, None),
-        Some(Jv::Str(s)) => (Some(s.as_ref().into()), None),
+        Some(Jv::Str(s)) => (Some(s.to_string()), None),
         Some(other) => (None, Some(other.to_value())),
     }
 }
@@ -45,12 +45,15 @@ fn member_of(v: Option<&Jv>) -> (Option<Box<str>>, Option<Value>) {
 /// what nearly every header has is inline, the rest behind one pointer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Header {
-    pub id: Box<str>,
+    /// The id, then `parentSession` and `cwd` when they are strings (any
+    /// other value is rare), in one allocation: most headers have all three.
+    text: Box<str>,
+    /// Where the id ends in `text`, and the parent.
+    id_end: u32,
+    parent_end: u32,
+    has_parent: bool,
+    has_cwd: bool,
     pub created_at: i64,
-    /// `cwd` when it is a string (any other value is rare).
-    cwd: Option<Box<str>>,
-    /// `parentSession` when it is a string (any other value is rare).
-    parent: Option<Box<str>>,
     pub delegation_depth: i64,
     /// `version` as written, when it is not the integer 0.
     version: Option<Box<Number>>,
@@ -82,13 +85,17 @@ struct Rare {
 }
 
 impl Header {
+    /// The session id.
+    pub fn id(&self) -> &str {
+        &self.text[..self.id_end as usize]
+    }
     pub fn cwd_str(&self) -> Option<&str> {
-        self.cwd.as_deref()
+        self.has_cwd.then(|| &self.text[self.parent_end as usize..])
     }
     /// `cwd` as written, when present.
     pub fn cwd(&self) -> Option<Member<'_>> {
         match (
-            &self.cwd,
+            self.cwd_str(),
             self.rare.as_ref().and_then(|r| r.cwd_other.as_ref()),
         ) {
             (Some(s), _) => Some(Member::Str(s)),
@@ -98,7 +105,8 @@ impl Header {
     }
     /// The parent session id when it is a string (DSH compares with `===`).
     pub fn parent(&self) -> Option<&str> {
-        self.parent.as_deref()
+        self.has_parent
+            .then(|| &self.text[self.id_end as usize..self.parent_end as usize])
     }
     /// `parentSession` present but not a string.
     fn parent_not_string(&self) -> bool {
@@ -256,12 +264,30 @@ fn parse_header_object(map: &Obj) -> HeaderParse {
         cwd_other,
         parent_other,
     };
+    let mut text = String::with_capacity(
+        id.len() + parent.as_ref().map_or(0, |p| p.len()) + cwd.as_ref().map_or(0, |c| c.len()),
+    );
+    text.push_str(id);
+    let id_end = text.len();
+    text.push_str(parent.as_deref().unwrap_or_default());
+    let parent_end = text.len();
+    text.push_str(cwd.as_deref().unwrap_or_default());
+    // A header line is at most `MAX_LINE` bytes.
+    let (Ok(id_end), Ok(parent_end), Ok(_)) = (
+        u32::try_from(id_end),
+        u32::try_from(parent_end),
+        u32::try_from(text.len()),
+    ) else {
+        return HeaderParse::NotHeader("header line is too long");
+    };
     HeaderParse::Valid(Box::new(Header {
         version,
-        id: id.into(),
+        text: text.into_boxed_str(),
+        id_end,
+        parent_end,
+        has_parent: parent.is_some(),
+        has_cwd: cwd.is_some(),
         created_at,
-        cwd,
-        parent,
         is_seeded,
         origin_subagent,
         delegation_depth,
@@ -277,14 +303,14 @@ fn parse_header_object(map: &Obj) -> HeaderParse {
 pub fn validate_for_restore(h: &Header, file: u32) -> Result<(), RestoreRefusal> {
     let Some(generation) = h.generation() else {
         return Err(RestoreRefusal::UnreadableVersion {
-            id: h.id.to_string(),
+            id: h.id().to_string(),
             version: h.version().to_string(),
             newest: super::generation::NEWEST_READ,
         });
     };
     if !super::generation::declares_file_generation(h, file) {
         return Err(RestoreRefusal::NotTheFileGeneration {
-            id: h.id.to_string(),
+            id: h.id().to_string(),
             generation,
             file,
         });
@@ -392,6 +418,65 @@ impl std::fmt::Display for RestoreRefusal {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The members kept together in one buffer, and the rare ones kept
+    /// apart, read back as written: (members, id, parent, cwd, version).
+    #[test]
+    fn members_read_back_as_written() {
+        type Case = (
+            &'static str,
+            &'static str,
+            Option<&'static str>,
+            Option<Member<'static>>,
+            &'static str,
+        );
+        let other = Value::from(7);
+        let rows: [Case; 7] = [
+            ("", "a", None, None, "0"),
+            (r#","parentSession":"p""#, "a", Some("p"), None, "0"),
+            (r#","cwd":"/w""#, "a", None, Some(Member::Str("/w")), "0"),
+            (
+                r#","parentSession":"","cwd":"""#,
+                "a",
+                Some(""),
+                Some(Member::Str("")),
+                "0",
+            ),
+            (
+                r#","parentSession":"pé","cwd":"/wé""#,
+                "a",
+                Some("pé"),
+                Some(Member::Str("/wé")),
+                "0",
+            ),
+            (r#","parentSession":7,"cwd":7"#, "a", None, None, "0"),
+            (r#","version":0.0"#, "a", None, None, "0.0"),
+        ];
+        for (members, id, parent, cwd, version) in rows {
+            let version_member = if members.contains("version") {
+                ""
+            } else {
+                r#","version":0"#
+            };
+            let line = format!(
+                r#"{{"type":"session","id":"{id}","createdAt":1,"delegationDepth":0{version_member}{members}}}"#
+            );
+            let HeaderParse::Valid(h) = parse_header_line(&line) else {
+                panic!("not a header: {line}")
+            };
+            assert_eq!(h.id(), id, "{line}");
+            assert_eq!(h.parent(), parent, "{line}");
+            assert_eq!(h.version().to_string(), version, "{line}");
+            match cwd {
+                Some(c) => assert_eq!(h.cwd(), Some(c), "{line}"),
+                None if members.contains(r#""cwd":7"#) => {
+                    assert_eq!(h.cwd(), Some(Member::Other(&other)), "{line}");
+                    assert!(h.parent_not_string(), "{line}");
+                }
+                None => assert_eq!(h.cwd(), None, "{line}"),
+            }
+        }
+    }
 
     #[test]
     fn shape_check_follows_dsh() {

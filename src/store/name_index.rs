@@ -339,7 +339,7 @@ fn entries_of(store: &Store, stamps: &Stamps) -> Vec<Entry> {
             let name = r.header.name().filter(|n| is_valid_name(n))?;
             Some(Entry {
                 key: key(r.header.parent()?, name),
-                id: r.header.id.to_string(),
+                id: r.header.id().to_string(),
                 project: u32::try_from(stamps.project_of(&r.dir())?).ok()?,
             })
         })

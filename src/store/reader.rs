@@ -529,14 +529,14 @@ impl Scanner {
     fn accept(&mut self, event: &Jv) -> Result<(), LogError> {
         validate_event(event, self.count as usize, self.generation).map_err(|error| {
             LogError::Event {
-                session: self.header.id.to_string(),
+                session: self.header.id().to_string(),
                 error,
             }
         })?;
         self.surface
             .apply(event, self.count)
             .map_err(|error| LogError::Surface {
-                session: self.header.id.to_string(),
+                session: self.header.id().to_string(),
                 error,
             })?;
         let data = &event["data"];
@@ -563,7 +563,7 @@ impl Scanner {
             {
                 if self.header.is_seeded != Some(Ok(true)) {
                     return Err(LogError::StrayEndSeed {
-                        session: self.header.id.to_string(),
+                        session: self.header.id().to_string(),
                         generation: self.generation,
                     });
                 }
@@ -607,7 +607,7 @@ impl Scanner {
     fn finish(self) -> Result<Inspection, LogError> {
         if self.cut.is_none() {
             return Err(LogError::MissingEndSeed {
-                session: self.header.id.to_string(),
+                session: self.header.id().to_string(),
                 generation: self.generation,
             });
         }

@@ -14,13 +14,13 @@ pub fn send_to_parent(cx: &Context, message: &str, steer: bool) -> Result<Outcom
     let Some(parent_id) = header.parent() else {
         return Err(not_delivered(format!(
             "session \"{}\" has no parent session",
-            header.id
+            header.id()
         )));
     };
-    if parent_id == &*header.id {
+    if parent_id == header.id() {
         return Err(not_delivered(format!(
             "session \"{}\" names itself as its parent; an agent cannot message itself",
-            header.id
+            header.id()
         )));
     }
     if message.trim().is_empty() {
@@ -38,7 +38,7 @@ pub fn send_to_parent(cx: &Context, message: &str, steer: bool) -> Result<Outcom
             Target::NextTurn
         },
         framing: Framing::SubagentReport {
-            child_id: header.id.to_string(),
+            child_id: header.id().to_string(),
         },
         text: message,
         id: cx.message_id.clone(),

@@ -14,7 +14,7 @@ pub fn resolve_session(store: &Store, text: &str) -> Result<usize, ResolveError>
     }
     if text.chars().count() >= MIN_PREFIX {
         let matches: Vec<usize> = (0..store.sessions.len())
-            .filter(|i| store.sessions[*i].header.id.starts_with(text))
+            .filter(|i| store.sessions[*i].header.id().starts_with(text))
             .collect();
         match matches.as_slice() {
             [one] => return Ok(*one),
@@ -24,7 +24,7 @@ pub fn resolve_session(store: &Store, text: &str) -> Result<usize, ResolveError>
                     text: text.to_string(),
                     candidates: many
                         .iter()
-                        .map(|i| store.sessions[*i].header.id.to_string())
+                        .map(|i| store.sessions[*i].header.id().to_string())
                         .collect(),
                 });
             }
@@ -81,7 +81,7 @@ pub fn resolve_agent(store: &Store, text: &str) -> Result<usize, ResolveError> {
             text: text.to_string(),
             candidates: many
                 .iter()
-                .map(|i| store.sessions[*i].header.id.to_string())
+                .map(|i| store.sessions[*i].header.id().to_string())
                 .collect(),
         }),
     }
@@ -97,20 +97,20 @@ fn suggestions(store: &Store, text: &str) -> Vec<String> {
     let corpus = Corpus::new(store);
     let path_of = |i: usize| {
         corpus.root_of(i).map_or_else(
-            |_| store.sessions[i].header.id.to_string(),
+            |_| store.sessions[i].header.id().to_string(),
             |r| corpus.v2_name(r, i),
         )
     };
     for (i, rec) in store.sessions.iter().enumerate() {
         let h = &rec.header;
-        let mut best = edit_distance(text, &h.id);
+        let mut best = edit_distance(text, h.id());
         if let Some(name) = h.valid_name() {
             best = best.min(edit_distance(text, name));
         }
         if best <= limit {
             let shown = match h.valid_name() {
-                Some(_) => format!("{} ({})", path_of(i), h.id),
-                None => h.id.to_string(),
+                Some(_) => format!("{} ({})", path_of(i), h.id()),
+                None => h.id().to_string(),
             };
             scored.push((best, shown));
         }
@@ -153,7 +153,7 @@ pub fn resolve_caller(store: &Store, agent: Option<&str>) -> Result<usize, Resol
         many => Err(ResolveError::SeveralRoots {
             roots: many
                 .iter()
-                .map(|i| store.sessions[*i].header.id.to_string())
+                .map(|i| store.sessions[*i].header.id().to_string())
                 .collect(),
         }),
     }
@@ -168,7 +168,7 @@ pub fn resolve_v1_caller(
     agent: Option<&str>,
 ) -> Result<(String, Option<usize>), ResolveError> {
     match resolve_caller(store, agent) {
-        Ok(i) => Ok((store.sessions[i].header.id.to_string(), Some(i))),
+        Ok(i) => Ok((store.sessions[i].header.id().to_string(), Some(i))),
         Err(ResolveError::NotFound { text, .. }) if !text.is_empty() => Ok((text, None)),
         Err(e) => Err(e),
     }

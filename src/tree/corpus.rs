@@ -64,7 +64,7 @@ impl<'a> Corpus<'a> {
         for siblings in all_children.values_mut() {
             siblings.sort_by(|a, b| {
                 let (a, b) = (&store.sessions[*a].header, &store.sessions[*b].header);
-                sibling_order(a.created_at, &a.id, b.created_at, &b.id)
+                sibling_order(a.created_at, a.id(), b.created_at, b.id())
             });
         }
         let mut catalog_identity = HashMap::new();
@@ -103,7 +103,7 @@ impl<'a> Corpus<'a> {
     }
 
     pub fn id(&self, index: usize) -> &'a str {
-        &self.store.sessions[index].header.id
+        self.store.sessions[index].header.id()
     }
 
     /// All children of `id` in sibling order, forks included.
@@ -223,7 +223,7 @@ fn catalog_order(
     for row in rows {
         if let Some(pos) = siblings
             .iter()
-            .position(|i| *store.sessions[*i].header.id == *row.child_id)
+            .position(|i| *store.sessions[*i].header.id() == *row.child_id)
         {
             let index = siblings.remove(pos);
             if let Some(identity) = &row.identity {

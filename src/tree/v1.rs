@@ -121,7 +121,7 @@ impl Corpus<'_> {
     /// Resolve one v1 candidate; `None` when rc.8 omits it.
     pub fn resolve_v1(&self, index: usize) -> Option<V1Row> {
         let rec = self.record(index);
-        let id = rec.header.id.to_string();
+        let id = rec.header.id().to_string();
         let diagnostic = |reason| {
             Some(V1Row::Diagnostic {
                 id: id.clone(),

@@ -417,7 +417,7 @@ impl<'a> Corpus<'a> {
                 for node in &current {
                     next.extend(self.subagent_children_of(self.id(*node)).filter(|c| {
                         let h = &self.record(*c).header;
-                        h.valid_name().is_none() && &*h.id == segment
+                        h.valid_name().is_none() && h.id() == segment
                     }));
                 }
             }
@@ -527,10 +527,10 @@ impl Iterator for V2Walk<'_, '_> {
             self.left = self.left.saturating_sub(1);
             let rec = self.corpus.record(index);
             let path = child_path(parent_path.as_deref(), rec.header.valid_name());
-            let name = path.clone().unwrap_or_else(|| rec.header.id.to_string());
+            let name = path.clone().unwrap_or_else(|| rec.header.id().to_string());
             if kind.is_traversed() {
                 let children: Vec<usize> =
-                    self.corpus.subagent_children_of(&rec.header.id).collect();
+                    self.corpus.subagent_children_of(rec.header.id()).collect();
                 for child in children.into_iter().rev() {
                     self.stack.push((child, path.clone()));
                 }
