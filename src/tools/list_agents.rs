@@ -140,7 +140,8 @@ pub fn json_v1_to(entries: &[V1Entry], out: &mut dyn FnMut(&str)) {
 pub struct V2Row {
     pub name: NameRef,
     pub status: V2Status,
-    pub description: Option<String>,
+    /// Where the description is in the listing's `descriptions`, if any.
+    description: Option<(usize, usize)>,
 }
 
 /// A v2 listing: its rows, and their names held as steps.
@@ -148,6 +149,17 @@ pub struct V2Row {
 pub struct V2Listing {
     pub rows: Vec<V2Row>,
     pub names: Names,
+    /// Every row's description, one after another: a string apiece would
+    /// cost an allocation each at a million rows.
+    descriptions: String,
+}
+
+impl V2Listing {
+    /// The description of `row`, if it has one.
+    pub fn description(&self, row: &V2Row) -> Option<&str> {
+        row.description
+            .map(|(start, end)| &self.descriptions[start..end])
+    }
 }
 
 /// The listed rows of a v2 tree, made as the walk hands each member over
@@ -155,6 +167,7 @@ pub struct V2Listing {
 /// children name it in their paths).
 pub fn v2_rows(members: impl Iterator<Item = Member>) -> V2Listing {
     let mut names = Names::default();
+    let mut descriptions = String::new();
     let mut rows = Vec::with_capacity(members.size_hint().1.unwrap_or(0));
     rows.extend(members.filter_map(|m| {
         let name = names.take(&m.name);
@@ -162,17 +175,26 @@ pub fn v2_rows(members: impl Iterator<Item = Member>) -> V2Listing {
             return None;
         }
         let status = m.status();
+        let description = match &m.kind {
+            MemberKind::Root => Some("root agent"),
+            MemberKind::Continuable { label } if !label.is_empty() => Some(label.as_str()),
+            _ => None,
+        };
         Some(V2Row {
             name,
             status,
-            description: match m.kind {
-                MemberKind::Root => Some("root agent".to_string()),
-                MemberKind::Continuable { label } if !label.is_empty() => Some(label),
-                _ => None,
-            },
+            description: description.map(|d| {
+                let start = descriptions.len();
+                descriptions.push_str(d);
+                (start, descriptions.len())
+            }),
         })
     }));
-    V2Listing { rows, names }
+    V2Listing {
+        rows,
+        names,
+        descriptions,
+    }
 }
 
 /// Seed-001 `list_agents`: the whole tree holding the caller.
@@ -207,7 +229,7 @@ pub fn render_v2_to(listing: &V2Listing, out: &mut dyn FnMut(&str)) {
         }
         listing.names.write(r.name, &mut line);
         let _ = write!(line, " [{}]", r.status.as_str());
-        if let Some(d) = &r.description {
+        if let Some(d) = listing.description(r) {
             let _ = write!(line, " — {d}");
         }
         out(&line);
@@ -218,7 +240,7 @@ pub fn render_v2_to(listing: &V2Listing, out: &mut dyn FnMut(&str)) {
 pub fn json_v2_to(listing: &V2Listing, out: &mut dyn FnMut(&str)) {
     let items = listing.rows.iter().map(|r| {
         let mut v = json!({"name": listing.names.name(r.name), "status": r.status.as_str()});
-        if let Some(d) = &r.description {
+        if let Some(d) = listing.description(r) {
             v["description"] = json!(d);
         }
         v

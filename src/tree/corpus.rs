@@ -26,7 +26,7 @@ pub struct Corpus<'a> {
 
 const LIVE_UNKNOWN: u8 = 0;
 
-fn live_code(l: Liveness) -> u8 {
+pub(super) fn live_code(l: Liveness) -> u8 {
     match l {
         Liveness::NotLive => 1,
         Liveness::Live {
@@ -39,7 +39,7 @@ fn live_code(l: Liveness) -> u8 {
     }
 }
 
-fn live_of(code: u8) -> Option<Liveness> {
+pub(super) fn live_of(code: u8) -> Option<Liveness> {
     match code {
         1 => Some(Liveness::NotLive),
         2 => Some(Liveness::Live {

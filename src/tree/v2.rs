@@ -2,6 +2,7 @@
 //! stable pre-order, what each node is, the one name rule, and the one
 //! resolver from a `send_message` / `interrupt_agent` argument to a member.
 
+use super::classes::Classes;
 use super::corpus::Corpus;
 use crate::inbox::liveness::{LiveState, Liveness};
 use crate::store::SessionRecord;
@@ -239,8 +240,6 @@ fn classify_inspected(
     classify(live, Glance::of(&rec.header, inspected, Dialect::Seed001))
 }
 
-/// A session's v2 classification, by position, until the walk takes it.
-type Classified = Option<(MemberKind, Liveness, Option<Box<Activity>>)>;
 
 impl<'a> Corpus<'a> {
     fn root_member(&self, root: usize) -> Member {
@@ -300,9 +299,9 @@ impl<'a> Corpus<'a> {
     /// time so each level's log reads run in parallel.
     /// The entries are by session position (one slot a session: a map of
     /// this many entries would cost more), with how many were classified.
-    fn classify_reachable(&self, root: usize, keep_activity: bool) -> (Vec<Classified>, usize) {
+    fn classify_reachable(&self, root: usize, keep_activity: bool) -> (Classes, usize) {
         let sessions = self.store.sessions.len();
-        let mut kinds: Vec<Option<_>> = (0..sessions).map(|_| None).collect();
+        let mut kinds = Classes::new(sessions, keep_activity);
         let mut reached = 0;
         let mut seen = vec![false; sessions];
         seen[root] = true;
@@ -334,7 +333,8 @@ impl<'a> Corpus<'a> {
                 if result.0.is_traversed() {
                     next.extend(self.subagent_children_of(self.id(*index)));
                 }
-                kinds[*index] = Some(result);
+                let (kind, live, activity) = result;
+                kinds.put(*index, kind, live, activity);
             }
             level = next;
         }
@@ -505,7 +505,7 @@ pub struct V2Walk<'c, 'a> {
     corpus: &'c Corpus<'a>,
     /// The root, until it is handed out first.
     root: Option<usize>,
-    classified: Vec<Classified>,
+    classified: Classes,
     /// Classified entries not yet taken.
     left: usize,
     stack: Vec<(usize, Option<String>)>,
@@ -521,7 +521,7 @@ impl Iterator for V2Walk<'_, '_> {
         while let Some((index, parent_path)) = self.stack.pop() {
             // Each member is visited once: its entry moves out, not copied,
             // and a second path to it finds nothing.
-            let Some((kind, live, activity)) = self.classified[index].take() else {
+            let Some((kind, live, activity)) = self.classified.take(index) else {
                 continue;
             };
             self.left = self.left.saturating_sub(1);

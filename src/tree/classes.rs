@@ -1,0 +1,162 @@
+//! What a v2 walk classified of each member it will reach, by session
+//! position, until the walk hands the member out: 16 bytes a session and
+//! the labels in one buffer (a label apiece would cost an allocation each,
+//! and an entry of the full kind 40 bytes, at a million sessions).
+
+use super::corpus::{live_code, live_of};
+use super::v2::{Activity, MemberKind};
+use crate::inbox::liveness::Liveness;
+
+#[derive(Debug, Default)]
+pub struct Classes {
+    slots: Vec<Slot>,
+    labels: String,
+    /// By position, only when the walk keeps what each log said.
+    activity: Vec<Option<Box<Activity>>>,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Slot {
+    label_at: usize,
+    label_len: u32,
+    /// 0 until classified, and again once taken.
+    kind: u8,
+    live: u8,
+}
+
+fn kind_code(kind: &MemberKind) -> u8 {
+    match kind {
+        MemberKind::Root => 1,
+        MemberKind::Continuable { .. } => 2,
+        MemberKind::OneShot => 3,
+        MemberKind::Corrupt => 4,
+        MemberKind::Unsupported => 5,
+        MemberKind::Unavailable => 6,
+        MemberKind::External => 7,
+        MemberKind::Creating => 8,
+    }
+}
+
+impl Classes {
+    /// Room for `sessions` positions.
+    pub fn new(sessions: usize, keep_activity: bool) -> Classes {
+        Classes {
+            slots: vec![Slot::default(); sessions],
+            labels: String::new(),
+            activity: if keep_activity {
+                (0..sessions).map(|_| None).collect()
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    /// Keep what the member at `index` was classified as.
+    pub fn put(
+        &mut self,
+        index: usize,
+        kind: MemberKind,
+        live: Liveness,
+        activity: Option<Box<Activity>>,
+    ) {
+        let code = kind_code(&kind);
+        let label = match &kind {
+            MemberKind::Continuable { label } => label.as_str(),
+            _ => "",
+        };
+        // A label is one line of a log, far below 4 GiB.
+        let Ok(label_len) = u32::try_from(label.len()) else {
+            return;
+        };
+        let Some(slot) = self.slots.get_mut(index) else {
+            return;
+        };
+        *slot = Slot {
+            label_at: self.labels.len(),
+            label_len,
+            kind: code,
+            live: live_code(live),
+        };
+        self.labels.push_str(label);
+        if let Some(kept) = self.activity.get_mut(index) {
+            *kept = activity;
+        }
+    }
+
+    /// What the member at `index` was classified as, handed out once.
+    pub fn take(&mut self, index: usize) -> Option<(MemberKind, Liveness, Option<Box<Activity>>)> {
+        let slot = self.slots.get_mut(index)?;
+        let Slot {
+            label_at,
+            label_len,
+            kind,
+            live,
+        } = std::mem::take(slot);
+        let kind = match kind {
+            1 => MemberKind::Root,
+            2 => MemberKind::Continuable {
+                label: self.labels[label_at..label_at + label_len as usize].to_string(),
+            },
+            3 => MemberKind::OneShot,
+            4 => MemberKind::Corrupt,
+            5 => MemberKind::Unsupported,
+            6 => MemberKind::Unavailable,
+            7 => MemberKind::External,
+            8 => MemberKind::Creating,
+            _ => return None,
+        };
+        let activity = self.activity.get_mut(index).and_then(Option::take);
+        Some((kind, live_of(live)?, activity))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inbox::liveness::LiveState;
+
+    /// Every kind and liveness reads back once as it was put, labels
+    /// included; a position never put, or taken already, reads as nothing.
+    #[test]
+    fn what_is_put_is_taken_once() {
+        let kinds = [
+            MemberKind::Root,
+            MemberKind::Continuable {
+                label: "first".into(),
+            },
+            MemberKind::Continuable {
+                label: String::new(),
+            },
+            MemberKind::OneShot,
+            MemberKind::Corrupt,
+            MemberKind::Unsupported,
+            MemberKind::Unavailable,
+            MemberKind::External,
+            MemberKind::Creating,
+            MemberKind::Continuable {
+                label: "lé dernier".into(),
+            },
+        ];
+        let lives = [
+            Liveness::NotLive,
+            Liveness::Live {
+                state: LiveState::Idle,
+            },
+            Liveness::Live {
+                state: LiveState::Running,
+            },
+            Liveness::Unknown,
+        ];
+        let mut classes = Classes::new(kinds.len() + 1, false);
+        for (i, kind) in kinds.iter().enumerate() {
+            classes.put(i, kind.clone(), lives[i % lives.len()], None);
+        }
+        for (i, kind) in kinds.iter().enumerate().rev() {
+            let (k, l, a) = classes.take(i).expect("put");
+            assert_eq!((&k, l, a), (kind, lives[i % lives.len()], None));
+            assert!(classes.take(i).is_none(), "taken once");
+        }
+        assert!(classes.take(kinds.len()).is_none());
+        assert!(classes.take(kinds.len() + 5).is_none());
+    }
+}
