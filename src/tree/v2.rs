@@ -240,7 +240,6 @@ fn classify_inspected(
     classify(live, Glance::of(&rec.header, inspected, Dialect::Seed001))
 }
 
-
 impl<'a> Corpus<'a> {
     fn root_member(&self, root: usize) -> Member {
         Member {
