@@ -380,7 +380,7 @@ fn roll_up_tokens(rows: &mut [TreeRow]) {
         .map(|r| {
             r.activity
                 .as_ref()
-                .map_or((0, true), |a| (a.usage.total(), false))
+                .map_or((0, true), |a| (a.tokens().total(), false))
         })
         .collect();
     for (r, t) in rows.iter_mut().zip(&own) {
@@ -729,7 +729,7 @@ pub fn json_to(blocks: &[TreeBlock], out: &mut dyn FnMut(&str)) {
                     })
                 }),
                 "pending": r.pending,
-                "tokens": r.activity.as_ref().map(|a| a.usage),
+                "tokens": r.activity.as_ref().map(|a| a.tokens()),
                 "subtreeTokens": r.tokens.0,
                 "subtreeTokensPartial": r.tokens.1,
                 "pendingDsh": r.activity.as_ref().map(|a| a.native_pending),

@@ -135,8 +135,9 @@ pub struct Activity {
     /// aborted turn left them parked.
     pub native_pending: usize,
     pub native_parked: bool,
-    /// The tokens the session's own model calls reported.
-    pub usage: crate::store::usage::TokenCounts,
+    /// The tokens the session's own model calls reported, when any did
+    /// (a tree of a million sessions keeps one of these each).
+    pub usage: Option<Box<crate::store::usage::TokenCounts>>,
 }
 
 impl Activity {
@@ -154,8 +155,13 @@ impl Activity {
                     state: LiveState::Idle,
                 },
             ),
-            usage: i.usage,
+            usage: (i.usage != Default::default()).then(|| Box::new(i.usage)),
         }
+    }
+
+    /// The tokens the session's own model calls reported.
+    pub fn tokens(&self) -> crate::store::usage::TokenCounts {
+        self.usage.as_deref().copied().unwrap_or_default()
     }
 }
 
