@@ -14,8 +14,14 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 pub struct Corpus<'a> {
     pub store: &'a Store,
-    /// Every record with a string `parentSession` (forks included).
-    all_children: HashMap<&'a str, Vec<usize>>,
+    /// Every record with a string `parentSession` (forks included),
+    /// grouped by parent in sibling order: the children of the session at
+    /// position `p` are `children[starts[p]..starts[p + 1]]` (8 bytes a
+    /// session, where a map of lists cost 40 and more).
+    children: Vec<u32>,
+    starts: Vec<u32>,
+    /// The children of parents the store does not hold, by parent id.
+    orphans: HashMap<&'a str, Vec<u32>>,
     /// Children named by their parent's catalog (generation 4): the mode
     /// and label the parent recorded, which the listing shows.
     catalog_identity: HashMap<usize, Identity>,
@@ -55,25 +61,57 @@ pub(super) fn live_of(code: u8) -> Option<Liveness> {
 
 impl<'a> Corpus<'a> {
     pub fn new(store: &'a Store) -> Self {
-        let mut all_children: HashMap<&str, Vec<usize>> = HashMap::new();
+        let sessions = store.sessions.len();
+        // Positions fit in 32 bits: the id index holds no more.
+        const NO_PARENT: u32 = u32::MAX;
+        let mut parent_at = vec![NO_PARENT; sessions];
+        let mut starts = vec![0u32; sessions + 1];
+        let mut orphans: HashMap<&str, Vec<u32>> = HashMap::new();
         for (i, rec) in store.sessions.iter().enumerate() {
-            if let Some(parent) = rec.header.parent() {
-                all_children.entry(parent).or_default().push(i);
-            }
-        }
-        for siblings in all_children.values_mut() {
-            siblings.sort_by(|a, b| {
-                let (a, b) = (&store.sessions[*a].header, &store.sessions[*b].header);
-                sibling_order(a.created_at, a.id(), b.created_at, b.id())
-            });
-        }
-        let mut catalog_identity = HashMap::new();
-        for (parent, siblings) in all_children.iter_mut() {
-            let Some(p) = store.index_of(parent) else {
+            let Some(parent) = rec.header.parent() else {
                 continue;
             };
-            let rec = &store.sessions[p];
+            match store.index_of(parent) {
+                Some(p) => {
+                    parent_at[i] = p as u32;
+                    starts[p + 1] += 1;
+                }
+                None => orphans.entry(parent).or_default().push(i as u32),
+            }
+        }
+        for p in 0..sessions {
+            starts[p + 1] += starts[p];
+        }
+        let mut children = vec![0u32; starts[sessions] as usize];
+        let mut next: Vec<u32> = starts[..sessions].to_vec();
+        for (i, &p) in parent_at.iter().enumerate() {
+            if p != NO_PARENT {
+                let slot = &mut next[p as usize];
+                children[*slot as usize] = i as u32;
+                *slot += 1;
+            }
+        }
+        drop((next, parent_at));
+        let order = |a: &u32, b: &u32| {
+            let (a, b) = (
+                &store.sessions[*a as usize].header,
+                &store.sessions[*b as usize].header,
+            );
+            sibling_order(a.created_at, a.id(), b.created_at, b.id())
+        };
+        for p in 0..sessions {
+            children[starts[p] as usize..starts[p + 1] as usize].sort_by(order);
+        }
+        for siblings in orphans.values_mut() {
+            siblings.sort_by(order);
+        }
+        let mut catalog_identity = HashMap::new();
+        for (p, rec) in store.sessions.iter().enumerate() {
             if !crate::store::catalog::has_catalogs(rec.generation) {
+                continue;
+            }
+            let siblings = &mut children[starts[p] as usize..starts[p + 1] as usize];
+            if siblings.is_empty() {
                 continue;
             }
             // A catalog that cannot be read leaves the headers' order and
@@ -85,11 +123,11 @@ impl<'a> Corpus<'a> {
         }
         Corpus {
             store,
-            all_children,
+            children,
+            starts,
+            orphans,
             catalog_identity,
-            live: (0..store.sessions.len())
-                .map(|_| AtomicU8::new(LIVE_UNKNOWN))
-                .collect(),
+            live: (0..sessions).map(|_| AtomicU8::new(LIVE_UNKNOWN)).collect(),
         }
     }
 
@@ -106,16 +144,19 @@ impl<'a> Corpus<'a> {
         self.store.sessions[index].header.id()
     }
 
-    /// All children of `id` in sibling order, forks included.
-    pub fn children_of(&self, id: &str) -> &[usize] {
-        self.all_children.get(id).map_or(&[], Vec::as_slice)
+    /// All children of `id` in sibling order, forks included, by position.
+    pub fn children_of(&self, id: &str) -> &[u32] {
+        match self.store.index_of(id) {
+            Some(p) => &self.children[self.starts[p] as usize..self.starts[p + 1] as usize],
+            None => self.orphans.get(id).map_or(&[], Vec::as_slice),
+        }
     }
 
     /// Children of `id` reached through `origin:"subagent"` edges.
     pub fn subagent_children_of(&self, id: &str) -> impl Iterator<Item = usize> + '_ {
         self.children_of(id)
             .iter()
-            .copied()
+            .map(|&i| i as usize)
             .filter(|i| self.store.sessions[*i].header.origin_subagent)
     }
 
@@ -215,25 +256,26 @@ impl<'a> Corpus<'a> {
 /// this parent is passed over.
 fn catalog_order(
     store: &Store,
-    siblings: &mut Vec<usize>,
+    siblings: &mut [u32],
     rows: &[crate::store::catalog::CatalogRow],
     identities: &mut HashMap<usize, Identity>,
 ) {
+    let mut rest = siblings.to_vec();
     let mut named = Vec::new();
     for row in rows {
-        if let Some(pos) = siblings
+        if let Some(pos) = rest
             .iter()
-            .position(|i| *store.sessions[*i].header.id() == *row.child_id)
+            .position(|i| *store.sessions[*i as usize].header.id() == *row.child_id)
         {
-            let index = siblings.remove(pos);
+            let index = rest.remove(pos);
             if let Some(identity) = &row.identity {
-                identities.insert(index, identity.clone());
+                identities.insert(index as usize, identity.clone());
             }
             named.push(index);
         }
     }
-    named.append(siblings);
-    *siblings = named;
+    named.append(&mut rest);
+    siblings.copy_from_slice(&named);
 }
 
 pub struct Ancestors<'c, 'a> {

@@ -93,7 +93,7 @@ impl Corpus<'_> {
             .children_of(root)
             .iter()
             .rev()
-            .map(|i| (*i, root_id.clone(), 1))
+            .map(|i| (*i as usize, root_id.clone(), 1))
             .collect();
         while let Some((index, parent, depth)) = stack.pop() {
             if std::mem::replace(&mut visited[index], true) {
@@ -111,7 +111,7 @@ impl Corpus<'_> {
             if !children.is_empty() {
                 let shared: Arc<str> = id.into();
                 for child in children.iter().rev() {
-                    stack.push((*child, shared.clone(), depth + 1));
+                    stack.push((*child as usize, shared.clone(), depth + 1));
                 }
             }
         }
