@@ -29,106 +29,172 @@ impl Scope {
     }
 }
 
-/// One v1 entry as the tool returns it: a row the tool keeps (a
-/// continuable child or a diagnostic), with its parent and depth for the
-/// descendants scope. Compact, since a listing holds one per descendant.
-#[derive(Debug, Clone)]
-pub struct V1Entry {
-    pub id: Box<str>,
-    pub shown: Shown,
-    pub at: Option<(std::sync::Arc<str>, u64)>,
+/// The v1 entries as the tool returns them, their text in one buffer: a
+/// listing holds one per descendant, and a string apiece would cost an
+/// allocation each at a million.
+#[derive(Debug, Clone, Default)]
+pub struct V1Listing {
+    entries: Vec<V1Entry>,
+    text: String,
 }
 
-/// What a v1 entry shows after its id.
+/// One v1 entry: a row the tool keeps (a continuable child or a
+/// diagnostic), with its parent and depth for the descendants scope. Its
+/// id, label and parent id follow one another in the listing's text from
+/// `start` (32 bytes an entry).
 #[derive(Debug, Clone)]
-pub enum Shown {
-    Child {
-        label: Option<Box<str>>,
-        status: V1Status,
-    },
+struct V1Entry {
+    start: usize,
+    id_len: u32,
+    /// `ABSENT`: no label (a diagnostic).
+    label_len: u32,
+    /// `ABSENT`: no parent shown (children scope).
+    parent_len: u32,
+    depth: u32,
+    shown: Shown,
+}
+
+const ABSENT: u32 = u32::MAX;
+
+/// What a v1 entry shows after its id.
+#[derive(Debug, Clone, Copy)]
+enum Shown {
+    Child(V1Status),
     Diagnostic(Diagnostic),
 }
 
+/// An entry's id, label and parent id.
+struct Texts<'l> {
+    id: &'l str,
+    label: Option<&'l str>,
+    parent: Option<&'l str>,
+}
+
+impl V1Listing {
+    /// Append `s` to the text; its length, or `ABSENT` for none. A piece
+    /// is one line of a log at most, far below 4 GiB.
+    fn put(&mut self, s: Option<&str>) -> u32 {
+        match s {
+            Some(s) => {
+                self.text.push_str(s);
+                u32::try_from(s.len()).unwrap_or(ABSENT - 1)
+            }
+            None => ABSENT,
+        }
+    }
+
+    fn texts(&self, e: &V1Entry) -> Texts<'_> {
+        let mut at = e.start;
+        let mut take = |len: u32| {
+            (len != ABSENT).then(|| {
+                let s = &self.text[at..at + len as usize];
+                at += len as usize;
+                s
+            })
+        };
+        let id = take(e.id_len).unwrap_or_default();
+        let label = take(e.label_len);
+        let parent = take(e.parent_len);
+        Texts { id, label, parent }
+    }
+}
+
 /// rc.8 `list_agents` for the context's caller.
-pub fn list_v1(cx: &Context, scope: Scope) -> Vec<V1Entry> {
+pub fn list_v1(cx: &Context, scope: Scope) -> V1Listing {
     let corpus = &cx.corpus;
     let caller = cx.caller.id.as_str();
     let positions = match scope {
         Scope::Children => corpus.v1_children(caller),
         Scope::Descendants => corpus.v1_descendants(caller),
     };
-    let entries = crate::support::parallel::par_map(&positions, |p| {
-        let (id, shown) = match corpus.resolve_v1(p.index)? {
-            // One-shot children cannot be continued; the tool drops them.
-            V1Row::Child { mode, .. } if mode != Mode::Continuable => return None,
-            V1Row::Child {
-                id, label, status, ..
-            } => (
-                id,
-                Shown::Child {
-                    label: label.map(String::into_boxed_str),
-                    status,
-                },
-            ),
-            V1Row::Diagnostic { id, reason } => (id, Shown::Diagnostic(reason)),
-        };
-        let at = (scope == Scope::Descendants).then(|| (p.parent.clone(), p.depth));
-        Some(V1Entry {
-            id: id.into_boxed_str(),
-            shown,
-            at,
-        })
-    });
+    let mut listing = V1Listing::default();
+    // Resolved a batch at a time in parallel, so the rows of a large
+    // listing are never all held beside their compact entries.
+    for batch in positions.chunks(4096) {
+        let rows = crate::support::parallel::par_map(batch, |p| {
+            match corpus.resolve_v1(p.index as usize)? {
+                // One-shot children cannot be continued; the tool drops them.
+                V1Row::Child { mode, .. } if mode != Mode::Continuable => None,
+                row => Some((row, *p)),
+            }
+        });
+        for (row, p) in rows.into_iter().flatten() {
+            let start = listing.text.len();
+            let (id_len, label_len, shown) = match row {
+                V1Row::Child {
+                    id, label, status, ..
+                } => (
+                    listing.put(Some(&id)),
+                    // rc.8 shows a missing label as an empty one.
+                    listing.put(Some(label.as_deref().unwrap_or(""))),
+                    Shown::Child(status),
+                ),
+                V1Row::Diagnostic { id, reason } => {
+                    (listing.put(Some(&id)), ABSENT, Shown::Diagnostic(reason))
+                }
+            };
+            let parent = (scope == Scope::Descendants)
+                .then(|| p.parent.map_or(caller, |i| corpus.id(i as usize)));
+            let parent_len = listing.put(parent);
+            listing.entries.push(V1Entry {
+                start,
+                id_len,
+                label_len,
+                parent_len,
+                depth: p.depth,
+                shown,
+            });
+        }
+    }
     corpus.store.release_glances();
-    // Collected in place, so the kept entries reuse the buffer: std does
-    // that through `filter_map`, not through `flatten`.
-    #[allow(clippy::filter_map_identity)]
-    entries.into_iter().filter_map(|e| e).collect()
+    listing
 }
 
 /// The v1 text handed to `out` a row at a time: the listing's text is
 /// never held whole beside its rows.
-pub fn render_v1_to(entries: &[V1Entry], out: &mut dyn FnMut(&str)) {
+pub fn render_v1_to(listing: &V1Listing, out: &mut dyn FnMut(&str)) {
     use std::fmt::Write;
-    if entries.is_empty() {
+    if listing.entries.is_empty() {
         return out("(no subagents)");
     }
     let mut line = String::new();
-    for (n, e) in entries.iter().enumerate() {
+    for (n, e) in listing.entries.iter().enumerate() {
         line.clear();
         if n > 0 {
             line.push('\n');
         }
-        let id = &e.id;
-        let _ = match &e.shown {
-            Shown::Child { status, .. } => write!(line, "{id} [{}]", status.as_str()),
+        let t = listing.texts(e);
+        let id = t.id;
+        let _ = match e.shown {
+            Shown::Child(status) => write!(line, "{id} [{}]", status.as_str()),
             Shown::Diagnostic(reason) => write!(line, "{id} [diagnostic: {}]", reason.as_str()),
         };
-        if let Some((p, d)) = &e.at {
-            let _ = write!(line, " parent={p} depth={d}");
+        if let Some(p) = t.parent {
+            let _ = write!(line, " parent={p} depth={}", e.depth);
         }
-        if let Shown::Child { label, .. } = &e.shown {
-            let _ = write!(line, " — {}", label.as_deref().unwrap_or(""));
+        if let Some(label) = t.label {
+            let _ = write!(line, " — {label}");
         }
         out(&line);
     }
 }
 
 /// The v1 listing as JSON, handed to `out` an entry at a time.
-pub fn json_v1_to(entries: &[V1Entry], out: &mut dyn FnMut(&str)) {
-    let items = entries.iter().map(|e| {
-        let id = &*e.id;
-        let mut v = match &e.shown {
-            Shown::Child { label, status } => {
-                json!({"kind":"child","id":id,"label":label.as_deref().unwrap_or(""),"status":status.as_str()})
+pub fn json_v1_to(listing: &V1Listing, out: &mut dyn FnMut(&str)) {
+    let items = listing.entries.iter().map(|e| {
+        let t = listing.texts(e);
+        let id = t.id;
+        let mut v = match e.shown {
+            Shown::Child(status) => {
+                json!({"kind":"child","id":id,"label":t.label.unwrap_or_default(),"status":status.as_str()})
             }
             Shown::Diagnostic(reason) => {
                 json!({"kind":"diagnostic","id":id,"reason":reason.as_str()})
             }
         };
-        if let Some((p, d)) = &e.at {
-            v["parent"] = json!(&**p);
-            v["depth"] = json!(d);
+        if let Some(p) = t.parent {
+            v["parent"] = json!(p);
+            v["depth"] = json!(e.depth);
         }
         v
     });

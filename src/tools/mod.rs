@@ -157,7 +157,7 @@ pub enum ToolCall {
 
 /// A tool's successful result, before rendering.
 pub enum Outcome {
-    ListedV1(Vec<list_agents::V1Entry>),
+    ListedV1(list_agents::V1Listing),
     ListedV2(list_agents::V2Listing),
     Sent { text: String, receipt: Receipt },
     Interrupted { text: String },

@@ -5,15 +5,16 @@ use super::corpus::Corpus;
 use crate::inbox::liveness::{LiveState, Liveness};
 use crate::store::ahead::Glance;
 use crate::store::descriptor::{Dialect, Mode};
-use std::sync::Arc;
 
-/// A v1 candidate with its durable direct parent and depth. Siblings
-/// share one copy of their parent's id.
-#[derive(Debug, Clone)]
+/// A v1 candidate with its durable direct parent and depth, by position
+/// in the store (12 bytes: a listing holds one per descendant).
+#[derive(Debug, Clone, Copy)]
 pub struct Position {
-    pub index: usize,
-    pub parent: Arc<str>,
-    pub depth: u64,
+    pub index: u32,
+    /// The parent's position, `None` for the listing's own root (which the
+    /// store may not hold).
+    pub parent: Option<u32>,
+    pub depth: u32,
 }
 
 /// rc.8's status words.
@@ -68,11 +69,10 @@ pub enum V1Row {
 impl Corpus<'_> {
     /// rc.8 `listChildren` candidates.
     pub fn v1_children(&self, parent: &str) -> Vec<Position> {
-        let shared: Arc<str> = parent.into();
         self.subagent_children_of(parent)
             .map(|index| Position {
-                index,
-                parent: shared.clone(),
+                index: index as u32,
+                parent: None,
                 depth: 1,
             })
             .collect()
@@ -88,31 +88,30 @@ impl Corpus<'_> {
         if let Some(r) = self.store.index_of(root) {
             visited[r] = true;
         }
-        let root_id: Arc<str> = root.into();
-        let mut stack: Vec<(usize, Arc<str>, u64)> = self
+        let mut stack: Vec<Position> = self
             .children_of(root)
             .iter()
             .rev()
-            .map(|i| (*i as usize, root_id.clone(), 1))
+            .map(|&index| Position {
+                index,
+                parent: None,
+                depth: 1,
+            })
             .collect();
-        while let Some((index, parent, depth)) = stack.pop() {
+        while let Some(p) = stack.pop() {
+            let index = p.index as usize;
             if std::mem::replace(&mut visited[index], true) {
                 continue;
             }
             if self.record(index).header.origin_subagent {
-                out.push(Position {
-                    index,
-                    parent,
-                    depth,
-                });
+                out.push(p);
             }
-            let id = self.id(index);
-            let children = self.children_of(id);
-            if !children.is_empty() {
-                let shared: Arc<str> = id.into();
-                for child in children.iter().rev() {
-                    stack.push((*child as usize, shared.clone(), depth + 1));
-                }
+            for &child in self.children_of(self.id(index)).iter().rev() {
+                stack.push(Position {
+                    index: child,
+                    parent: Some(p.index),
+                    depth: p.depth + 1,
+                });
             }
         }
         out
