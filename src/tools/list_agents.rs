@@ -108,6 +108,7 @@ pub fn list_v1(cx: &Context, scope: Scope) -> V1Listing {
         Scope::Descendants => corpus.v1_descendants(caller),
     };
     let mut listing = V1Listing::default();
+    listing.entries.reserve_exact(positions.len());
     // Resolved a batch at a time in parallel, so the rows of a large
     // listing are never all held beside their compact entries.
     for batch in positions.chunks(4096) {
