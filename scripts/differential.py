@@ -269,6 +269,7 @@ def main():
     if "--record" in sys.argv:
         record(sys.argv[sys.argv.index("--record") + 1], tmp, requests, answers)
     print("%d requests, %d differences" % (len(requests), diffs))
+    shutil.rmtree(tmp, ignore_errors=True)
     sys.exit(1 if diffs else 0)
 
 
