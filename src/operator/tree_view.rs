@@ -80,7 +80,7 @@ impl State {
 }
 
 /// One agent of a tree: its session by position in the store, its name
-/// and label in its block's text (a row is 56 bytes, no allocation).
+/// and label in its block's text (a row is 64 bytes, no allocation).
 #[derive(Debug, Clone)]
 pub struct TreeRow {
     /// The session's position in the store.
