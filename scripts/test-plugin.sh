@@ -10,4 +10,10 @@ cd "$(dirname "$0")/.."
 . scripts/plugin-env.sh
 # The name index of the stores these tests make goes to the build tree, not $HOME.
 export DSH_AGENTS_CACHE_DIR="$PWD/../target/test-cache"
+# DSH spills tool output into a directory it makes under os.tmpdir() and
+# never removes: the DSH runs these tests start get a temporary directory of
+# their own, removed when the tests end however they end.
+TMPDIR="$(mktemp -d)"
+export TMPDIR
+trap 'rm -rf "$TMPDIR"' EXIT
 npm test
