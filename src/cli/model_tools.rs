@@ -151,11 +151,7 @@ pub(super) fn run(
     };
     let cx = Context::new(&store, contract, caller.agent.as_deref(), id, env.limits)
         .map_err(caller_flag)?;
-    // A listing's text is written as it is rendered, never held whole.
-    let outcome = call.run(cx)?;
-    stream_to(out, |emit| {
-        outcome.render_to(env.json, emit);
-        Ok(())
-    })?;
+    // A listing's text is written as it is made, never held whole.
+    stream_to(out, |emit| call.run_to(cx, env.json, emit))?;
     Ok(Output::Raw(String::new()))
 }

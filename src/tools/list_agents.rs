@@ -229,6 +229,20 @@ impl V2Listing {
     }
 }
 
+/// Whether a member is a row of the v2 listing, and if so its status and
+/// description.
+fn listed(m: &Member) -> Option<(V2Status, Option<&str>)> {
+    if !m.kind.is_listed() {
+        return None;
+    }
+    let description = match &m.kind {
+        MemberKind::Root => Some("root agent"),
+        MemberKind::Continuable { label } if !label.is_empty() => Some(label.as_str()),
+        _ => None,
+    };
+    Some((m.status(), description))
+}
+
 /// The listed rows of a v2 tree, made as the walk hands each member over
 /// (every member's name is taken, listed or not: a one-shot's listed
 /// children name it in their paths).
@@ -238,15 +252,7 @@ pub fn v2_rows(members: impl Iterator<Item = Member>) -> V2Listing {
     let mut rows = Vec::with_capacity(members.size_hint().1.unwrap_or(0));
     rows.extend(members.filter_map(|m| {
         let name = names.take(&m.name);
-        if !m.kind.is_listed() {
-            return None;
-        }
-        let status = m.status();
-        let description = match &m.kind {
-            MemberKind::Root => Some("root agent"),
-            MemberKind::Continuable { label } if !label.is_empty() => Some(label.as_str()),
-            _ => None,
-        };
+        let (status, description) = listed(&m)?;
         Some(V2Row {
             name,
             status,
@@ -264,41 +270,98 @@ pub fn v2_rows(members: impl Iterator<Item = Member>) -> V2Listing {
     }
 }
 
-/// Seed-001 `list_agents`: the whole tree holding the caller.
-pub fn list_v2(cx: &Context) -> Result<V2Listing> {
+/// The tree holding the caller, walked: its root, and whether the root's
+/// log reads (a root log DSH itself could not reopen, two writers having
+/// left duplicate seqs say, is a problem here too, not an inactive root).
+fn v2_tree<'c, 'a>(cx: &'c Context<'a>) -> Result<(crate::tree::v2::V2Walk<'c, 'a>, bool)> {
     let root = cx.root()?;
+    // Resumed from the scan cache a send left, if any; a listing writes no
+    // cache.
+    let rec = cx.corpus.record(root);
+    let look = crate::store::scan_cache::ScanCache::default();
+    let root_reads = look.inspect(&rec.log(), &rec.dir()).is_ok();
     // The walk classifies its members as it is made: what was read ahead
     // is all taken by then.
     let walk = cx.corpus.v2_walk(root, false);
     cx.corpus.store.release_glances();
+    Ok((walk, root_reads))
+}
+
+/// Seed-001 `list_agents`: the whole tree holding the caller, held.
+pub fn list_v2(cx: &Context) -> Result<V2Listing> {
+    let (walk, root_reads) = v2_tree(cx)?;
     let mut listing = v2_rows(walk);
-    // A root log DSH itself could not reopen (two writers left duplicate
-    // seqs, say) is a problem here too, not an inactive root. Resumed from
-    // the scan cache a send left, if any; a listing writes no cache.
-    let rec = cx.corpus.record(root);
-    let look = crate::store::scan_cache::ScanCache::default();
     if let Some(first) = listing.rows.first_mut()
-        && look.inspect(&rec.log(), &rec.dir()).is_err()
+        && !root_reads
     {
         first.status = V2Status::Unavailable;
     }
     Ok(listing)
 }
 
+/// Seed-001 `list_agents` handed to `out` as the walk goes: no row is
+/// held, so a tree of a million members costs none of its rows.
+pub fn stream_v2(cx: &Context, as_json: bool, out: &mut dyn FnMut(&str)) -> Result<()> {
+    let (walk, root_reads) = v2_tree(cx)?;
+    let mut first = true;
+    let rows = walk.filter_map(|m| {
+        let (mut status, _) = listed(&m)?;
+        if std::mem::take(&mut first) && !root_reads {
+            status = V2Status::Unavailable;
+        }
+        Some((m, status))
+    });
+    if as_json {
+        json_out::array_to(
+            rows.map(|(m, status)| v2_json(&m.name, status, listed(&m).and_then(|(_, d)| d))),
+            out,
+        );
+    } else {
+        let mut line = String::new();
+        for (n, (m, status)) in rows.enumerate() {
+            v2_line(
+                &mut line,
+                n,
+                &m.name,
+                status,
+                listed(&m).and_then(|(_, d)| d),
+            );
+            out(&line);
+        }
+    }
+    Ok(())
+}
+
+/// One v2 row's text (`n`: its place, the first has no line break).
+fn v2_line(line: &mut String, n: usize, name: &str, status: V2Status, description: Option<&str>) {
+    use std::fmt::Write;
+    line.clear();
+    if n > 0 {
+        line.push('\n');
+    }
+    let _ = write!(line, "{name} [{}]", status.as_str());
+    if let Some(d) = description {
+        let _ = write!(line, " — {d}");
+    }
+}
+
+/// One v2 row as JSON.
+fn v2_json(name: &str, status: V2Status, description: Option<&str>) -> serde_json::Value {
+    let mut v = json!({"name": name, "status": status.as_str()});
+    if let Some(d) = description {
+        v["description"] = json!(d);
+    }
+    v
+}
+
 /// The v2 text handed to `out` a row at a time (see `render_v1_to`).
 pub fn render_v2_to(listing: &V2Listing, out: &mut dyn FnMut(&str)) {
-    use std::fmt::Write;
     let mut line = String::new();
+    let mut name = String::new();
     for (n, r) in listing.rows.iter().enumerate() {
-        line.clear();
-        if n > 0 {
-            line.push('\n');
-        }
-        listing.names.write(r.name, &mut line);
-        let _ = write!(line, " [{}]", r.status.as_str());
-        if let Some(d) = listing.description(r) {
-            let _ = write!(line, " — {d}");
-        }
+        name.clear();
+        listing.names.write(r.name, &mut name);
+        v2_line(&mut line, n, &name, r.status, listing.description(r));
         out(&line);
     }
 }
@@ -306,11 +369,11 @@ pub fn render_v2_to(listing: &V2Listing, out: &mut dyn FnMut(&str)) {
 /// The v2 listing as JSON, handed to `out` a row at a time.
 pub fn json_v2_to(listing: &V2Listing, out: &mut dyn FnMut(&str)) {
     let items = listing.rows.iter().map(|r| {
-        let mut v = json!({"name": listing.names.name(r.name), "status": r.status.as_str()});
-        if let Some(d) = listing.description(r) {
-            v["description"] = json!(d);
-        }
-        v
+        v2_json(
+            &listing.names.name(r.name),
+            r.status,
+            listing.description(r),
+        )
     });
     json_out::array_to(items, out);
 }

@@ -361,6 +361,19 @@ impl ToolCall {
         }
     }
 
+    /// Run the call in `cx` and hand its text (or JSON) to `out` as it is
+    /// made: a v2 listing is written as its walk goes, never held. Nothing
+    /// reaches `out` when the call fails.
+    pub fn run_to(self, cx: Context, as_json: bool, out: &mut dyn FnMut(&str)) -> Result<()> {
+        if let (ToolCall::ListAgents { .. }, Contract::V2) = (&self, cx.contract) {
+            list_agents::stream_v2(&cx, as_json, out)?;
+            cx.cache.commit();
+            return Ok(());
+        }
+        self.run(cx)?.render_to(as_json, out);
+        Ok(())
+    }
+
     /// Run the call in `cx`. The refreshed scan caches are written only
     /// when the tool succeeds: a rejected call writes nothing.
     pub fn run(self, cx: Context) -> Result<Outcome> {
