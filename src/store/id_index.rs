@@ -23,6 +23,11 @@ impl Hasher for PassThrough {
     fn write_u64(&mut self, n: u64) {
         self.0 = n;
     }
+    /// A 32-bit key is spread over the 64 bits: the map takes its control
+    /// bytes from the top ones.
+    fn write_u32(&mut self, n: u32) {
+        self.0 = u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
 }
 
 /// An empty slot: no store holds 2^32 - 1 sessions.
