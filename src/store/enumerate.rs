@@ -829,15 +829,16 @@ pub(super) enum EntryKind {
 }
 
 /// A directory's entry names, sorted, in one buffer: a million session
-/// directories cost their names and 16 bytes each, not a string apiece.
+/// directories cost their names and 8 bytes each, not a string apiece.
 pub(super) struct Entries {
     names: Vec<u8>,
-    items: Vec<(usize, u16, EntryKind)>,
+    items: Vec<(u32, u16, EntryKind)>,
 }
 
 impl Entries {
     pub(super) fn name(&self, i: usize) -> &[u8] {
         let (start, len, _) = self.items[i];
+        let start = start as usize;
         &self.names[start..start + usize::from(len)]
     }
 
@@ -869,12 +870,23 @@ pub(super) fn sorted_entries(dir: &Path) -> std::io::Result<Entries> {
         let Ok(len) = u16::try_from(name.len()) else {
             continue;
         };
-        out.items.push((out.names.len(), len, kind));
+        // Four GiB of names in one directory (tens of millions of entries)
+        // is refused as a listing error, not held.
+        let Ok(start) = u32::try_from(out.names.len()) else {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::OutOfMemory,
+                "more than 4 GiB of entry names in one directory",
+            ));
+        };
+        out.items.push((start, len, kind));
         out.names.extend_from_slice(name);
     }
     out.names.shrink_to_fit();
+    out.items.shrink_to_fit();
     let Entries { names, items } = &mut out;
-    let name = |&(start, len, _): &(usize, u16, EntryKind)| &names[start..start + usize::from(len)];
+    let name = |&(start, len, _): &(u32, u16, EntryKind)| {
+        &names[start as usize..start as usize + usize::from(len)]
+    };
     items.sort_unstable_by(|a, b| name(a).cmp(name(b)));
     Ok(out)
 }

@@ -146,7 +146,10 @@ impl ListingAhead {
         }
         let mut up = self.up.write().unwrap_or_else(|e| e.into_inner());
         let in_tree = self.reaches_top(&mut up, parent);
-        up.insert(short(key(header.id())), if in_tree { IN_TREE } else { parent });
+        up.insert(
+            short(key(header.id())),
+            if in_tree { IN_TREE } else { parent },
+        );
         in_tree && header.origin_subagent
     }
 
