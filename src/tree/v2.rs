@@ -310,36 +310,47 @@ impl<'a> Corpus<'a> {
         let mut reached = 0;
         let mut seen = vec![false; sessions];
         seen[root] = true;
-        let mut level: Vec<usize> = self.subagent_children_of(self.id(root)).collect();
-        while !level.is_empty() {
-            level.retain(|i| !std::mem::replace(&mut seen[*i], true));
-            let results = crate::support::parallel::par_map(&level, |i| {
-                let rec = self.record(*i);
-                let live = self.live(*i);
-                if !keep_activity {
-                    let glance = self.listing_glance(*i, Dialect::Seed001);
-                    return (classify(live, glance), live, None);
+        let mut level: Vec<u32> = self
+            .subagent_children_of(self.id(root))
+            .map(|i| i as u32)
+            .collect();
+        let classify_one = |i: &u32| {
+            let i = *i as usize;
+            let rec = self.record(i);
+            let live = self.live(i);
+            if !keep_activity {
+                let glance = self.listing_glance(i, Dialect::Seed001);
+                return (classify(live, glance), live, None);
+            }
+            let inspected = reader::inspect(&rec.log()).map(|mut inspection| {
+                if let Some(recorded) = self.catalog_identity(i) {
+                    inspection.seed001 = Some(recorded.clone());
                 }
-                let inspected = reader::inspect(&rec.log()).map(|mut inspection| {
-                    if let Some(recorded) = self.catalog_identity(*i) {
-                        inspection.seed001 = Some(recorded.clone());
-                    }
-                    inspection
-                });
-                let seen = inspected
-                    .as_ref()
-                    .ok()
-                    .map(|i| Box::new(Activity::of(i, live)));
-                (classify_inspected(rec, live, inspected), live, seen)
+                inspection
             });
+            let seen = inspected
+                .as_ref()
+                .ok()
+                .map(|i| Box::new(Activity::of(i, live)));
+            (classify_inspected(rec, live, inspected), live, seen)
+        };
+        while !level.is_empty() {
+            level.retain(|i| !std::mem::replace(&mut seen[*i as usize], true));
             let mut next = Vec::new();
             reached += level.len();
-            for (index, result) in level.iter().zip(results) {
-                if result.0.is_traversed() {
-                    next.extend(self.subagent_children_of(self.id(*index)));
+            // A level's reads run in parallel a batch at a time: the
+            // results of a level of a million are never all held at once.
+            for batch in level.chunks(4096) {
+                let results = crate::support::parallel::par_map(batch, classify_one);
+                for (index, (kind, live, activity)) in batch.iter().zip(results) {
+                    if kind.is_traversed() {
+                        next.extend(
+                            self.subagent_children_of(self.id(*index as usize))
+                                .map(|i| i as u32),
+                        );
+                    }
+                    kinds.put(*index as usize, kind, live, activity);
                 }
-                let (kind, live, activity) = result;
-                kinds.put(*index, kind, live, activity);
             }
             level = next;
         }
