@@ -232,15 +232,18 @@ impl V2Listing {
 /// Whether a member is a row of the v2 listing, and if so its status and
 /// description.
 fn listed(m: &Member) -> Option<(V2Status, Option<&str>)> {
-    if !m.kind.is_listed() {
-        return None;
-    }
-    let description = match &m.kind {
+    m.kind
+        .is_listed()
+        .then(|| (m.status(), description(&m.kind)))
+}
+
+/// A listed member's description.
+fn description(kind: &MemberKind) -> Option<&str> {
+    match kind {
         MemberKind::Root => Some("root agent"),
         MemberKind::Continuable { label } if !label.is_empty() => Some(label.as_str()),
         _ => None,
-    };
-    Some((m.status(), description))
+    }
 }
 
 /// The listed rows of a v2 tree, made as the walk hands each member over
@@ -305,7 +308,10 @@ pub fn stream_v2(cx: &Context, as_json: bool, out: &mut dyn FnMut(&str)) -> Resu
     let (walk, root_reads) = v2_tree(cx)?;
     let mut first = true;
     let rows = walk.filter_map(|m| {
-        let (mut status, _) = listed(&m)?;
+        if !m.kind.is_listed() {
+            return None;
+        }
+        let mut status = m.status();
         if std::mem::take(&mut first) && !root_reads {
             status = V2Status::Unavailable;
         }
@@ -313,19 +319,13 @@ pub fn stream_v2(cx: &Context, as_json: bool, out: &mut dyn FnMut(&str)) -> Resu
     });
     if as_json {
         json_out::array_to(
-            rows.map(|(m, status)| v2_json(&m.name, status, listed(&m).and_then(|(_, d)| d))),
+            rows.map(|(m, status)| v2_json(&m.name, status, description(&m.kind))),
             out,
         );
     } else {
         let mut line = String::new();
         for (n, (m, status)) in rows.enumerate() {
-            v2_line(
-                &mut line,
-                n,
-                &m.name,
-                status,
-                listed(&m).and_then(|(_, d)| d),
-            );
+            v2_line(&mut line, n, &m.name, status, description(&m.kind));
             out(&line);
         }
     }
