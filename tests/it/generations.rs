@@ -166,6 +166,14 @@ fn the_highest_generation_is_read_and_a_mislabelled_log_is_reported() {
     );
 }
 
+/// The log of the store's first session that has a parent.
+fn child_log(store: &std::path::Path) -> std::path::PathBuf {
+    logs(store)
+        .into_iter()
+        .find(|l| header(l).get("parentSession").is_some())
+        .expect("a session with a parent")
+}
+
 #[test]
 fn a_newer_header_in_a_generation_0_file_is_unavailable_as_rc8_lists_it() {
     // rc.8 lists a `session.jsonl` whose header says version 1 as
@@ -173,10 +181,7 @@ fn a_newer_header_in_a_generation_0_file_is_unavailable_as_rc8_lists_it() {
     // 0: `scripts/differential.py`'s `v1hdr` case); it was read by the
     // header's generation and listed `[ready]`.
     let store = copy_store(&repo().join("testdata/stores/rc8-live-v1"), "gen-v0-file");
-    let child = logs(store.path())
-        .into_iter()
-        .find(|l| header(l).get("parentSession").is_some())
-        .unwrap();
+    let child = child_log(store.path());
     std::fs::rename(&child, child.with_file_name("session.jsonl")).unwrap();
     let id = header(&child.with_file_name("session.jsonl"))["id"]
         .as_str()
@@ -213,10 +218,7 @@ fn generation_rules_are_enforced_on_read() {
     // Generation 2 on: a closed header key set, and a seeded log needs its
     // inherited end-seed marker.
     let store = copy_store(&repo().join("testdata/stores/rc8-live-v2"), "gen-rules");
-    let child = logs(store.path())
-        .into_iter()
-        .find(|l| header(l).get("parentSession").is_some())
-        .unwrap();
+    let child = child_log(store.path());
     let text = std::fs::read_to_string(&child).unwrap();
     let (first, rest) = text.split_once('\n').unwrap();
     for (edit, said) in [
