@@ -124,7 +124,7 @@ pub(super) fn interrupt(env: &Env, agent: &str) -> Result<Output> {
 pub(super) fn inbox(env: &Env, agent: &str) -> Result<Output> {
     let store = env.open.own(Some(agent))?;
     let target = resolve_agent(&store, agent)?;
-    let view = inbox_view::InboxView::read(&store.sessions[target])?;
+    let view = inbox_view::InboxView::read(&store.sessions.record(target))?;
     Ok(Output::Text(if env.json {
         to_json(&view.json())
     } else {
@@ -136,7 +136,7 @@ pub(super) fn claim(env: &Env, caller: &CallerArgs) -> Result<Output> {
     let store = env.open.own(caller.agent.as_deref())?;
     let agent =
         resolve_caller(&store, caller.agent.as_deref()).map_err(|e| caller_flag(e.into()))?;
-    let inbox = Inbox::new(&store.sessions[agent].dir());
+    let inbox = Inbox::new(&store.sessions.dir(agent));
     let claimed = crate::inbox::claim::claim(&inbox, env.limits)?;
     Ok(Output::Text(to_json(&crate::inbox::record::messages_json(
         &claimed.messages,
@@ -156,7 +156,7 @@ pub(super) fn serve_agent(env: &Env, args: &ServeArgs) -> Result<Output> {
         limits: env.limits,
         quiet: args.quiet,
     };
-    serve(&env.root, &store.sessions[agent], opts)?;
+    serve(&env.root, &store.sessions.record(agent), opts)?;
     Ok(Output::Raw(String::new()))
 }
 
@@ -174,7 +174,7 @@ pub(super) fn log(env: &Env, args: &LogArgs) -> Result<Output> {
     let corpus = Corpus::new(&store);
     let title = log_title(&corpus, target);
     let mut out = std::io::stdout().lock();
-    log_view::log(&mut out, &store.sessions[target], &title, opts)?;
+    log_view::log(&mut out, &store.sessions.record(target), &title, opts)?;
     Ok(Output::Raw(String::new()))
 }
 
@@ -286,7 +286,7 @@ pub(super) fn cancel(env: &Env, message_id: &str, to: Option<&str>) -> Result<Ou
         None => Store::open(&env.root)?,
     };
     let target = message_target(&store, message_id, to)?;
-    let rec = &store.sessions[target];
+    let rec = &store.sessions.record(target);
     let m = Inbox::new(&rec.dir()).cancel(message_id, env.limits)?;
     Ok(Output::Text(if env.json {
         to_json(&serde_json::json!({"canceled": m.id, "session": rec.header.id()}))
@@ -379,7 +379,7 @@ fn message_target(store: &Store, id: &str, to: Option<&str>) -> Result<usize> {
                 "message id \"{id}\" appears in {} inboxes ({}); pass --to AGENT",
                 many.len(),
                 many.iter()
-                    .map(|i| store.sessions[*i].header.id())
+                    .map(|i| store.sessions.id(*i))
                     .collect::<Vec<_>>()
                     .join(", ")
             )),

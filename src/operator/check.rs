@@ -55,9 +55,10 @@ pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
         .collect();
     // Each session's own checks read its files only: run them in parallel,
     // keeping the store's order.
-    let per_session =
-        crate::support::parallel::par_map(&store.sessions, |rec| session_findings(&store, rec));
-    findings.extend(per_session.into_iter().flatten());
+    findings.extend(crate::support::parallel::par_flat_map(
+        store.sessions.len(),
+        |i| session_findings(&store, &store.sessions.record(i)),
+    ));
     let mut push = |severity, code: &'static str, path: &Path, message: String| {
         findings.push(Finding {
             severity,
@@ -84,7 +85,7 @@ pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
                     push(
                         Severity::Error,
                         "parent-cycle",
-                        &store.sessions[first].log(),
+                        &store.sessions.record(first).log(),
                         format!("parentSession cycle: {}", ids.join(" -> ")),
                     );
                     break;
@@ -102,20 +103,20 @@ pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
         }
     }
     // Duplicate sibling names make a name ambiguous.
-    for rec in &store.sessions {
-        let mut seen: HashMap<&str, &str> = HashMap::new();
-        for child in corpus.subagent_children_of(rec.header.id()) {
-            let c = &store.sessions[child].header;
+    for parent in 0..n {
+        let mut seen: HashMap<String, &str> = HashMap::new();
+        for child in corpus.subagent_children_of(store.sessions.id(parent)) {
+            let c = store.sessions.header(child);
             if let Some(name) = c.valid_name()
-                && let Some(other) = seen.insert(name, c.id())
+                && let Some(other) = seen.insert(name.to_string(), store.sessions.id(child))
             {
                 push(
                     Severity::Warning,
                     "ambiguous-name",
-                    &store.sessions[child].log(),
+                    &store.sessions.record(child).log(),
                     format!(
                         "sibling name \"{name}\" under \"{}\" is used by \"{other}\" and \"{}\"; it is ambiguous",
-                        rec.header.id(),
+                        store.sessions.id(parent),
                         c.id()
                     ),
                 );

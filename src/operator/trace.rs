@@ -152,7 +152,7 @@ fn find_carrier(path: &std::path::Path, id: &str) -> Result<Option<Carried>, Log
 
 /// Trace message `id` in the inbox and log of session `target`.
 pub fn trace(corpus: &Corpus, target: usize, id: &str) -> Result<Trace> {
-    let rec: &SessionRecord = corpus.record(target);
+    let rec: &SessionRecord = &corpus.record(target);
     let inbox = Inbox::new(&rec.dir());
     let history = inbox.history(id)?;
     let fold = inbox.read()?;

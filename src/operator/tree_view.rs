@@ -145,10 +145,12 @@ impl TreeBlock<'_> {
 
     /// The session id at a row's position (its own or its parent's).
     pub fn id(&self, index: u32) -> &str {
-        self.store
-            .sessions
-            .get(index as usize)
-            .map_or("", |r| r.header.id())
+        let sessions = &self.store.sessions;
+        if (index as usize) < sessions.len() {
+            sessions.id(index as usize)
+        } else {
+            ""
+        }
     }
 }
 
@@ -183,8 +185,8 @@ pub fn blocks<'a>(
         None => corpus.roots().collect(),
     };
     roots.sort_by(|a, b| {
-        let (a, b) = (&store.sessions[*a].header, &store.sessions[*b].header);
-        sibling_order(a.created_at, a.id(), b.created_at, b.id())
+        let s = &store.sessions;
+        sibling_order(s.created_at(*a), s.id(*a), s.created_at(*b), s.id(*b))
     });
     let mut out = Vec::new();
     for root in roots {
@@ -514,7 +516,8 @@ impl<'a> ShortIds<'a> {
             .iter()
             .any(|r| block.names.step(r.name) == block.id(r.index));
         let mut sorted: Vec<&'a str> = if unnamed {
-            block.store.sessions.iter().map(|r| r.header.id()).collect()
+            let s = &block.store.sessions;
+            (0..s.len()).map(|i| s.id(i)).collect()
         } else {
             Vec::new()
         };

@@ -491,12 +491,13 @@ impl Bridge {
         };
         self.stamps = before.and_then(|b| b.after_scan(&store));
         self.children.clear();
-        for rec in &store.sessions {
-            if let Some(parent) = rec.header.parent() {
+        let s = &store.sessions;
+        for i in 0..s.len() {
+            if let Some(parent) = s.parent(i) {
                 self.children
                     .entry(parent.to_string())
                     .or_default()
-                    .push((rec.header.id().to_string(), rec.dir()));
+                    .push((s.id(i).to_string(), s.dir(i)));
             }
         }
     }

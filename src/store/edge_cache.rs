@@ -65,16 +65,13 @@ pub fn save(cache: &Path, store: &Store) {
     bytes.extend_from_slice(MAGIC);
     bytes.extend_from_slice(&[0; 8]);
     let mut count: u64 = 0;
-    for rec in &store.sessions {
-        let Some(parent) = rec.header.parent() else {
+    let s = &store.sessions;
+    for i in 0..s.len() {
+        let Some(parent) = s.parent(i) else {
             continue;
         };
-        let flag = if rec.header.origin_subagent {
-            SUBAGENT
-        } else {
-            0
-        };
-        bytes.extend_from_slice(&key(rec.header.id()).to_le_bytes());
+        let flag = if s.origin_subagent(i) { SUBAGENT } else { 0 };
+        bytes.extend_from_slice(&key(s.id(i)).to_le_bytes());
         bytes.extend_from_slice(&(key(parent) | flag).to_le_bytes());
         count += 1;
     }

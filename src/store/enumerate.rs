@@ -13,6 +13,7 @@ use super::header_probe::{Encoding, FirstLine, HeaderError, read_first_line_of};
 use super::id_index::IdIndex;
 use super::listed::Present;
 use super::paths::{encode_segment, project_dir_name};
+use super::sessions::Sessions;
 use super::sidecar::{Dir, open_regular_meta};
 use std::ffi::OsStr;
 use std::fs;
@@ -60,11 +61,11 @@ pub struct SessionRecord {
     pub header: Header,
     /// The project directory the session was found in (one allocation
     /// shared by the project's sessions).
-    project: Arc<PathBuf>,
+    pub(super) project: Arc<PathBuf>,
     /// The session directory's name when it is not `encodeSegment(id)`
     /// (a path that only resolves to the derived one); nearly always `None`,
     /// so it costs a thin pointer.
-    dir_name: Option<Box<std::ffi::OsString>>,
+    pub(super) dir_name: Option<Box<std::ffi::OsString>>,
     /// What the directory's listing saw of the liveness files (`None`: not
     /// listed here), so a probe skips the ones it saw absent.
     pub present: Option<Present>,
@@ -74,18 +75,10 @@ pub struct SessionRecord {
     pub generation: u32,
 }
 
-// A million of these are held at once: growing one is a choice.
-const _: () = assert!(std::mem::size_of::<SessionRecord>() <= 88);
-
 impl SessionRecord {
     /// The session directory (where sidecar files live).
     pub fn dir(&self) -> PathBuf {
-        match &self.dir_name {
-            Some(name) => self.project.join(name.as_os_str()),
-            None => self
-                .project
-                .join(encode_segment(self.header.id()).unwrap_or_default()),
-        }
+        super::sessions::dir_of(&self.project, self.dir_name.as_deref(), self.header.id())
     }
 
     /// The log file's name.
@@ -130,6 +123,7 @@ pub enum ProblemCode {
     IdentityMismatch,
     DuplicateId,
     MixedCompression,
+    StoreTooLarge,
 }
 
 impl ProblemCode {
@@ -148,6 +142,7 @@ impl ProblemCode {
             ProblemCode::IdentityMismatch => "identity-mismatch",
             ProblemCode::DuplicateId => "duplicate-id",
             ProblemCode::MixedCompression => "mixed-compression",
+            ProblemCode::StoreTooLarge => "store-too-large",
         }
     }
 }
@@ -156,7 +151,7 @@ impl ProblemCode {
 #[derive(Debug)]
 pub struct Store {
     pub root: PathBuf,
-    pub sessions: Vec<SessionRecord>,
+    pub sessions: Sessions,
     pub suffix: Option<Suffix>,
     pub(super) by_id: IdIndex,
     pub problems: Vec<Problem>,
@@ -287,7 +282,7 @@ impl Store {
         let root = std::path::absolute(root).map_err(|e| StoreError::io(root, e))?;
         Ok(Store {
             root,
-            sessions: Vec::new(),
+            sessions: Sessions::default(),
             suffix: None,
             by_id: IdIndex::default(),
             problems: Vec::new(),
@@ -382,8 +377,7 @@ impl Store {
         // Growing by doubling would hold the old and the new table at once.
         self.sessions.reserve(dirs.len());
         let sessions = &self.sessions;
-        self.by_id
-            .reserve(dirs.len(), |at| sessions[at].header.id());
+        self.by_id.reserve(dirs.len(), |at| sessions.id(at));
         // Probed a batch at a time, so the probes of a large project are
         // never all held beside the records made from them; the records of
         // one batch are kept (in order, on this thread) while the next one
@@ -555,9 +549,6 @@ impl Store {
             let glances = self.glances.get_mut().unwrap_or_else(|e| e.into_inner());
             glances.keep(self.sessions.len(), *glance, self.sessions.capacity());
         }
-        let sessions = &self.sessions;
-        self.by_id
-            .insert(header.id(), sessions.len(), |at| sessions[at].header.id());
         let parent = dir.parent().unwrap_or(dir);
         let project = match &self.last_project {
             Some(p) if **p == *parent => p.clone(),
@@ -568,14 +559,26 @@ impl Store {
             }
         };
         let name = dir.file_name().unwrap_or_default();
-        self.sessions.push(SessionRecord {
+        let at = self.sessions.len();
+        let id = header.id().to_string();
+        let kept = self.sessions.push(
             header,
-            project,
-            dir_name: (!derived).then(|| Box::new(name.to_os_string())),
+            &project,
+            (!derived).then(|| name.to_os_string()),
             present,
-            suffix: found,
-            generation: log_name.generation,
-        });
+            found,
+            log_name.generation,
+        );
+        if kept.is_err() {
+            return self.note(
+                &log,
+                ProblemCode::StoreTooLarge,
+                "the store's session ids pass 4 GiB: not enumerated further",
+                true,
+            );
+        }
+        let sessions = &self.sessions;
+        self.by_id.insert(&id, at, |at| sessions.id(at));
     }
 
     fn mismatch(&mut self, odd: &Path, configured: Suffix) {
@@ -588,20 +591,19 @@ impl Store {
         self.note(odd, ProblemCode::MixedCompression, message, true);
     }
 
-    pub fn get(&self, id: &str) -> Option<&SessionRecord> {
-        self.index_of(id).map(|i| &self.sessions[i])
+    pub fn get(&self, id: &str) -> Option<SessionRecord> {
+        self.index_of(id).map(|i| self.sessions.record(i))
     }
 
     pub fn index_of(&self, id: &str) -> Option<usize> {
-        self.by_id.get(id, |at| self.sessions[at].header.id())
+        self.by_id.get(id, |at| self.sessions.id(at))
     }
 
     /// The newest format generation of the store's sessions (0 for none):
     /// the one a new session is written in.
     pub fn newest_generation(&self) -> u32 {
-        self.sessions
-            .iter()
-            .map(|s| s.generation)
+        (0..self.sessions.len())
+            .map(|i| self.sessions.generation(i))
             .max()
             .unwrap_or(0)
     }

@@ -84,6 +84,57 @@ struct Rare {
     parent_other: Option<Value>,
 }
 
+/// A header with no rare member and version 0: what a compact store keeps
+/// of it to make it again.
+#[derive(Debug, Clone, Copy)]
+pub struct Plain<'a> {
+    pub id: &'a str,
+    pub parent: Option<&'a str>,
+    pub cwd: Option<&'a str>,
+    pub created_at: i64,
+    pub delegation_depth: i64,
+    pub is_seeded: Option<Result<bool, ()>>,
+    pub origin_subagent: bool,
+}
+
+impl Header {
+    /// The header's parts, when nothing but them is set.
+    pub fn plain(&self) -> Option<Plain<'_>> {
+        (self.version.is_none() && self.rare.is_none()).then(|| Plain {
+            id: self.id(),
+            parent: self.parent(),
+            cwd: self.cwd_str(),
+            created_at: self.created_at,
+            delegation_depth: self.delegation_depth,
+            is_seeded: self.is_seeded,
+            origin_subagent: self.origin_subagent,
+        })
+    }
+
+    /// The header `plain` was taken from.
+    pub fn from_plain(p: Plain<'_>) -> Header {
+        let (parent, cwd) = (p.parent.unwrap_or_default(), p.cwd.unwrap_or_default());
+        let mut text = String::with_capacity(p.id.len() + parent.len() + cwd.len());
+        text.push_str(p.id);
+        text.push_str(parent);
+        text.push_str(cwd);
+        Header {
+            // Each came from a header, whose ends fit.
+            id_end: p.id.len() as u32,
+            parent_end: (p.id.len() + parent.len()) as u32,
+            text: text.into_boxed_str(),
+            has_parent: p.parent.is_some(),
+            has_cwd: p.cwd.is_some(),
+            created_at: p.created_at,
+            delegation_depth: p.delegation_depth,
+            version: None,
+            is_seeded: p.is_seeded,
+            origin_subagent: p.origin_subagent,
+            rare: None,
+        }
+    }
+}
+
 impl Header {
     /// The session id.
     pub fn id(&self) -> &str {

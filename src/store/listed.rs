@@ -19,6 +19,15 @@ const NAMES: [&str; 3] = [LIVE_LOCK, LIVE_JSON, SESSION_LOCK];
 pub struct Present(u8);
 
 impl Present {
+    /// The names seen, one bit each (a compact store keeps the byte).
+    pub fn bits(self) -> u8 {
+        self.0
+    }
+
+    pub fn from_bits(bits: u8) -> Present {
+        Present(bits)
+    }
+
     /// Take one directory entry's name into account.
     pub fn note(&mut self, name: &[u8]) {
         if let Some(i) = NAMES.iter().position(|n| n.as_bytes() == name) {

@@ -115,8 +115,8 @@ impl Store {
                 continue;
             }
             if let Some(parent) = self
-                .get(&id)
-                .and_then(|r| r.header.parent())
+                .index_of(&id)
+                .and_then(|i| self.sessions.parent(i))
                 .map(str::to_string)
             {
                 work.push((parent, left - 1));

@@ -32,6 +32,7 @@ pub mod packed;
 pub mod paths;
 pub mod reader;
 pub mod scan_cache;
+pub mod sessions;
 pub mod sidecar;
 pub mod stamps;
 pub mod surface;

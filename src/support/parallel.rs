@@ -17,6 +17,18 @@ pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec
     items.par_iter().map(&f).collect()
 }
 
+/// `(0..n).flat_map(f)` on rayon's threads, in order: a check of every
+/// session holds its findings, not an empty list a session.
+pub fn par_flat_map<R: Send, I: IntoIterator<Item = R>>(
+    n: usize,
+    f: impl Fn(usize) -> I + Sync + Send,
+) -> Vec<R> {
+    if n < 64 {
+        return (0..n).flat_map(f).collect();
+    }
+    (0..n).into_par_iter().flat_map_iter(f).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -89,7 +89,7 @@ impl<'a> Context<'a> {
                 let index = resolve_caller(store, caller)?;
                 let root = corpus.root_of(index)?;
                 Caller {
-                    id: store.sessions[index].header.id().to_string(),
+                    id: store.sessions.id(index).to_string(),
                     index: Some(index),
                     root: Some(root),
                 }

@@ -14,7 +14,7 @@ pub fn resolve_session(store: &Store, text: &str) -> Result<usize, ResolveError>
     }
     if text.chars().count() >= MIN_PREFIX {
         let matches: Vec<usize> = (0..store.sessions.len())
-            .filter(|i| store.sessions[*i].header.id().starts_with(text))
+            .filter(|i| store.sessions.id(*i).starts_with(text))
             .collect();
         match matches.as_slice() {
             [one] => return Ok(*one),
@@ -24,7 +24,7 @@ pub fn resolve_session(store: &Store, text: &str) -> Result<usize, ResolveError>
                     text: text.to_string(),
                     candidates: many
                         .iter()
-                        .map(|i| store.sessions[*i].header.id().to_string())
+                        .map(|i| store.sessions.id(*i).to_string())
                         .collect(),
                 });
             }
@@ -53,14 +53,14 @@ pub fn resolve_agent(store: &Store, text: &str) -> Result<usize, ResolveError> {
     // show it: `lead` (a root), `reviewer/checker`, or an unnamed member's
     // Session id as its step (`<childId>/<grandchildId>`).
     let mut matches: Vec<usize> = (0..store.sessions.len())
-        .filter(|i| !store.sessions[*i].header.origin_subagent)
+        .filter(|i| !store.sessions.origin_subagent(*i))
         .flat_map(|root| corpus.v2_named(root, text))
         .collect();
     matches.sort_unstable();
     matches.dedup();
     let paths: Vec<(usize, String)> = if matches.is_empty() && !text.contains('/') {
         (0..store.sessions.len())
-            .filter(|i| store.sessions[*i].header.origin_subagent)
+            .filter(|i| store.sessions.origin_subagent(*i))
             .filter_map(|i| Some((i, corpus.v2_name(corpus.root_of(i).ok()?, i))))
             .collect()
     } else {
@@ -81,7 +81,7 @@ pub fn resolve_agent(store: &Store, text: &str) -> Result<usize, ResolveError> {
             text: text.to_string(),
             candidates: many
                 .iter()
-                .map(|i| store.sessions[*i].header.id().to_string())
+                .map(|i| store.sessions.id(*i).to_string())
                 .collect(),
         }),
     }
@@ -97,7 +97,7 @@ fn suggestions(store: &Store, text: &str) -> Vec<String> {
     let corpus = Corpus::new(store);
     let path_of = |i: usize| {
         corpus.root_of(i).map_or_else(
-            |_| store.sessions[i].header.id().to_string(),
+            |_| store.sessions.id(i).to_string(),
             |r| corpus.v2_name(r, i),
         )
     };
@@ -143,7 +143,7 @@ pub fn resolve_caller(store: &Store, agent: Option<&str>) -> Result<usize, Resol
         return resolve_session(store, agent);
     }
     let roots: Vec<usize> = (0..store.sessions.len())
-        .filter(|i| !store.sessions[*i].header.origin_subagent)
+        .filter(|i| !store.sessions.origin_subagent(*i))
         .collect();
     match roots.as_slice() {
         [one] => Ok(*one),
@@ -153,7 +153,7 @@ pub fn resolve_caller(store: &Store, agent: Option<&str>) -> Result<usize, Resol
         many => Err(ResolveError::SeveralRoots {
             roots: many
                 .iter()
-                .map(|i| store.sessions[*i].header.id().to_string())
+                .map(|i| store.sessions.id(*i).to_string())
                 .collect(),
         }),
     }
@@ -168,7 +168,7 @@ pub fn resolve_v1_caller(
     agent: Option<&str>,
 ) -> Result<(String, Option<usize>), ResolveError> {
     match resolve_caller(store, agent) {
-        Ok(i) => Ok((store.sessions[i].header.id().to_string(), Some(i))),
+        Ok(i) => Ok((store.sessions.id(i).to_string(), Some(i))),
         Err(ResolveError::NotFound { text, .. }) if !text.is_empty() => Ok((text, None)),
         Err(e) => Err(e),
     }

@@ -67,13 +67,13 @@ impl<'a> Corpus<'a> {
         let mut parent_at = vec![NO_PARENT; sessions];
         let mut starts = vec![0u32; sessions + 1];
         let mut orphans: HashMap<&str, Vec<u32>> = HashMap::new();
-        for (i, rec) in store.sessions.iter().enumerate() {
-            let Some(parent) = rec.header.parent() else {
+        for (i, at) in parent_at.iter_mut().enumerate() {
+            let Some(parent) = store.sessions.parent(i) else {
                 continue;
             };
             match store.index_of(parent) {
                 Some(p) => {
-                    parent_at[i] = p as u32;
+                    *at = p as u32;
                     starts[p + 1] += 1;
                 }
                 None => orphans.entry(parent).or_default().push(i as u32),
@@ -92,12 +92,10 @@ impl<'a> Corpus<'a> {
             }
         }
         drop((next, parent_at));
+        let s = &store.sessions;
         let order = |a: &u32, b: &u32| {
-            let (a, b) = (
-                &store.sessions[*a as usize].header,
-                &store.sessions[*b as usize].header,
-            );
-            sibling_order(a.created_at, a.id(), b.created_at, b.id())
+            let (a, b) = (*a as usize, *b as usize);
+            sibling_order(s.created_at(a), s.id(a), s.created_at(b), s.id(b))
         };
         for p in 0..sessions {
             children[starts[p] as usize..starts[p + 1] as usize].sort_by(order);
@@ -106,8 +104,8 @@ impl<'a> Corpus<'a> {
             siblings.sort_by(order);
         }
         let mut catalog_identity = HashMap::new();
-        for (p, rec) in store.sessions.iter().enumerate() {
-            if !crate::store::catalog::has_catalogs(rec.generation) {
+        for p in 0..sessions {
+            if !crate::store::catalog::has_catalogs(s.generation(p)) {
                 continue;
             }
             let siblings = &mut children[starts[p] as usize..starts[p + 1] as usize];
@@ -117,7 +115,7 @@ impl<'a> Corpus<'a> {
             // A catalog that cannot be read leaves the headers' order and
             // the children's own descriptors (the parent's log is then
             // unreadable, which its own row says).
-            if let Ok(rows) = crate::store::catalog::read(rec) {
+            if let Ok(rows) = crate::store::catalog::read(&s.record(p)) {
                 catalog_order(store, siblings, &rows, &mut catalog_identity);
             }
         }
@@ -136,12 +134,14 @@ impl<'a> Corpus<'a> {
         self.catalog_identity.get(&index)
     }
 
-    pub fn record(&self, index: usize) -> &'a SessionRecord {
-        &self.store.sessions[index]
+    /// The session at `index`, made whole (the columns answer `id`,
+    /// `parent_of` and the order without making one).
+    pub fn record(&self, index: usize) -> SessionRecord {
+        self.store.sessions.record(index)
     }
 
     pub fn id(&self, index: usize) -> &'a str {
-        self.store.sessions[index].header.id()
+        self.store.sessions.id(index)
     }
 
     /// All children of `id` in sibling order, forks included, by position.
@@ -157,14 +157,14 @@ impl<'a> Corpus<'a> {
         self.children_of(id)
             .iter()
             .map(|&i| i as usize)
-            .filter(|i| self.store.sessions[*i].header.origin_subagent)
+            .filter(|i| self.store.sessions.origin_subagent(*i))
     }
 
     /// The session's parent when it is a string naming a session in the store.
     pub fn parent_of(&self, index: usize) -> Option<usize> {
-        self.store.sessions[index]
-            .header
-            .parent()
+        self.store
+            .sessions
+            .parent(index)
             .and_then(|p| self.store.index_of(p))
     }
 
@@ -191,7 +191,7 @@ impl<'a> Corpus<'a> {
         let mut current = index;
         let mut up = self.ancestors(index);
         loop {
-            if !self.store.sessions[current].header.origin_subagent {
+            if !self.store.sessions.origin_subagent(current) {
                 return Ok(current);
             }
             match up.next() {
@@ -203,7 +203,7 @@ impl<'a> Corpus<'a> {
 
     /// Tree roots: every session that is not a subagent.
     pub fn roots(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..self.store.sessions.len()).filter(|i| !self.store.sessions[*i].header.origin_subagent)
+        (0..self.store.sessions.len()).filter(|i| !self.store.sessions.origin_subagent(*i))
     }
 
     /// What a listing needs of a session's log: the glance read ahead
@@ -243,7 +243,7 @@ impl<'a> Corpus<'a> {
         if let Some(l) = live_of(self.live[index].load(Ordering::Relaxed)) {
             return l;
         }
-        let rec = &self.store.sessions[index];
+        let rec = &self.store.sessions.record(index);
         let l = liveness::probe_listed(&rec.dir(), rec.present);
         self.live[index].store(live_code(l), Ordering::Relaxed);
         l
@@ -265,7 +265,7 @@ fn catalog_order(
     for row in rows {
         if let Some(pos) = rest
             .iter()
-            .position(|i| *store.sessions[*i as usize].header.id() == *row.child_id)
+            .position(|i| *store.sessions.id(*i as usize) == *row.child_id)
         {
             let index = rest.remove(pos);
             if let Some(identity) = &row.identity {

@@ -332,7 +332,7 @@ impl<'a> Corpus<'a> {
                 .as_ref()
                 .ok()
                 .map(|i| Box::new(Activity::of(i, live)));
-            (classify_inspected(rec, live, inspected), live, seen)
+            (classify_inspected(&rec, live, inspected), live, seen)
         };
         while !level.is_empty() {
             level.retain(|i| !std::mem::replace(&mut seen[*i as usize], true));
@@ -371,7 +371,7 @@ impl<'a> Corpus<'a> {
             // A log read whole when it was located is not opened again.
             let kind = match self.store.peek_glance(i) {
                 Some(glance) => classify(live, glance),
-                None => classify_inspected(rec, live, cache.inspect(&rec.log(), &rec.dir())),
+                None => classify_inspected(&rec, live, cache.inspect(&rec.log(), &rec.dir())),
             };
             (kind, live)
         };
@@ -505,7 +505,11 @@ impl Corpus<'_> {
         if !rec.header.origin_subagent {
             return Ok(());
         }
-        match classify_inspected(rec, self.live(index), cache.inspect(&rec.log(), &rec.dir())) {
+        match classify_inspected(
+            &rec,
+            self.live(index),
+            cache.inspect(&rec.log(), &rec.dir()),
+        ) {
             MemberKind::Root | MemberKind::Continuable { .. } | MemberKind::Creating => Ok(()),
             MemberKind::OneShot => Err(NotRunnable::OneShot),
             MemberKind::External => Err(NotRunnable::External),

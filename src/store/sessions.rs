@@ -1,0 +1,356 @@
+//! The enumerated sessions, held as columns: a million sessions cost a
+//! 24-byte row and the bytes of their id and parent id each, not a record
+//! with its own allocation. A `SessionRecord` is made on demand; the
+//! commands that walk every session read the columns (`id`, `parent`,
+//! `created_at`, `origin_subagent`) without making one.
+
+use super::enumerate::{SessionRecord, Suffix};
+use super::header::{Header, Plain};
+use super::listed::Present;
+use super::paths::encode_segment;
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// One session's fixed part.
+#[derive(Debug, Clone, Copy)]
+struct Row {
+    created_at: i64,
+    /// Where the id starts in `Sessions::text`; the parent id follows it,
+    /// and the next row's text starts where this row's ends.
+    text: u32,
+    id_len: u32,
+    /// Index into `Sessions::places`.
+    place: u32,
+    delegation_depth: u8,
+    generation: u8,
+    flags: u8,
+    present: u8,
+}
+
+// A million of these are held at once: growing one is a choice.
+const _: () = assert!(std::mem::size_of::<Row>() <= 24);
+
+const HAS_PARENT: u8 = 1;
+const SUBAGENT: u8 = 1 << 1;
+const ZSTD: u8 = 1 << 2;
+const PRESENT: u8 = 1 << 3;
+/// `isSeeded`: absent, `true`, `false`, or not a boolean (two bits).
+const SEEDED_SHIFT: u32 = 4;
+const SEEDED_MASK: u8 = 3 << SEEDED_SHIFT;
+/// The session has an entry in `Sessions::extra`.
+const EXTRA: u8 = 1 << 6;
+
+/// A project directory and the `cwd` its sessions' headers hold (nearly
+/// every session of a project shares one).
+#[derive(Debug)]
+struct Place {
+    project: Arc<PathBuf>,
+    cwd: Option<Box<str>>,
+}
+
+/// What few sessions have: a header the columns cannot make again (a
+/// version, a rare member, a deep delegation), or a directory not named
+/// after the id.
+#[derive(Debug, Default)]
+struct Extra {
+    header: Option<Header>,
+    dir_name: Option<OsString>,
+}
+
+/// The store's sessions, by position (the order they were enumerated in).
+#[derive(Debug, Default)]
+pub struct Sessions {
+    rows: Vec<Row>,
+    text: String,
+    places: Vec<Place>,
+    extra: HashMap<u32, Extra>,
+}
+
+/// The sessions' ids and parent ids passed 4 GiB: refused, not held.
+#[derive(Debug)]
+pub struct TooLarge;
+
+impl Sessions {
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Room for `more` sessions, so a large project never holds the old
+    /// and the grown row table at once.
+    pub fn reserve(&mut self, more: usize) {
+        self.rows.reserve_exact(more);
+    }
+
+    pub fn capacity(&self) -> usize {
+        self.rows.capacity()
+    }
+
+    /// Keep a session found in `project`.
+    pub fn push(
+        &mut self,
+        header: Header,
+        project: &Arc<PathBuf>,
+        dir_name: Option<OsString>,
+        present: Option<Present>,
+        suffix: Suffix,
+        generation: u32,
+    ) -> Result<(), TooLarge> {
+        let at = u32::try_from(self.rows.len()).map_err(|_| TooLarge)?;
+        let text = u32::try_from(self.text.len()).map_err(|_| TooLarge)?;
+        let parent = header.parent().unwrap_or_default();
+        let id_len = u32::try_from(header.id().len()).map_err(|_| TooLarge)?;
+        if u32::try_from(self.text.len() + header.id().len() + parent.len()).is_err() {
+            return Err(TooLarge);
+        }
+        let plain = header.plain();
+        let depth = plain
+            .as_ref()
+            .and_then(|p| u8::try_from(p.delegation_depth).ok());
+        let cwd = plain.as_ref().and_then(|p| p.cwd);
+        let place = self.place(project, cwd)?;
+        let mut flags = 0;
+        if header.parent().is_some() {
+            flags |= HAS_PARENT;
+        }
+        if header.origin_subagent {
+            flags |= SUBAGENT;
+        }
+        if suffix == Suffix::JsonlZstd {
+            flags |= ZSTD;
+        }
+        if present.is_some() {
+            flags |= PRESENT;
+        }
+        flags |= (match header.is_seeded {
+            None => 0,
+            Some(Ok(true)) => 1,
+            Some(Ok(false)) => 2,
+            Some(Err(())) => 3,
+        }) << SEEDED_SHIFT;
+        let kept_whole = depth.is_none() || plain.is_none();
+        if kept_whole || dir_name.is_some() {
+            flags |= EXTRA;
+        }
+        self.text.push_str(header.id());
+        self.text.push_str(parent);
+        self.rows.push(Row {
+            created_at: header.created_at,
+            text,
+            id_len,
+            place,
+            delegation_depth: depth.unwrap_or(0),
+            // Enumeration reads no generation past `NEWEST_READ`.
+            generation: u8::try_from(generation).unwrap_or(u8::MAX),
+            flags,
+            present: present.map_or(0, Present::bits),
+        });
+        if flags & EXTRA != 0 {
+            self.extra.insert(
+                at,
+                Extra {
+                    header: kept_whole.then_some(header),
+                    dir_name,
+                },
+            );
+        }
+        Ok(())
+    }
+
+    /// The place of a session in `project` with `cwd`: the last one made
+    /// when it is the same (a project's sessions are enumerated together).
+    fn place(&mut self, project: &Arc<PathBuf>, cwd: Option<&str>) -> Result<u32, TooLarge> {
+        if let Some(last) = self.places.last()
+            && Arc::ptr_eq(&last.project, project)
+            && last.cwd.as_deref() == cwd
+        {
+            return Ok((self.places.len() - 1) as u32);
+        }
+        let at = u32::try_from(self.places.len()).map_err(|_| TooLarge)?;
+        self.places.push(Place {
+            project: project.clone(),
+            cwd: cwd.map(Box::from),
+        });
+        Ok(at)
+    }
+
+    /// Where the text of the session at `i` ends.
+    fn text_end(&self, i: usize) -> usize {
+        self.rows
+            .get(i + 1)
+            .map_or(self.text.len(), |r| r.text as usize)
+    }
+
+    pub fn id(&self, i: usize) -> &str {
+        let r = &self.rows[i];
+        &self.text[r.text as usize..(r.text + r.id_len) as usize]
+    }
+
+    /// The parent session id when it is a string.
+    pub fn parent(&self, i: usize) -> Option<&str> {
+        let r = &self.rows[i];
+        (r.flags & HAS_PARENT != 0)
+            .then(|| &self.text[(r.text + r.id_len) as usize..self.text_end(i)])
+    }
+
+    pub fn created_at(&self, i: usize) -> i64 {
+        self.rows[i].created_at
+    }
+
+    pub fn origin_subagent(&self, i: usize) -> bool {
+        self.rows[i].flags & SUBAGENT != 0
+    }
+
+    pub fn generation(&self, i: usize) -> u32 {
+        u32::from(self.rows[i].generation)
+    }
+
+    pub fn present(&self, i: usize) -> Option<Present> {
+        let r = &self.rows[i];
+        (r.flags & PRESENT != 0).then(|| Present::from_bits(r.present))
+    }
+
+    fn suffix(&self, i: usize) -> Suffix {
+        if self.rows[i].flags & ZSTD != 0 {
+            Suffix::JsonlZstd
+        } else {
+            Suffix::Jsonl
+        }
+    }
+
+    fn extra(&self, i: usize) -> Option<&Extra> {
+        if self.rows[i].flags & EXTRA == 0 {
+            return None;
+        }
+        self.extra.get(&(i as u32))
+    }
+
+    fn project(&self, i: usize) -> &Arc<PathBuf> {
+        &self.places[self.rows[i].place as usize].project
+    }
+
+    /// The session directory (where sidecar files live).
+    pub fn dir(&self, i: usize) -> PathBuf {
+        dir_of(
+            self.project(i),
+            self.extra(i).and_then(|e| e.dir_name.as_ref()),
+            self.id(i),
+        )
+    }
+
+    /// The header as read from the log.
+    pub fn header(&self, i: usize) -> Header {
+        if let Some(h) = self.extra(i).and_then(|e| e.header.as_ref()) {
+            return h.clone();
+        }
+        let r = &self.rows[i];
+        Header::from_plain(Plain {
+            id: self.id(i),
+            parent: self.parent(i),
+            cwd: self.places[r.place as usize].cwd.as_deref(),
+            created_at: r.created_at,
+            delegation_depth: i64::from(r.delegation_depth),
+            is_seeded: match (r.flags & SEEDED_MASK) >> SEEDED_SHIFT {
+                0 => None,
+                1 => Some(Ok(true)),
+                2 => Some(Ok(false)),
+                _ => Some(Err(())),
+            },
+            origin_subagent: r.flags & SUBAGENT != 0,
+        })
+    }
+
+    /// The session at `i`, made whole.
+    pub fn record(&self, i: usize) -> SessionRecord {
+        SessionRecord {
+            header: self.header(i),
+            project: self.project(i).clone(),
+            dir_name: self.extra(i).and_then(|e| e.dir_name.clone()).map(Box::new),
+            present: self.present(i),
+            suffix: self.suffix(i),
+            generation: self.generation(i),
+        }
+    }
+
+    /// Every session, made whole one at a time.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = SessionRecord> + '_ {
+        (0..self.len()).map(|i| self.record(i))
+    }
+}
+
+/// A session directory: `project/encodeSegment(id)`, or the name it was
+/// found under when that differs.
+pub(super) fn dir_of(project: &Path, dir_name: Option<&OsString>, id: &str) -> PathBuf {
+    match dir_name {
+        Some(name) => project.join(name),
+        None => project.join(encode_segment(id).unwrap_or_default()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::header::{HeaderParse, parse_header_line};
+
+    fn header(line: &str) -> Header {
+        match parse_header_line(line) {
+            HeaderParse::Valid(h) => *h,
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+
+    /// Every header kept reads back as it was parsed, whether the columns
+    /// make it again or it is kept whole.
+    #[test]
+    fn sessions_read_back_as_kept() {
+        let lines = [
+            r#"{"type":"session","version":0,"id":"a","createdAt":1,"delegationDepth":0}"#,
+            r#"{"type":"session","version":0,"id":"b","createdAt":2,"delegationDepth":1,"parentSession":"a","origin":"subagent","cwd":"/w"}"#,
+            r#"{"type":"session","version":0,"id":"c","createdAt":3,"delegationDepth":300,"parentSession":"b","cwd":"/w"}"#,
+            r#"{"type":"session","version":0,"id":"d","createdAt":4,"delegationDepth":0,"parentSession":"","cwd":"/other","isSeeded":true}"#,
+            r#"{"type":"session","version":0,"id":"é","createdAt":5,"delegationDepth":2,"isSeeded":false,"parentSession":"ü"}"#,
+            r#"{"type":"session","version":0,"id":"f","createdAt":6,"delegationDepth":2,"isSeeded":7}"#,
+            r#"{"type":"session","version":2,"id":"g","createdAt":7,"delegationDepth":0,"name":"n","cwd":5}"#,
+            r#"{"type":"session","version":0,"id":"","createdAt":8,"delegationDepth":0,"parentSession":{"x":1}}"#,
+        ];
+        let project = Arc::new(PathBuf::from("/s/p"));
+        let other = Arc::new(PathBuf::from("/s/q"));
+        let mut s = Sessions::default();
+        let mut want = Vec::new();
+        for (i, line) in lines.iter().enumerate() {
+            let h = header(line);
+            let (proj, name, present, suffix) = match i % 3 {
+                0 => (&project, None, None, Suffix::Jsonl),
+                1 => (
+                    &other,
+                    Some(OsString::from("x")),
+                    Some(Present::from_bits(5)),
+                    Suffix::JsonlZstd,
+                ),
+                _ => (&project, None, Some(Present::default()), Suffix::Jsonl),
+            };
+            s.push(h.clone(), proj, name.clone(), present, suffix, i as u32 % 5)
+                .unwrap();
+            want.push((h, proj.clone(), name, present, suffix, i as u32 % 5));
+        }
+        assert_eq!(s.len(), lines.len());
+        for (i, (h, proj, name, present, suffix, generation)) in want.into_iter().enumerate() {
+            let r = s.record(i);
+            assert_eq!(r.header, h, "{}", lines[i]);
+            assert_eq!(s.id(i), h.id());
+            assert_eq!(s.parent(i), h.parent());
+            assert_eq!(s.created_at(i), h.created_at);
+            assert_eq!(s.origin_subagent(i), h.origin_subagent);
+            assert_eq!(r.present, present);
+            assert_eq!(r.suffix, suffix);
+            assert_eq!(r.generation, generation);
+            assert_eq!(r.dir(), dir_of(&proj, name.as_ref(), h.id()));
+            assert_eq!(s.dir(i), r.dir());
+        }
+    }
+}
