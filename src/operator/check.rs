@@ -9,13 +9,6 @@ use serde::Serialize;
 use std::collections::HashMap;
 use std::path::Path;
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Walk {
-    Unseen,
-    OnPath,
-    Done,
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
@@ -71,15 +64,27 @@ pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
     // session is walked once: O(N) whatever the depth.
     let corpus = Corpus::new(&store);
     let n = store.sessions.len();
-    let (mut state, mut at) = (vec![Walk::Unseen; n], vec![0usize; n]);
+    // A session's walk state: unseen, done, or its place on the path
+    // walked now (4 bytes a session).
+    const UNSEEN: u32 = u32::MAX;
+    const DONE: u32 = u32::MAX - 1;
+    let mut state = vec![UNSEEN; n];
     for start in 0..n {
         let mut path: Vec<usize> = Vec::new();
         let mut current = Some(start);
         while let Some(c) = current {
             match state[c] {
-                Walk::Done => break,
-                Walk::OnPath => {
-                    let mut ids: Vec<&str> = path[at[c]..].iter().map(|i| corpus.id(*i)).collect();
+                DONE => break,
+                UNSEEN => {
+                    state[c] = path.len() as u32;
+                    path.push(c);
+                    current = corpus.parent_of(c);
+                }
+                on_path => {
+                    let mut ids: Vec<&str> = path[on_path as usize..]
+                        .iter()
+                        .map(|i| corpus.id(*i))
+                        .collect();
                     ids.sort();
                     let first = store.index_of(ids[0]).unwrap_or(c);
                     push(
@@ -90,16 +95,10 @@ pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
                     );
                     break;
                 }
-                Walk::Unseen => {
-                    state[c] = Walk::OnPath;
-                    at[c] = path.len();
-                    path.push(c);
-                    current = corpus.parent_of(c);
-                }
             }
         }
         for i in path {
-            state[i] = Walk::Done;
+            state[i] = DONE;
         }
     }
     // Duplicate sibling names make a name ambiguous.

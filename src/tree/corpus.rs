@@ -62,36 +62,38 @@ pub(super) fn live_of(code: u8) -> Option<Liveness> {
 impl<'a> Corpus<'a> {
     pub fn new(store: &'a Store) -> Self {
         let sessions = store.sessions.len();
-        // Positions fit in 32 bits: the id index holds no more.
-        const NO_PARENT: u32 = u32::MAX;
-        let mut parent_at = vec![NO_PARENT; sessions];
+        // Positions fit in 32 bits: the id index holds no more. Children
+        // are counted, then placed, each parent looked up twice: nothing
+        // but the two arrays kept is held a session.
+        let parent = |i: usize| {
+            let p = store.sessions.parent(i)?;
+            Some((p, store.index_of(p)))
+        };
         let mut starts = vec![0u32; sessions + 1];
         let mut orphans: HashMap<&str, Vec<u32>> = HashMap::new();
-        for (i, at) in parent_at.iter_mut().enumerate() {
-            let Some(parent) = store.sessions.parent(i) else {
-                continue;
-            };
-            match store.index_of(parent) {
-                Some(p) => {
-                    *at = p as u32;
-                    starts[p + 1] += 1;
-                }
-                None => orphans.entry(parent).or_default().push(i as u32),
+        for i in 0..sessions {
+            match parent(i) {
+                Some((_, Some(p))) => starts[p + 1] += 1,
+                Some((p, None)) => orphans.entry(p).or_default().push(i as u32),
+                None => {}
             }
         }
         for p in 0..sessions {
             starts[p + 1] += starts[p];
         }
         let mut children = vec![0u32; starts[sessions] as usize];
-        let mut next: Vec<u32> = starts[..sessions].to_vec();
-        for (i, &p) in parent_at.iter().enumerate() {
-            if p != NO_PARENT {
-                let slot = &mut next[p as usize];
-                children[*slot as usize] = i as u32;
-                *slot += 1;
+        // Each parent's start moves to its end as its children are placed,
+        // which is the next parent's start: shifted back after.
+        for i in 0..sessions {
+            if let Some((_, Some(p))) = parent(i) {
+                children[starts[p] as usize] = i as u32;
+                starts[p] += 1;
             }
         }
-        drop((next, parent_at));
+        for p in (0..sessions).rev() {
+            starts[p + 1] = starts[p];
+        }
+        starts[0] = 0;
         let s = &store.sessions;
         let order = |a: &u32, b: &u32| {
             let (a, b) = (*a as usize, *b as usize);
