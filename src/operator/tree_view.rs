@@ -506,7 +506,9 @@ fn cells(
 /// unnamed members: at least 8 characters, and ids of 12 or fewer shown
 /// whole. Empty when every member has a name.
 struct ShortIds<'a> {
-    sorted: Vec<&'a str>,
+    /// The store's sessions by position, in id order (4 bytes a session).
+    sorted: Vec<u32>,
+    store: &'a Store,
 }
 
 impl<'a> ShortIds<'a> {
@@ -515,14 +517,21 @@ impl<'a> ShortIds<'a> {
             .rows
             .iter()
             .any(|r| block.names.step(r.name) == block.id(r.index));
-        let mut sorted: Vec<&'a str> = if unnamed {
-            let s = &block.store.sessions;
-            (0..s.len()).map(|i| s.id(i)).collect()
+        let s = &block.store.sessions;
+        let mut sorted: Vec<u32> = if unnamed {
+            (0..s.len()).map(position).collect()
         } else {
             Vec::new()
         };
-        sorted.sort_unstable();
-        ShortIds { sorted }
+        sorted.sort_unstable_by(|a, b| s.id(*a as usize).cmp(s.id(*b as usize)));
+        ShortIds {
+            sorted,
+            store: block.store,
+        }
+    }
+
+    fn id(&self, k: usize) -> &'a str {
+        self.store.sessions.id(self.sorted[k] as usize)
     }
 
     fn prefix<'s>(&self, id: &'s str) -> &'s str {
@@ -535,12 +544,17 @@ impl<'a> ShortIds<'a> {
                 .take_while(|(a, b)| a == b)
                 .count()
         };
-        let at = self.sorted.partition_point(|s| *s < id);
-        let before = at.checked_sub(1).map_or(0, |k| common(self.sorted[k]));
-        let after = self
+        let at = self
             .sorted
-            .get(at + usize::from(self.sorted.get(at) == Some(&id)))
-            .map_or(0, |s| common(s));
+            .partition_point(|&p| self.store.sessions.id(p as usize) < id);
+        let before = at.checked_sub(1).map_or(0, |k| common(self.id(k)));
+        let same = at < self.sorted.len() && self.id(at) == id;
+        let next = at + usize::from(same);
+        let after = if next < self.sorted.len() {
+            common(self.id(next))
+        } else {
+            0
+        };
         let mut n = before.max(after).saturating_add(1).max(8);
         while n < id.len() && !id.is_char_boundary(n) {
             n += 1;

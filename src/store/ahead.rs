@@ -20,6 +20,12 @@ use std::io::{self, BufRead, BufReader, Read};
 /// read on through a buffer of this size, never held whole.
 pub const AHEAD_MAX: u64 = 64 * 1024;
 
+/// The most sessions a store reads ahead: a glance is kept a listed
+/// session, and the guess of which are listed holds an edge a session, so
+/// past this a project's logs are read when the listing comes to them
+/// (a second open of each, in place of memory that grows with the store).
+pub const AHEAD_SESSIONS_MAX: usize = 1 << 18;
+
 /// Which logs a command will inspect, judged from each header as
 /// enumeration reads it. A wrong guess costs time, never an answer: a log
 /// read ahead that the command does not list is dropped, and one it lists

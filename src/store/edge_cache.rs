@@ -11,8 +11,10 @@ use std::path::Path;
 
 const FILE: &str = "edges.bin";
 const MAGIC: &[u8; 8] = b"DSHEDGE1";
-/// Edges read at most (16 bytes each): a larger file is not believed.
-const MAX_EDGES: u64 = 2 * 1024 * 1024;
+/// Edges read at most (16 bytes each): a store larger than this is not
+/// read ahead (`AHEAD_SESSIONS_MAX`), so its edges are neither saved nor
+/// believed.
+const MAX_EDGES: u64 = super::ahead::AHEAD_SESSIONS_MAX as u64;
 
 /// The bit of a parent's key that marks an `origin: "subagent"` child.
 pub const SUBAGENT: u64 = 1 << 63;
@@ -58,7 +60,9 @@ pub fn load(cache: &Path, root: &Path) -> Vec<(u64, u64)> {
 /// Save the edges of every session of `store` for the next listing. A
 /// cache inside the store is never written (it would be a project to DSH).
 pub fn save(cache: &Path, store: &Store) {
-    if super::name_index::inside_store(cache, &store.root) {
+    if super::name_index::inside_store(cache, &store.root)
+        || store.sessions.len() as u64 > MAX_EDGES
+    {
         return;
     }
     let mut bytes = Vec::with_capacity(16 + store.sessions.len() * 16);

@@ -5,7 +5,7 @@
 //! problem; `check` reports them all.
 
 use super::ahead::read_first_line_ahead;
-use super::ahead::{Glance, Glances, ReadAhead};
+use super::ahead::{AHEAD_SESSIONS_MAX, Glance, Glances, ReadAhead};
 use super::error::StoreError;
 use super::generation::{Current, LogName, NEWEST_READ};
 use super::header::{Header, HeaderParse, Member};
@@ -363,21 +363,22 @@ impl Store {
                 self.note(&path, ProblemCode::FlatFileLayout, format!("session artifact {} uses the unsupported flat-file layout; use a separate root or move it into a project/session directory before loading", js_quote(&path)), true);
             }
         }
-        // The session directories by position in `entries`: their paths are
-        // made a batch at a time, never all at once.
-        let mut dirs = Vec::new();
-        for (i, (name, kind)) in entries.iter().enumerate() {
+        // The session directories, by position in `entries`: a batch's
+        // paths are made as it is probed, never all at once.
+        let mut dirs = 0;
+        for (name, kind) in entries.iter() {
             match kind {
-                EntryKind::Dir => dirs.push(i),
+                EntryKind::Dir => dirs += 1,
                 EntryKind::Symlink => self.note(&project.join(OsStr::from_bytes(name)), ProblemCode::SymlinkIgnored, "symbolic link in a project directory is ignored (DSH lists only real directories)", false),
                 EntryKind::Other => {}
             }
         }
         // The file reads are independent; the store-level rules apply in order.
         // Growing by doubling would hold the old and the new table at once.
-        self.sessions.reserve(dirs.len());
+        self.sessions.reserve(dirs);
+        let ahead = ahead.filter(|_| self.sessions.len() + dirs <= AHEAD_SESSIONS_MAX);
         let sessions = &self.sessions;
-        self.by_id.reserve(dirs.len(), |at| sessions.id(at));
+        self.by_id.reserve(dirs, |at| sessions.id(at));
         // Probed a batch at a time, so the probes of a large project are
         // never all held beside the records made from them; the records of
         // one batch are kept (in order, on this thread) while the next one
@@ -386,7 +387,7 @@ impl Store {
         let held = Dir::root(project).ok();
         let held = held.as_ref();
         let entries = &entries;
-        let probe = |batch: &[usize]| {
+        let probe = |batch: Vec<usize>| {
             let paths: Vec<PathBuf> = batch
                 .iter()
                 .map(|&i| project.join(OsStr::from_bytes(entries.name(i))))
@@ -396,7 +397,11 @@ impl Store {
             });
             (paths, probes)
         };
-        let mut batches = dirs.chunks(PROBE_BATCH);
+        let mut dirs = (0..entries.len()).filter(|&i| matches!(entries.kind(i), EntryKind::Dir));
+        let mut batches = std::iter::from_fn(|| {
+            let batch: Vec<usize> = dirs.by_ref().take(PROBE_BATCH).collect();
+            (!batch.is_empty()).then_some(batch)
+        });
         let mut ready = batches.next().map(probe);
         while let Some((paths, probes)) = ready.take() {
             std::thread::scope(|s| {
@@ -823,7 +828,7 @@ fn js_quote(path: &Path) -> String {
     serde_json::to_string(&path.to_string_lossy()).unwrap_or_default()
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub(super) enum EntryKind {
     Dir,
     Symlink,
@@ -831,31 +836,41 @@ pub(super) enum EntryKind {
 }
 
 /// A directory's entry names, sorted, in one buffer: a million session
-/// directories cost their names and 8 bytes each, not a string apiece.
+/// directories cost their names and 5 bytes each, not a string apiece.
 pub(super) struct Entries {
     names: Vec<u8>,
-    items: Vec<(u32, u16, EntryKind)>,
+    /// Where each name ends in `names`, in name order.
+    ends: Vec<u32>,
+    kinds: Vec<EntryKind>,
 }
 
 impl Entries {
+    pub(super) fn len(&self) -> usize {
+        self.ends.len()
+    }
+
     pub(super) fn name(&self, i: usize) -> &[u8] {
-        let (start, len, _) = self.items[i];
-        let start = start as usize;
-        &self.names[start..start + usize::from(len)]
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.names[start..self.ends[i] as usize]
+    }
+
+    pub(super) fn kind(&self, i: usize) -> EntryKind {
+        self.kinds[i]
     }
 
     pub(super) fn iter(&self) -> impl Iterator<Item = (&[u8], EntryKind)> {
-        (0..self.items.len()).map(|i| (self.name(i), self.items[i].2))
+        (0..self.len()).map(|i| (self.name(i), self.kinds[i]))
     }
 }
 
 /// Directory entries sorted by name, classified without following symlinks
 /// (DSH's `Dirent.isDirectory()` does not follow them either).
 pub(super) fn sorted_entries(dir: &Path) -> std::io::Result<Entries> {
-    let mut out = Entries {
-        names: Vec::new(),
-        items: Vec::new(),
-    };
+    // As read: each name's start and length beside it, sorted by name,
+    // then laid out again in order (the read order is dropped before the
+    // records are made).
+    let mut names = Vec::new();
+    let mut items: Vec<(u32, u16, EntryKind)> = Vec::new();
     for entry in fs::read_dir(dir)? {
         let entry = entry?;
         let ft = entry.file_type()?;
@@ -874,21 +889,29 @@ pub(super) fn sorted_entries(dir: &Path) -> std::io::Result<Entries> {
         };
         // Four GiB of names in one directory (tens of millions of entries)
         // is refused as a listing error, not held.
-        let Ok(start) = u32::try_from(out.names.len()) else {
+        let Ok(start) = u32::try_from(names.len()) else {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::OutOfMemory,
                 "more than 4 GiB of entry names in one directory",
             ));
         };
-        out.items.push((start, len, kind));
-        out.names.extend_from_slice(name);
+        items.push((start, len, kind));
+        names.extend_from_slice(name);
     }
-    out.names.shrink_to_fit();
-    out.items.shrink_to_fit();
-    let Entries { names, items } = &mut out;
     let name = |&(start, len, _): &(u32, u16, EntryKind)| {
         &names[start as usize..start as usize + usize::from(len)]
     };
     items.sort_unstable_by(|a, b| name(a).cmp(name(b)));
+    let mut out = Entries {
+        names: Vec::with_capacity(names.len()),
+        ends: Vec::with_capacity(items.len()),
+        kinds: Vec::with_capacity(items.len()),
+    };
+    for item in &items {
+        out.names.extend_from_slice(name(item));
+        // The same bytes as read, whose length fit.
+        out.ends.push(out.names.len() as u32);
+        out.kinds.push(item.2);
+    }
     Ok(out)
 }

@@ -13,16 +13,14 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// One session's fixed part.
+/// One session's fixed part (4-byte aligned: `createdAt` in two halves).
 #[derive(Debug, Clone, Copy)]
 struct Row {
-    created_at: i64,
+    created_at: [u32; 2],
     /// Where the id starts in `Sessions::text`; the parent id follows it,
     /// and the next row's text starts where this row's ends.
     text: u32,
     id_len: u32,
-    /// Index into `Sessions::places`.
-    place: u32,
     delegation_depth: u8,
     generation: u8,
     flags: u8,
@@ -30,7 +28,7 @@ struct Row {
 }
 
 // A million of these are held at once: growing one is a choice.
-const _: () = assert!(std::mem::size_of::<Row>() <= 24);
+const _: () = assert!(std::mem::size_of::<Row>() <= 20);
 
 const HAS_PARENT: u8 = 1;
 const SUBAGENT: u8 = 1 << 1;
@@ -65,6 +63,9 @@ pub struct Sessions {
     rows: Vec<Row>,
     text: String,
     places: Vec<Place>,
+    /// Each place's first row, in row order (a place changes between
+    /// projects, and where a project's sessions differ in `cwd`).
+    place_runs: Vec<(u32, u32)>,
     extra: HashMap<u32, Extra>,
 }
 
@@ -113,7 +114,7 @@ impl Sessions {
             .as_ref()
             .and_then(|p| u8::try_from(p.delegation_depth).ok());
         let cwd = plain.as_ref().and_then(|p| p.cwd);
-        let place = self.place(project, cwd)?;
+        self.place(at, project, cwd)?;
         let mut flags = 0;
         if header.parent().is_some() {
             flags |= HAS_PARENT;
@@ -140,10 +141,9 @@ impl Sessions {
         self.text.push_str(header.id());
         self.text.push_str(parent);
         self.rows.push(Row {
-            created_at: header.created_at,
+            created_at: split(header.created_at),
             text,
             id_len,
-            place,
             delegation_depth: depth.unwrap_or(0),
             // Enumeration reads no generation past `NEWEST_READ`.
             generation: u8::try_from(generation).unwrap_or(u8::MAX),
@@ -162,21 +162,36 @@ impl Sessions {
         Ok(())
     }
 
-    /// The place of a session in `project` with `cwd`: the last one made
-    /// when it is the same (a project's sessions are enumerated together).
-    fn place(&mut self, project: &Arc<PathBuf>, cwd: Option<&str>) -> Result<u32, TooLarge> {
+    /// Give the session at row `at` the place in `project` with `cwd`:
+    /// the last one made when it is the same (a project's sessions are
+    /// enumerated together).
+    fn place(
+        &mut self,
+        at: u32,
+        project: &Arc<PathBuf>,
+        cwd: Option<&str>,
+    ) -> Result<(), TooLarge> {
         if let Some(last) = self.places.last()
             && Arc::ptr_eq(&last.project, project)
             && last.cwd.as_deref() == cwd
         {
-            return Ok((self.places.len() - 1) as u32);
+            return Ok(());
         }
-        let at = u32::try_from(self.places.len()).map_err(|_| TooLarge)?;
+        let place = u32::try_from(self.places.len()).map_err(|_| TooLarge)?;
         self.places.push(Place {
             project: project.clone(),
             cwd: cwd.map(Box::from),
         });
-        Ok(at)
+        self.place_runs.push((at, place));
+        Ok(())
+    }
+
+    /// The place of the session at `i`: the run it falls in.
+    fn place_of(&self, i: usize) -> &Place {
+        let run = self
+            .place_runs
+            .partition_point(|&(first, _)| first as usize <= i);
+        &self.places[self.place_runs[run - 1].1 as usize]
     }
 
     /// Where the text of the session at `i` ends.
@@ -199,7 +214,7 @@ impl Sessions {
     }
 
     pub fn created_at(&self, i: usize) -> i64 {
-        self.rows[i].created_at
+        join(self.rows[i].created_at)
     }
 
     pub fn origin_subagent(&self, i: usize) -> bool {
@@ -231,7 +246,7 @@ impl Sessions {
     }
 
     fn project(&self, i: usize) -> &Arc<PathBuf> {
-        &self.places[self.rows[i].place as usize].project
+        &self.place_of(i).project
     }
 
     /// The session directory (where sidecar files live).
@@ -252,8 +267,8 @@ impl Sessions {
         Header::from_plain(Plain {
             id: self.id(i),
             parent: self.parent(i),
-            cwd: self.places[r.place as usize].cwd.as_deref(),
-            created_at: r.created_at,
+            cwd: self.place_of(i).cwd.as_deref(),
+            created_at: join(r.created_at),
             delegation_depth: i64::from(r.delegation_depth),
             is_seeded: match (r.flags & SEEDED_MASK) >> SEEDED_SHIFT {
                 0 => None,
@@ -281,6 +296,14 @@ impl Sessions {
     pub fn iter(&self) -> impl ExactSizeIterator<Item = SessionRecord> + '_ {
         (0..self.len()).map(|i| self.record(i))
     }
+}
+
+fn split(n: i64) -> [u32; 2] {
+    [n as u32, (n >> 32) as u32]
+}
+
+fn join([low, high]: [u32; 2]) -> i64 {
+    (i64::from(high as i32) << 32) | i64::from(low)
 }
 
 /// A session directory: `project/encodeSegment(id)`, or the name it was
@@ -317,6 +340,8 @@ mod tests {
             r#"{"type":"session","version":0,"id":"f","createdAt":6,"delegationDepth":2,"isSeeded":7}"#,
             r#"{"type":"session","version":2,"id":"g","createdAt":7,"delegationDepth":0,"name":"n","cwd":5}"#,
             r#"{"type":"session","version":0,"id":"","createdAt":8,"delegationDepth":0,"parentSession":{"x":1}}"#,
+            r#"{"type":"session","version":0,"id":"h","createdAt":9007199254740991,"delegationDepth":255,"cwd":"/w"}"#,
+            r#"{"type":"session","version":0,"id":"i","createdAt":4294967296,"delegationDepth":256,"cwd":"/w"}"#,
         ];
         let project = Arc::new(PathBuf::from("/s/p"));
         let other = Arc::new(PathBuf::from("/s/q"));

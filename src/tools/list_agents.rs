@@ -99,107 +99,191 @@ impl V1Listing {
     }
 }
 
-/// rc.8 `list_agents` for the context's caller.
-pub fn list_v1(cx: &Context, scope: Scope) -> V1Listing {
+/// One resolved v1 entry as the tool shows it (`parent` and `depth` for
+/// the descendants scope).
+struct V1View<'l> {
+    id: &'l str,
+    shown: Shown,
+    label: Option<&'l str>,
+    parent: Option<&'l str>,
+    depth: u32,
+}
+
+/// rc.8 `list_agents` for the context's caller: its entries in order with
+/// their parent ids, resolved a batch at a time in parallel as they are
+/// asked for, so neither the candidates nor the rows of a large listing
+/// are ever all held.
+fn v1_entries<'c>(
+    cx: &'c Context,
+    scope: Scope,
+) -> impl Iterator<Item = (V1Row, Option<&'c str>, u32)> + 'c {
     let corpus = &cx.corpus;
     let caller = cx.caller.id.as_str();
-    let positions = match scope {
-        Scope::Children => corpus.v1_children(caller),
-        Scope::Descendants => corpus.v1_descendants(caller),
+    let mut candidates: Box<dyn Iterator<Item = crate::tree::v1::Position> + 'c> = match scope {
+        Scope::Children => Box::new(corpus.v1_children(caller).into_iter()),
+        Scope::Descendants => Box::new(corpus.v1_descendants(caller)),
     };
-    let mut listing = V1Listing::default();
-    listing.entries.reserve_exact(positions.len());
-    // Resolved a batch at a time in parallel, so the rows of a large
-    // listing are never all held beside their compact entries.
-    for batch in positions.chunks(4096) {
-        let rows = crate::support::parallel::par_map(batch, |p| {
+    std::iter::from_fn(move || {
+        let batch: Vec<_> = candidates.by_ref().take(4096).collect();
+        (!batch.is_empty()).then_some(batch)
+    })
+    .flat_map(move |batch| {
+        let rows = crate::support::parallel::par_map(&batch, |p| {
             match corpus.resolve_v1(p.index as usize)? {
                 // One-shot children cannot be continued; the tool drops them.
                 V1Row::Child { mode, .. } if mode != Mode::Continuable => None,
                 row => Some((row, *p)),
             }
         });
-        for (row, p) in rows.into_iter().flatten() {
-            let start = listing.text.len();
-            let (id_len, label_len, shown) = match row {
-                V1Row::Child {
-                    id, label, status, ..
-                } => (
-                    listing.put(Some(&id)),
-                    // rc.8 shows a missing label as an empty one.
-                    listing.put(Some(label.as_deref().unwrap_or(""))),
-                    Shown::Child(status),
-                ),
-                V1Row::Diagnostic { id, reason } => {
-                    (listing.put(Some(&id)), ABSENT, Shown::Diagnostic(reason))
-                }
-            };
+        rows.into_iter().flatten().map(move |(row, p)| {
             let parent = (scope == Scope::Descendants)
                 .then(|| p.parent.map_or(caller, |i| corpus.id(i as usize)));
-            let parent_len = listing.put(parent);
-            listing.entries.push(V1Entry {
-                start,
-                id_len,
-                label_len,
-                parent_len,
-                depth: p.depth,
-                shown,
-            });
+            (row, parent, p.depth)
+        })
+    })
+}
+
+/// A resolved row's view.
+fn v1_view<'l>(row: &'l V1Row, parent: Option<&'l str>, depth: u32) -> V1View<'l> {
+    match row {
+        V1Row::Child {
+            id, label, status, ..
+        } => V1View {
+            id,
+            shown: Shown::Child(*status),
+            // rc.8 shows a missing label as an empty one.
+            label: Some(label.as_deref().unwrap_or("")),
+            parent,
+            depth,
+        },
+        V1Row::Diagnostic { id, reason } => V1View {
+            id,
+            shown: Shown::Diagnostic(*reason),
+            label: None,
+            parent,
+            depth,
+        },
+    }
+}
+
+/// rc.8 `list_agents` for the context's caller, held (the bridge's answer).
+pub fn list_v1(cx: &Context, scope: Scope) -> V1Listing {
+    let mut listing = V1Listing::default();
+    for (row, parent, depth) in v1_entries(cx, scope) {
+        let v = v1_view(&row, parent, depth);
+        let start = listing.text.len();
+        let id_len = listing.put(Some(v.id));
+        let label_len = listing.put(v.label);
+        let parent_len = listing.put(v.parent);
+        listing.entries.push(V1Entry {
+            start,
+            id_len,
+            label_len,
+            parent_len,
+            depth,
+            shown: v.shown,
+        });
+    }
+    cx.corpus.store.release_glances();
+    listing
+}
+
+/// rc.8 `list_agents` handed to `out` as its entries are resolved: no
+/// entry is held, so a listing of a million costs none of its rows.
+pub fn stream_v1(cx: &Context, scope: Scope, as_json: bool, out: &mut dyn FnMut(&str)) {
+    let entries = v1_entries(cx, scope);
+    if as_json {
+        json_out::array_to(
+            entries.map(|(row, parent, depth)| v1_json(&v1_view(&row, parent, depth))),
+            out,
+        );
+    } else {
+        let mut line = String::new();
+        let mut n = 0;
+        for (row, parent, depth) in entries {
+            v1_line(&mut line, n, &v1_view(&row, parent, depth));
+            out(&line);
+            n += 1;
+        }
+        if n == 0 {
+            out(NO_SUBAGENTS);
         }
     }
-    corpus.store.release_glances();
-    listing
+    cx.corpus.store.release_glances();
+}
+
+/// rc.8's text for a listing with no entry.
+const NO_SUBAGENTS: &str = "(no subagents)";
+
+/// One v1 entry's text (`n`: its place, the first has no line break).
+fn v1_line(line: &mut String, n: usize, v: &V1View) {
+    use std::fmt::Write;
+    line.clear();
+    if n > 0 {
+        line.push('\n');
+    }
+    let id = v.id;
+    let _ = match v.shown {
+        Shown::Child(status) => write!(line, "{id} [{}]", status.as_str()),
+        Shown::Diagnostic(reason) => write!(line, "{id} [diagnostic: {}]", reason.as_str()),
+    };
+    if let Some(p) = v.parent {
+        let _ = write!(line, " parent={p} depth={}", v.depth);
+    }
+    if let Some(label) = v.label {
+        let _ = write!(line, " — {label}");
+    }
+}
+
+/// One v1 entry as JSON.
+fn v1_json(v: &V1View) -> serde_json::Value {
+    let mut j = match v.shown {
+        Shown::Child(status) => {
+            json!({"kind":"child","id":v.id,"label":v.label.unwrap_or_default(),"status":status.as_str()})
+        }
+        Shown::Diagnostic(reason) => {
+            json!({"kind":"diagnostic","id":v.id,"reason":reason.as_str()})
+        }
+    };
+    if let Some(p) = v.parent {
+        j["parent"] = json!(p);
+        j["depth"] = json!(v.depth);
+    }
+    j
+}
+
+impl V1Listing {
+    fn view(&self, e: &V1Entry) -> V1View<'_> {
+        let t = self.texts(e);
+        V1View {
+            id: t.id,
+            shown: e.shown,
+            label: t.label,
+            parent: t.parent,
+            depth: e.depth,
+        }
+    }
 }
 
 /// The v1 text handed to `out` a row at a time: the listing's text is
 /// never held whole beside its rows.
 pub fn render_v1_to(listing: &V1Listing, out: &mut dyn FnMut(&str)) {
-    use std::fmt::Write;
     if listing.entries.is_empty() {
-        return out("(no subagents)");
+        return out(NO_SUBAGENTS);
     }
     let mut line = String::new();
     for (n, e) in listing.entries.iter().enumerate() {
-        line.clear();
-        if n > 0 {
-            line.push('\n');
-        }
-        let t = listing.texts(e);
-        let id = t.id;
-        let _ = match e.shown {
-            Shown::Child(status) => write!(line, "{id} [{}]", status.as_str()),
-            Shown::Diagnostic(reason) => write!(line, "{id} [diagnostic: {}]", reason.as_str()),
-        };
-        if let Some(p) = t.parent {
-            let _ = write!(line, " parent={p} depth={}", e.depth);
-        }
-        if let Some(label) = t.label {
-            let _ = write!(line, " — {label}");
-        }
+        v1_line(&mut line, n, &listing.view(e));
         out(&line);
     }
 }
 
 /// The v1 listing as JSON, handed to `out` an entry at a time.
 pub fn json_v1_to(listing: &V1Listing, out: &mut dyn FnMut(&str)) {
-    let items = listing.entries.iter().map(|e| {
-        let t = listing.texts(e);
-        let id = t.id;
-        let mut v = match e.shown {
-            Shown::Child(status) => {
-                json!({"kind":"child","id":id,"label":t.label.unwrap_or_default(),"status":status.as_str()})
-            }
-            Shown::Diagnostic(reason) => {
-                json!({"kind":"diagnostic","id":id,"reason":reason.as_str()})
-            }
-        };
-        if let Some(p) = t.parent {
-            v["parent"] = json!(p);
-            v["depth"] = json!(e.depth);
-        }
-        v
-    });
-    json_out::array_to(items, out);
+    json_out::array_to(
+        listing.entries.iter().map(|e| v1_json(&listing.view(e))),
+        out,
+    );
 }
 
 /// A listed v2 row.

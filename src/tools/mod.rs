@@ -362,13 +362,21 @@ impl ToolCall {
     }
 
     /// Run the call in `cx` and hand its text (or JSON) to `out` as it is
-    /// made: a v2 listing is written as its walk goes, never held. Nothing
+    /// made: a listing is written as its walk goes, never held. Nothing
     /// reaches `out` when the call fails.
     pub fn run_to(self, cx: Context, as_json: bool, out: &mut dyn FnMut(&str)) -> Result<()> {
-        if let (ToolCall::ListAgents { .. }, Contract::V2) = (&self, cx.contract) {
-            list_agents::stream_v2(&cx, as_json, out)?;
-            cx.cache.commit();
-            return Ok(());
+        match (&self, cx.contract) {
+            (ToolCall::ListAgents { .. }, Contract::V2) => {
+                list_agents::stream_v2(&cx, as_json, out)?;
+                cx.cache.commit();
+                return Ok(());
+            }
+            (ToolCall::ListAgents { scope }, Contract::V1) => {
+                list_agents::stream_v1(&cx, *scope, as_json, out);
+                cx.cache.commit();
+                return Ok(());
+            }
+            _ => {}
         }
         self.run(cx)?.render_to(as_json, out);
         Ok(())

@@ -1,5 +1,5 @@
 //! What a v2 walk classified of each member it will reach, by session
-//! position, until the walk hands the member out: 16 bytes a session and
+//! position, until the walk hands the member out: 12 bytes a session and
 //! the labels in one buffer (a label apiece would cost an allocation each,
 //! and an entry of the full kind 40 bytes, at a million sessions).
 
@@ -11,18 +11,23 @@ use crate::inbox::liveness::Liveness;
 pub struct Classes {
     slots: Vec<Slot>,
     labels: String,
+    /// Labels put once `labels` holds 4 GiB, by position.
+    spilled: std::collections::HashMap<u32, String>,
     /// By position, only when the walk keeps what each log said.
     activity: Vec<Option<Box<Activity>>>,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
 struct Slot {
-    label_at: usize,
+    /// `SPILLED`: the label is in `spilled`.
+    label_at: u32,
     label_len: u32,
     /// 0 until classified, and again once taken.
     kind: u8,
     live: u8,
 }
+
+const SPILLED: u32 = u32::MAX;
 
 fn kind_code(kind: &MemberKind) -> u8 {
     match kind {
@@ -43,6 +48,7 @@ impl Classes {
         Classes {
             slots: vec![Slot::default(); sessions],
             labels: String::new(),
+            spilled: Default::default(),
             activity: if keep_activity {
                 (0..sessions).map(|_| None).collect()
             } else {
@@ -71,13 +77,23 @@ impl Classes {
         let Some(slot) = self.slots.get_mut(index) else {
             return;
         };
+        let label_at = match u32::try_from(self.labels.len()) {
+            Ok(at) if at < SPILLED => {
+                self.labels.push_str(label);
+                at
+            }
+            _ => {
+                // A slot's position fits in 32 bits: the store's does.
+                self.spilled.insert(index as u32, label.to_string());
+                SPILLED
+            }
+        };
         *slot = Slot {
-            label_at: self.labels.len(),
+            label_at,
             label_len,
             kind: code,
             live: live_code(live),
         };
-        self.labels.push_str(label);
         if let Some(kept) = self.activity.get_mut(index) {
             *kept = activity;
         }
@@ -94,8 +110,12 @@ impl Classes {
         } = std::mem::take(slot);
         let kind = match kind {
             1 => MemberKind::Root,
+            2 if label_at == SPILLED => MemberKind::Continuable {
+                label: self.spilled.remove(&(index as u32)).unwrap_or_default(),
+            },
             2 => MemberKind::Continuable {
-                label: self.labels[label_at..label_at + label_len as usize].to_string(),
+                label: self.labels[label_at as usize..label_at as usize + label_len as usize]
+                    .to_string(),
             },
             3 => MemberKind::OneShot,
             4 => MemberKind::Corrupt,

@@ -66,7 +66,49 @@ pub enum V1Row {
     },
 }
 
-impl Corpus<'_> {
+/// rc.8's descendants of a session, in its order (`v1_descendants`).
+pub struct V1Descendants<'c, 'a> {
+    corpus: &'c Corpus<'a>,
+    visited: Vec<u64>,
+    /// The children of each session on the path still to visit, with their
+    /// parent and depth.
+    frames: Vec<(&'c [u32], Option<u32>, u32)>,
+}
+
+impl Iterator for V1Descendants<'_, '_> {
+    type Item = Position;
+
+    fn next(&mut self) -> Option<Position> {
+        loop {
+            let (children, parent, depth) = self.frames.last_mut()?;
+            let Some((&index, rest)) = children.split_first() else {
+                self.frames.pop();
+                continue;
+            };
+            *children = rest;
+            let (parent, depth) = (*parent, *depth);
+            let i = index as usize;
+            let (word, bit) = (i / 64, 1u64 << (i % 64));
+            if self.visited[word] & bit != 0 {
+                continue;
+            }
+            self.visited[word] |= bit;
+            let below = self.corpus.children_of(self.corpus.id(i));
+            if !below.is_empty() {
+                self.frames.push((below, Some(index), depth + 1));
+            }
+            if self.corpus.store.sessions.origin_subagent(i) {
+                return Some(Position {
+                    index,
+                    parent,
+                    depth,
+                });
+            }
+        }
+    }
+}
+
+impl<'a> Corpus<'a> {
     /// rc.8 `listChildren` candidates.
     pub fn v1_children(&self, parent: &str) -> Vec<Position> {
         self.subagent_children_of(parent)
@@ -80,41 +122,19 @@ impl Corpus<'_> {
 
     /// rc.8 `descendantCandidates`: iterative pre-order, cycle-safe; ordinary
     /// and one-shot sessions are traversal nodes; only subagent-origin
-    /// records become candidates.
-    pub fn v1_descendants(&self, root: &str) -> Vec<Position> {
-        let mut out = Vec::new();
+    /// records become candidates. Made as they are asked for: the walk holds
+    /// a bit a session and a frame a level, never the candidates.
+    pub fn v1_descendants(&self, root: &str) -> V1Descendants<'_, 'a> {
         // Ids are unique in the store: a session is visited once by position.
-        let mut visited = vec![false; self.store.sessions.len()];
+        let mut visited = vec![0u64; self.store.sessions.len().div_ceil(64)];
         if let Some(r) = self.store.index_of(root) {
-            visited[r] = true;
+            visited[r / 64] |= 1 << (r % 64);
         }
-        let mut stack: Vec<Position> = self
-            .children_of(root)
-            .iter()
-            .rev()
-            .map(|&index| Position {
-                index,
-                parent: None,
-                depth: 1,
-            })
-            .collect();
-        while let Some(p) = stack.pop() {
-            let index = p.index as usize;
-            if std::mem::replace(&mut visited[index], true) {
-                continue;
-            }
-            if self.record(index).header.origin_subagent {
-                out.push(p);
-            }
-            for &child in self.children_of(self.id(index)).iter().rev() {
-                stack.push(Position {
-                    index: child,
-                    parent: Some(p.index),
-                    depth: p.depth + 1,
-                });
-            }
+        V1Descendants {
+            corpus: self,
+            visited,
+            frames: vec![(self.children_of(root), None, 1)],
         }
-        out
     }
 
     /// Resolve one v1 candidate; `None` when rc.8 omits it.
