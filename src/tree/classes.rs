@@ -1,20 +1,27 @@
-//! What a v2 walk classified of each member it will reach, by session
-//! position, until the walk hands the member out: 12 bytes a session and
-//! the labels in one buffer (a label apiece would cost an allocation each,
-//! and an entry of the full kind 40 bytes, at a million sessions).
+//! What a v2 walk classified ahead of the members that lead further down,
+//! by session position, until the walk hands the member out: 12 bytes a
+//! member kept and the labels in one buffer (a label apiece would cost an
+//! allocation each, and an entry of the full kind 40 bytes). Members that
+//! lead nowhere (most of a wide tree) are classified as they are handed
+//! out and never kept here.
 
 use super::corpus::{live_code, live_of};
 use super::v2::{Activity, MemberKind};
 use crate::inbox::liveness::Liveness;
+use crate::store::id_index::PassThrough;
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
+type ByPosition<T> = HashMap<u32, T, BuildHasherDefault<PassThrough>>;
 
 #[derive(Debug, Default)]
 pub struct Classes {
-    slots: Vec<Slot>,
+    slots: ByPosition<Slot>,
     labels: String,
     /// Labels put once `labels` holds 4 GiB, by position.
     spilled: std::collections::HashMap<u32, String>,
-    /// By position, only when the walk keeps what each log said.
-    activity: Vec<Option<Box<Activity>>>,
+    /// Only when the walk keeps what each log said.
+    activity: ByPosition<Box<Activity>>,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -22,7 +29,6 @@ struct Slot {
     /// `SPILLED`: the label is in `spilled`.
     label_at: u32,
     label_len: u32,
-    /// 0 until classified, and again once taken.
     kind: u8,
     live: u8,
 }
@@ -43,20 +49,6 @@ fn kind_code(kind: &MemberKind) -> u8 {
 }
 
 impl Classes {
-    /// Room for `sessions` positions.
-    pub fn new(sessions: usize, keep_activity: bool) -> Classes {
-        Classes {
-            slots: vec![Slot::default(); sessions],
-            labels: String::new(),
-            spilled: Default::default(),
-            activity: if keep_activity {
-                (0..sessions).map(|_| None).collect()
-            } else {
-                Vec::new()
-            },
-        }
-    }
-
     /// Keep what the member at `index` was classified as.
     pub fn put(
         &mut self,
@@ -71,10 +63,7 @@ impl Classes {
             _ => "",
         };
         // A label is one line of a log, far below 4 GiB.
-        let Ok(label_len) = u32::try_from(label.len()) else {
-            return;
-        };
-        let Some(slot) = self.slots.get_mut(index) else {
+        let (Ok(label_len), Ok(at)) = (u32::try_from(label.len()), u32::try_from(index)) else {
             return;
         };
         let label_at = match u32::try_from(self.labels.len()) {
@@ -83,35 +72,37 @@ impl Classes {
                 at
             }
             _ => {
-                // A slot's position fits in 32 bits: the store's does.
-                self.spilled.insert(index as u32, label.to_string());
+                self.spilled.insert(at, label.to_string());
                 SPILLED
             }
         };
-        *slot = Slot {
-            label_at,
-            label_len,
-            kind: code,
-            live: live_code(live),
-        };
-        if let Some(kept) = self.activity.get_mut(index) {
-            *kept = activity;
+        self.slots.insert(
+            at,
+            Slot {
+                label_at,
+                label_len,
+                kind: code,
+                live: live_code(live),
+            },
+        );
+        if let Some(activity) = activity {
+            self.activity.insert(at, activity);
         }
     }
 
     /// What the member at `index` was classified as, handed out once.
     pub fn take(&mut self, index: usize) -> Option<(MemberKind, Liveness, Option<Box<Activity>>)> {
-        let slot = self.slots.get_mut(index)?;
+        let at = u32::try_from(index).ok()?;
         let Slot {
             label_at,
             label_len,
             kind,
             live,
-        } = std::mem::take(slot);
+        } = self.slots.remove(&at)?;
         let kind = match kind {
             1 => MemberKind::Root,
             2 if label_at == SPILLED => MemberKind::Continuable {
-                label: self.spilled.remove(&(index as u32)).unwrap_or_default(),
+                label: self.spilled.remove(&at).unwrap_or_default(),
             },
             2 => MemberKind::Continuable {
                 label: self.labels[label_at as usize..label_at as usize + label_len as usize]
@@ -125,7 +116,7 @@ impl Classes {
             8 => MemberKind::Creating,
             _ => return None,
         };
-        let activity = self.activity.get_mut(index).and_then(Option::take);
+        let activity = self.activity.remove(&at);
         Some((kind, live_of(live)?, activity))
     }
 }
@@ -167,7 +158,7 @@ mod tests {
             },
             Liveness::Unknown,
         ];
-        let mut classes = Classes::new(kinds.len() + 1, false);
+        let mut classes = Classes::default();
         for (i, kind) in kinds.iter().enumerate() {
             classes.put(i, kind.clone(), lives[i % lives.len()], None);
         }

@@ -280,10 +280,12 @@ impl<'a> Corpus<'a> {
     /// The v2 tree of `root` in stable pre-order, one member at a time:
     /// every node reached, including the unlisted ones (one-shots,
     /// externals, creating), each with its `activity` when `activity` is
-    /// set. The walk itself never holds them all. Its upper size bound is exact for a tree with no node reached
-    /// twice.
+    /// set. The walk itself never holds them all. Its upper size bound is
+    /// exact for a tree with no node reached twice.
     pub fn v2_walk(&self, root: usize, activity: bool) -> V2Walk<'_, 'a> {
         let (classified, reached) = self.classify_reachable(root, activity);
+        let mut visited = Bits::new(self.store.sessions.len());
+        visited.set(root);
         let stack = self
             .subagent_children_of(self.id(root))
             .collect::<Vec<_>>()
@@ -297,56 +299,74 @@ impl<'a> Corpus<'a> {
             classified,
             left: reached,
             stack,
+            visited,
+            ready: std::collections::VecDeque::new(),
+            activity,
         }
     }
 
-    /// Classify every node the v2 traversal will reach, one tree level at a
-    /// time so each level's log reads run in parallel.
-    /// The entries are by session position (one slot a session: a map of
-    /// this many entries would cost more), with how many were classified.
-    fn classify_reachable(&self, root: usize, keep_activity: bool) -> (Classes, usize) {
-        let sessions = self.store.sessions.len();
-        let mut kinds = Classes::new(sessions, keep_activity);
-        let mut reached = 0;
-        let mut seen = vec![false; sessions];
-        seen[root] = true;
-        let mut level: Vec<u32> = self
-            .subagent_children_of(self.id(root))
-            .map(|i| i as u32)
-            .collect();
-        let classify_one = |i: &u32| {
-            let i = *i as usize;
-            let rec = self.record(i);
-            let live = self.live(i);
-            if !keep_activity {
-                let glance = self.listing_glance(i, Dialect::Seed001);
-                return (classify(live, glance), live, None);
+    /// Whether the traversal can go on below `index`.
+    fn leads_down(&self, index: usize) -> bool {
+        self.subagent_children_of(self.id(index)).next().is_some()
+    }
+
+    /// A member classified from its log (its activity kept when asked).
+    fn classify_member(&self, i: usize, keep_activity: bool) -> Classified {
+        let live = self.live(i);
+        if !keep_activity {
+            let glance = self.listing_glance(i, Dialect::Seed001);
+            return (classify(live, glance), live, None);
+        }
+        let rec = self.record(i);
+        let inspected = reader::inspect(&rec.log()).map(|mut inspection| {
+            if let Some(recorded) = self.catalog_identity(i) {
+                inspection.seed001 = Some(recorded.clone());
             }
-            let inspected = reader::inspect(&rec.log()).map(|mut inspection| {
-                if let Some(recorded) = self.catalog_identity(i) {
-                    inspection.seed001 = Some(recorded.clone());
+            inspection
+        });
+        let seen = inspected
+            .as_ref()
+            .ok()
+            .map(|i| Box::new(Activity::of(i, live)));
+        (classify_inspected(&rec, live, inspected), live, seen)
+    }
+
+    /// Classify the members the traversal turns on (those with subagent
+    /// children), one tree level at a time so each level's log reads run
+    /// in parallel; count every member it reaches. The others (most of a
+    /// wide tree) are classified as the walk hands them out, so their
+    /// classes are never all held.
+    fn classify_reachable(&self, root: usize, keep_activity: bool) -> (Classes, usize) {
+        let mut kinds = Classes::default();
+        let mut reached = 0;
+        let mut seen = Bits::new(self.store.sessions.len());
+        seen.set(root);
+        let mut level: Vec<u32> = Vec::new();
+        let mut reach = |children: &mut dyn Iterator<Item = usize>, next: &mut Vec<u32>| {
+            for c in children {
+                if seen.set(c) {
+                    continue;
                 }
-                inspection
-            });
-            let seen = inspected
-                .as_ref()
-                .ok()
-                .map(|i| Box::new(Activity::of(i, live)));
-            (classify_inspected(&rec, live, inspected), live, seen)
+                reached += 1;
+                if self.leads_down(c) {
+                    next.push(c as u32);
+                }
+            }
         };
+        reach(&mut self.subagent_children_of(self.id(root)), &mut level);
         while !level.is_empty() {
-            level.retain(|i| !std::mem::replace(&mut seen[*i as usize], true));
             let mut next = Vec::new();
-            reached += level.len();
             // A level's reads run in parallel a batch at a time: the
             // results of a level of a million are never all held at once.
-            for batch in level.chunks(4096) {
-                let results = crate::support::parallel::par_map(batch, classify_one);
+            for batch in level.chunks(WALK_BATCH) {
+                let results = crate::support::parallel::par_map(batch, |i| {
+                    self.classify_member(*i as usize, keep_activity)
+                });
                 for (index, (kind, live, activity)) in batch.iter().zip(results) {
                     if kind.is_traversed() {
-                        next.extend(
-                            self.subagent_children_of(self.id(*index as usize))
-                                .map(|i| i as u32),
+                        reach(
+                            &mut self.subagent_children_of(self.id(*index as usize)),
+                            &mut next,
                         );
                     }
                     kinds.put(*index as usize, kind, live, activity);
@@ -520,15 +540,94 @@ impl Corpus<'_> {
     }
 }
 
+/// A member's kind, liveness and (when kept) activity.
+type Classified = (MemberKind, Liveness, Option<Box<Activity>>);
+
+/// Members classified at once, in parallel.
+const WALK_BATCH: usize = 4096;
+
+/// A bit a session.
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn new(n: usize) -> Bits {
+        Bits(vec![0; n.div_ceil(64)])
+    }
+
+    /// Set bit `i`; whether it was set already.
+    fn set(&mut self, i: usize) -> bool {
+        let (word, bit) = (i / 64, 1u64 << (i % 64));
+        let was = self.0[word] & bit != 0;
+        self.0[word] |= bit;
+        was
+    }
+}
+
 /// The v2 pre-order walk of one tree (`Corpus::v2_walk`).
 pub struct V2Walk<'c, 'a> {
     corpus: &'c Corpus<'a>,
     /// The root, until it is handed out first.
     root: Option<usize>,
+    /// The members that lead further down, classified ahead.
     classified: Classes,
-    /// Classified entries not yet taken.
+    /// Members reached and not yet handed out.
     left: usize,
     stack: Vec<(usize, Option<String>)>,
+    /// Members handed out (or made ready): a second path to one finds
+    /// nothing.
+    visited: Bits,
+    /// The next members, classified, in order.
+    ready: std::collections::VecDeque<Member>,
+    activity: bool,
+}
+
+impl V2Walk<'_, '_> {
+    /// Make the next members ready, up to a batch: those the traversal
+    /// turned on come classified; the others are classified here, in
+    /// parallel.
+    fn fill(&mut self) {
+        let corpus = self.corpus;
+        let mut batch: Vec<(usize, String, Option<Classified>)> = Vec::new();
+        while batch.len() < WALK_BATCH {
+            let Some((index, parent_path)) = self.stack.pop() else {
+                break;
+            };
+            if self.visited.set(index) {
+                continue;
+            }
+            let mut class = self.classified.take(index);
+            if class.is_none() && corpus.leads_down(index) {
+                class = Some(corpus.classify_member(index, self.activity));
+            }
+            let header = corpus.store.sessions.header(index);
+            let path = child_path(parent_path.as_deref(), header.valid_name());
+            let name = path.clone().unwrap_or_else(|| header.id().to_string());
+            if class.as_ref().is_some_and(|(kind, ..)| kind.is_traversed()) {
+                let children: Vec<usize> = corpus.subagent_children_of(header.id()).collect();
+                for child in children.into_iter().rev() {
+                    self.stack.push((child, path.clone()));
+                }
+            }
+            batch.push((index, name, class));
+        }
+        let activity = self.activity;
+        let fresh = crate::support::parallel::par_map(&batch, |(index, _, class)| {
+            class
+                .is_none()
+                .then(|| corpus.classify_member(*index, activity))
+        });
+        for ((index, name, class), fresh) in batch.into_iter().zip(fresh) {
+            if let Some((kind, live, activity)) = class.or(fresh) {
+                self.ready.push_back(Member {
+                    index,
+                    name,
+                    kind,
+                    live,
+                    activity,
+                });
+            }
+        }
+    }
 }
 
 impl Iterator for V2Walk<'_, '_> {
@@ -538,32 +637,12 @@ impl Iterator for V2Walk<'_, '_> {
         if let Some(root) = self.root.take() {
             return Some(self.corpus.root_member(root));
         }
-        while let Some((index, parent_path)) = self.stack.pop() {
-            // Each member is visited once: its entry moves out, not copied,
-            // and a second path to it finds nothing.
-            let Some((kind, live, activity)) = self.classified.take(index) else {
-                continue;
-            };
-            self.left = self.left.saturating_sub(1);
-            let rec = self.corpus.record(index);
-            let path = child_path(parent_path.as_deref(), rec.header.valid_name());
-            let name = path.clone().unwrap_or_else(|| rec.header.id().to_string());
-            if kind.is_traversed() {
-                let children: Vec<usize> =
-                    self.corpus.subagent_children_of(rec.header.id()).collect();
-                for child in children.into_iter().rev() {
-                    self.stack.push((child, path.clone()));
-                }
-            }
-            return Some(Member {
-                index,
-                name,
-                kind,
-                live,
-                activity,
-            });
+        if self.ready.is_empty() {
+            self.fill();
         }
-        None
+        let member = self.ready.pop_front()?;
+        self.left = self.left.saturating_sub(1);
+        Some(member)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
