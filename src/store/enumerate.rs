@@ -13,7 +13,7 @@ use super::header_probe::{Encoding, FirstLine, HeaderError, read_first_line_of};
 use super::id_index::IdIndex;
 use super::listed::Present;
 use super::paths::{encode_segment, project_dir_name};
-use super::sessions::Sessions;
+use super::sessions::{Found, Sessions};
 use super::sidecar::{Dir, open_regular_meta};
 use std::ffi::OsStr;
 use std::fs;
@@ -566,13 +566,17 @@ impl Store {
         let name = dir.file_name().unwrap_or_default();
         let at = self.sessions.len();
         let id = header.id().to_string();
+        let parent_at = header.parent().and_then(|p| self.index_of(p));
         let kept = self.sessions.push(
             header,
+            parent_at,
             &project,
-            (!derived).then(|| name.to_os_string()),
-            present,
-            found,
-            log_name.generation,
+            Found {
+                dir_name: (!derived).then(|| name.to_os_string()),
+                present,
+                suffix: found,
+                generation: log_name.generation,
+            },
         );
         if kept.is_err() {
             return self.note(

@@ -17,10 +17,12 @@ use std::sync::Arc;
 #[derive(Debug, Clone, Copy)]
 struct Row {
     created_at: [u32; 2],
-    /// Where the id starts in `Sessions::text`; the parent id follows it,
-    /// and the next row's text starts where this row's ends.
+    /// Where the id starts in `Sessions::text`; the next row's text
+    /// starts where this row's ends.
     text: u32,
-    id_len: u32,
+    /// With `PARENT_AT`, the parent's position; else, with `HAS_PARENT`,
+    /// the id's length, the parent id following it in the text.
+    parent: u32,
     delegation_depth: u8,
     generation: u8,
     flags: u8,
@@ -39,6 +41,9 @@ const SEEDED_SHIFT: u32 = 4;
 const SEEDED_MASK: u8 = 3 << SEEDED_SHIFT;
 /// The session has an entry in `Sessions::extra`.
 const EXTRA: u8 = 1 << 6;
+/// The parent is a session held before this one, by position (its id is
+/// not held twice).
+const PARENT_AT: u8 = 1 << 7;
 
 /// A project directory and the `cwd` its sessions' headers hold (nearly
 /// every session of a project shares one).
@@ -69,6 +74,17 @@ pub struct Sessions {
     extra: HashMap<u32, Extra>,
 }
 
+/// What a session's directory showed besides its header.
+#[derive(Debug, Clone)]
+pub struct Found {
+    /// The directory's name when it is not `encodeSegment(id)`.
+    pub dir_name: Option<OsString>,
+    /// The liveness files its listing saw.
+    pub present: Option<Present>,
+    pub suffix: Suffix,
+    pub generation: u32,
+}
+
 /// The sessions' ids and parent ids passed 4 GiB: refused, not held.
 #[derive(Debug)]
 pub struct TooLarge;
@@ -92,19 +108,28 @@ impl Sessions {
         self.rows.capacity()
     }
 
-    /// Keep a session found in `project`.
+    /// Keep a session found in `project`, whose parent is held at
+    /// `parent_at` when it is.
     pub fn push(
         &mut self,
         header: Header,
+        parent_at: Option<usize>,
         project: &Arc<PathBuf>,
-        dir_name: Option<OsString>,
-        present: Option<Present>,
-        suffix: Suffix,
-        generation: u32,
+        found: Found,
     ) -> Result<(), TooLarge> {
+        let Found {
+            dir_name,
+            present,
+            suffix,
+            generation,
+        } = found;
         let at = u32::try_from(self.rows.len()).map_err(|_| TooLarge)?;
         let text = u32::try_from(self.text.len()).map_err(|_| TooLarge)?;
-        let parent = header.parent().unwrap_or_default();
+        let parent_at = parent_at.and_then(|p| u32::try_from(p).ok());
+        let parent = match parent_at {
+            Some(_) => "",
+            None => header.parent().unwrap_or_default(),
+        };
         let id_len = u32::try_from(header.id().len()).map_err(|_| TooLarge)?;
         if u32::try_from(self.text.len() + header.id().len() + parent.len()).is_err() {
             return Err(TooLarge);
@@ -118,6 +143,9 @@ impl Sessions {
         let mut flags = 0;
         if header.parent().is_some() {
             flags |= HAS_PARENT;
+            if parent_at.is_some() {
+                flags |= PARENT_AT;
+            }
         }
         if header.origin_subagent {
             flags |= SUBAGENT;
@@ -143,7 +171,7 @@ impl Sessions {
         self.rows.push(Row {
             created_at: split(header.created_at),
             text,
-            id_len,
+            parent: parent_at.unwrap_or(id_len),
             delegation_depth: depth.unwrap_or(0),
             // Enumeration reads no generation past `NEWEST_READ`.
             generation: u8::try_from(generation).unwrap_or(u8::MAX),
@@ -203,14 +231,30 @@ impl Sessions {
 
     pub fn id(&self, i: usize) -> &str {
         let r = &self.rows[i];
-        &self.text[r.text as usize..(r.text + r.id_len) as usize]
+        let end = if r.flags & (HAS_PARENT | PARENT_AT) == HAS_PARENT {
+            (r.text + r.parent) as usize
+        } else {
+            self.text_end(i)
+        };
+        &self.text[r.text as usize..end]
     }
 
     /// The parent session id when it is a string.
     pub fn parent(&self, i: usize) -> Option<&str> {
         let r = &self.rows[i];
-        (r.flags & HAS_PARENT != 0)
-            .then(|| &self.text[(r.text + r.id_len) as usize..self.text_end(i)])
+        if r.flags & HAS_PARENT == 0 {
+            return None;
+        }
+        Some(match self.parent_at(i) {
+            Some(p) => self.id(p),
+            None => &self.text[(r.text + r.parent) as usize..self.text_end(i)],
+        })
+    }
+
+    /// The parent's position, when it was held before this session.
+    pub fn parent_at(&self, i: usize) -> Option<usize> {
+        let r = &self.rows[i];
+        (r.flags & PARENT_AT != 0).then_some(r.parent as usize)
     }
 
     pub fn created_at(&self, i: usize) -> i64 {
@@ -359,8 +403,17 @@ mod tests {
                 ),
                 _ => (&project, None, Some(Present::default()), Suffix::Jsonl),
             };
-            s.push(h.clone(), proj, name.clone(), present, suffix, i as u32 % 5)
-                .unwrap();
+            let parent_at = h
+                .parent()
+                .and_then(|p| (0..s.len()).find(|&k| s.id(k) == p));
+            let found = Found {
+                dir_name: name.clone(),
+                present,
+                suffix,
+                generation: i as u32 % 5,
+            };
+            s.push(h.clone(), parent_at, proj, found).unwrap();
+            assert_eq!(s.parent_at(i), parent_at, "{line}");
             want.push((h, proj.clone(), name, present, suffix, i as u32 % 5));
         }
         assert_eq!(s.len(), lines.len());

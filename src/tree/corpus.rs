@@ -67,7 +67,8 @@ impl<'a> Corpus<'a> {
         // but the two arrays kept is held a session.
         let parent = |i: usize| {
             let p = store.sessions.parent(i)?;
-            Some((p, store.index_of(p)))
+            let at = store.sessions.parent_at(i).or_else(|| store.index_of(p));
+            Some((p, at))
         };
         let mut starts = vec![0u32; sessions + 1];
         let mut orphans: HashMap<&str, Vec<u32>> = HashMap::new();
@@ -164,10 +165,10 @@ impl<'a> Corpus<'a> {
 
     /// The session's parent when it is a string naming a session in the store.
     pub fn parent_of(&self, index: usize) -> Option<usize> {
-        self.store
-            .sessions
-            .parent(index)
-            .and_then(|p| self.store.index_of(p))
+        let sessions = &self.store.sessions;
+        sessions
+            .parent_at(index)
+            .or_else(|| sessions.parent(index).and_then(|p| self.store.index_of(p)))
     }
 
     /// The strict ancestors of `index`, nearest first, through
