@@ -1,9 +1,10 @@
 //! What a v2 walk classified ahead of the members that lead further down,
-//! by session position, until the walk hands the member out: 12 bytes a
-//! member kept and the labels in one buffer (a label apiece would cost an
-//! allocation each, and an entry of the full kind 40 bytes). Members that
-//! lead nowhere (most of a wide tree) are classified as they are handed
-//! out and never kept here.
+//! by tree level and session position, until the walk hands the member
+//! out: 16 bytes a member kept, in one sorted array a level, and the
+//! labels in one buffer (a label apiece would cost an allocation each, an
+//! entry of the full kind 40 bytes, and a map entry twice as much while it
+//! grows). Members that lead nowhere (most of a wide tree) are classified
+//! as they are handed out and never kept here.
 
 use super::corpus::{live_code, live_of};
 use super::v2::{Activity, MemberKind};
@@ -16,7 +17,8 @@ type ByPosition<T> = HashMap<u32, T, BuildHasherDefault<PassThrough>>;
 
 #[derive(Debug, Default)]
 pub struct Classes {
-    slots: ByPosition<Slot>,
+    /// Each level's members by position (sorted by `seal`).
+    levels: Vec<Vec<Slot>>,
     labels: String,
     /// Labels put once `labels` holds 4 GiB, by position.
     spilled: std::collections::HashMap<u32, String>,
@@ -26,9 +28,12 @@ pub struct Classes {
 
 #[derive(Debug, Clone, Copy, Default)]
 struct Slot {
+    /// The session's position.
+    at: u32,
     /// `SPILLED`: the label is in `spilled`.
     label_at: u32,
     label_len: u32,
+    /// 0 once taken.
     kind: u8,
     live: u8,
 }
@@ -49,9 +54,11 @@ fn kind_code(kind: &MemberKind) -> u8 {
 }
 
 impl Classes {
-    /// Keep what the member at `index` was classified as.
+    /// Keep what the member at `index`, on tree level `level`, was
+    /// classified as.
     pub fn put(
         &mut self,
+        level: usize,
         index: usize,
         kind: MemberKind,
         live: Liveness,
@@ -76,29 +83,46 @@ impl Classes {
                 SPILLED
             }
         };
-        self.slots.insert(
+        if self.levels.len() <= level {
+            self.levels.resize_with(level + 1, Vec::new);
+        }
+        self.levels[level].push(Slot {
             at,
-            Slot {
-                label_at,
-                label_len,
-                kind: code,
-                live: live_code(live),
-            },
-        );
+            label_at,
+            label_len,
+            kind: code,
+            live: live_code(live),
+        });
         if let Some(activity) = activity {
             self.activity.insert(at, activity);
         }
     }
 
-    /// What the member at `index` was classified as, handed out once.
-    pub fn take(&mut self, index: usize) -> Option<(MemberKind, Liveness, Option<Box<Activity>>)> {
+    /// Every member is put: each level is sorted for `take`.
+    pub fn seal(&mut self) {
+        for level in &mut self.levels {
+            level.sort_unstable_by_key(|s| s.at);
+        }
+    }
+
+    /// What the member at `index` on level `level` was classified as,
+    /// handed out once (after `seal`).
+    pub fn take(
+        &mut self,
+        level: usize,
+        index: usize,
+    ) -> Option<(MemberKind, Liveness, Option<Box<Activity>>)> {
         let at = u32::try_from(index).ok()?;
+        let slots = self.levels.get_mut(level)?;
+        let k = slots.binary_search_by_key(&at, |s| s.at).ok()?;
         let Slot {
             label_at,
             label_len,
             kind,
             live,
-        } = self.slots.remove(&at)?;
+            ..
+        } = slots[k];
+        slots[k].kind = 0;
         let kind = match kind {
             1 => MemberKind::Root,
             2 if label_at == SPILLED => MemberKind::Continuable {
@@ -127,7 +151,8 @@ mod tests {
     use crate::inbox::liveness::LiveState;
 
     /// Every kind and liveness reads back once as it was put, labels
-    /// included; a position never put, or taken already, reads as nothing.
+    /// included, on its own level; a position never put there, or taken
+    /// already, reads as nothing.
     #[test]
     fn what_is_put_is_taken_once() {
         let kinds = [
@@ -159,15 +184,19 @@ mod tests {
             Liveness::Unknown,
         ];
         let mut classes = Classes::default();
+        // Put out of position order, over three levels.
+        let at = |i: usize| (kinds.len() - i) * 7;
         for (i, kind) in kinds.iter().enumerate() {
-            classes.put(i, kind.clone(), lives[i % lives.len()], None);
+            classes.put(i % 3, at(i), kind.clone(), lives[i % lives.len()], None);
         }
+        classes.seal();
         for (i, kind) in kinds.iter().enumerate().rev() {
-            let (k, l, a) = classes.take(i).expect("put");
+            assert!(classes.take((i + 1) % 3, at(i)).is_none(), "another level");
+            let (k, l, a) = classes.take(i % 3, at(i)).expect("put");
             assert_eq!((&k, l, a), (kind, lives[i % lives.len()], None));
-            assert!(classes.take(i).is_none(), "taken once");
+            assert!(classes.take(i % 3, at(i)).is_none(), "taken once");
         }
-        assert!(classes.take(kinds.len()).is_none());
-        assert!(classes.take(kinds.len() + 5).is_none());
+        assert!(classes.take(0, 1).is_none());
+        assert!(classes.take(7, at(0)).is_none());
     }
 }

@@ -291,7 +291,7 @@ impl<'a> Corpus<'a> {
             .collect::<Vec<_>>()
             .into_iter()
             .rev()
-            .map(|c| (c, Some(String::new())))
+            .map(|c| (c, Some(String::new()), 0))
             .collect();
         V2Walk {
             corpus: self,
@@ -354,6 +354,7 @@ impl<'a> Corpus<'a> {
             }
         };
         reach(&mut self.subagent_children_of(self.id(root)), &mut level);
+        let mut depth = 0;
         while !level.is_empty() {
             let mut next = Vec::new();
             // A level's reads run in parallel a batch at a time: the
@@ -369,11 +370,13 @@ impl<'a> Corpus<'a> {
                             &mut next,
                         );
                     }
-                    kinds.put(*index as usize, kind, live, activity);
+                    kinds.put(depth, *index as usize, kind, live, activity);
                 }
             }
             level = next;
+            depth += 1;
         }
+        kinds.seal();
         (kinds, reached)
     }
 
@@ -572,7 +575,8 @@ pub struct V2Walk<'c, 'a> {
     classified: Classes,
     /// Members reached and not yet handed out.
     left: usize,
-    stack: Vec<(usize, Option<String>)>,
+    /// Members still to visit: position, the parent's name path, level.
+    stack: Vec<(usize, Option<String>, usize)>,
     /// Members handed out (or made ready): a second path to one finds
     /// nothing.
     visited: Bits,
@@ -589,13 +593,13 @@ impl V2Walk<'_, '_> {
         let corpus = self.corpus;
         let mut batch: Vec<(usize, String, Option<Classified>)> = Vec::new();
         while batch.len() < WALK_BATCH {
-            let Some((index, parent_path)) = self.stack.pop() else {
+            let Some((index, parent_path, level)) = self.stack.pop() else {
                 break;
             };
             if self.visited.set(index) {
                 continue;
             }
-            let mut class = self.classified.take(index);
+            let mut class = self.classified.take(level, index);
             if class.is_none() && corpus.leads_down(index) {
                 class = Some(corpus.classify_member(index, self.activity));
             }
@@ -605,7 +609,7 @@ impl V2Walk<'_, '_> {
             if class.as_ref().is_some_and(|(kind, ..)| kind.is_traversed()) {
                 let children: Vec<usize> = corpus.subagent_children_of(header.id()).collect();
                 for child in children.into_iter().rev() {
-                    self.stack.push((child, path.clone()));
+                    self.stack.push((child, path.clone(), level + 1));
                 }
             }
             batch.push((index, name, class));
