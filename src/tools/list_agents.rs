@@ -367,10 +367,9 @@ fn v2_tree<'c, 'a>(cx: &'c Context<'a>) -> Result<(crate::tree::v2::V2Walk<'c, '
     let rec = cx.corpus.record(root);
     let look = crate::store::scan_cache::ScanCache::default();
     let root_reads = look.inspect(&rec.log(), &rec.dir()).is_ok();
-    // The walk classifies its members as it is made: what was read ahead
-    // is all taken by then.
+    // What was read ahead is taken as the walk classifies its members; the
+    // rest is released when the walk is done (`list_v2`, `stream_v2`).
     let walk = cx.corpus.v2_walk(root, false);
-    cx.corpus.store.release_glances();
     Ok((walk, root_reads))
 }
 
@@ -378,6 +377,7 @@ fn v2_tree<'c, 'a>(cx: &'c Context<'a>) -> Result<(crate::tree::v2::V2Walk<'c, '
 pub fn list_v2(cx: &Context) -> Result<V2Listing> {
     let (walk, root_reads) = v2_tree(cx)?;
     let mut listing = v2_rows(walk);
+    cx.corpus.store.release_glances();
     if let Some(first) = listing.rows.first_mut()
         && !root_reads
     {
@@ -413,6 +413,7 @@ pub fn stream_v2(cx: &Context, as_json: bool, out: &mut dyn FnMut(&str)) -> Resu
             out(&line);
         }
     }
+    cx.corpus.store.release_glances();
     Ok(())
 }
 
@@ -460,4 +461,96 @@ pub fn json_v2_to(listing: &V2Listing, out: &mut dyn FnMut(&str)) {
         )
     });
     json_out::array_to(items, out);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inbox::deliver::Limits;
+    use crate::store::Store;
+    use crate::store::ahead::ReadAhead;
+    use crate::store::descriptor::Dialect;
+    use crate::store::header::Header;
+    use crate::tools::Contract;
+    use std::path::{Path, PathBuf};
+
+    /// Reads every log ahead, whole.
+    struct Every(Dialect);
+
+    impl ReadAhead for Every {
+        fn wanted(&self, _: &Header) -> bool {
+            true
+        }
+        fn dialect(&self) -> Dialect {
+            self.0
+        }
+    }
+
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            let target = to.join(entry.file_name());
+            if entry.file_type().unwrap().is_dir() {
+                copy(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), target).unwrap();
+            }
+        }
+    }
+
+    /// Every subagent's log cut to its header line.
+    fn cut_subagent_logs(root: &Path) -> usize {
+        let mut cut = 0;
+        for project in std::fs::read_dir(root).unwrap() {
+            for session in std::fs::read_dir(project.unwrap().path()).unwrap() {
+                let log: PathBuf = session.unwrap().path().join("session.jsonl");
+                let Ok(text) = std::fs::read_to_string(&log) else {
+                    continue;
+                };
+                let header = text.lines().next().unwrap_or_default();
+                if header.contains(r#""origin":"subagent""#) {
+                    std::fs::write(&log, format!("{header}\n")).unwrap();
+                    cut += 1;
+                }
+            }
+        }
+        cut
+    }
+
+    fn listing(store: &Store, contract: Contract, caller: &str) -> String {
+        let cx = Context::new(store, contract, Some(caller), None, Limits::default()).unwrap();
+        let mut text = String::new();
+        match contract {
+            Contract::V1 => stream_v1(&cx, Scope::Descendants, false, &mut |s| text.push_str(s)),
+            Contract::V2 => stream_v2(&cx, false, &mut |s| text.push_str(s)).unwrap(),
+        }
+        text
+    }
+
+    /// A listing takes what was read of each log while the store was
+    /// enumerated, and opens none again: logs cut short afterwards list as
+    /// they read then, under both contracts.
+    #[test]
+    fn a_listing_lists_what_was_read_ahead() {
+        let carried = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/stores/team");
+        let root = std::env::temp_dir().join(format!("dsh-agents-listed-{}", std::process::id()));
+        for (contract, dialect) in [
+            (Contract::V1, Dialect::Rc8),
+            (Contract::V2, Dialect::Seed001),
+        ] {
+            let _ = std::fs::remove_dir_all(&root);
+            copy(&carried, &root);
+            let want = listing(&Store::scan(&root).unwrap(), contract, "lead-1");
+            let ahead = Store::scan_ahead(&root, Some(&Every(dialect))).unwrap();
+            assert!(cut_subagent_logs(&root) > 3);
+            assert_eq!(listing(&ahead, contract, "lead-1"), want, "{contract:?}");
+            // Read now, the cut logs list otherwise: the test can fail.
+            assert_ne!(
+                listing(&Store::scan(&root).unwrap(), contract, "lead-1"),
+                want
+            );
+        }
+        let _ = std::fs::remove_dir_all(&root);
+    }
 }
