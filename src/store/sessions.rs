@@ -1,7 +1,8 @@
 //! The enumerated sessions, held as columns: a million sessions cost a
-//! 24-byte row and the bytes of their id and parent id each, not a record
-//! with its own allocation. A `SessionRecord` is made on demand; the
-//! commands that walk every session read the columns (`id`, `parent`,
+//! 20-byte row and the bytes of their id each (and of a parent id whose
+//! session was not enumerated before its child), not a record with its own
+//! allocation. A `SessionRecord` is made on demand; the commands that walk
+//! every session read the columns (`id`, `parent`, `parent_at`,
 //! `created_at`, `origin_subagent`) without making one.
 
 use super::enumerate::{SessionRecord, Suffix};
