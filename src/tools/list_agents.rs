@@ -533,8 +533,16 @@ mod tests {
     /// they read then, under both contracts.
     #[test]
     fn a_listing_lists_what_was_read_ahead() {
+        /// Removes the copy when the test ends, passed or failed.
+        struct Removed(PathBuf);
+        impl Drop for Removed {
+            fn drop(&mut self) {
+                let _ = std::fs::remove_dir_all(&self.0);
+            }
+        }
         let carried = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/stores/team");
         let root = std::env::temp_dir().join(format!("dsh-agents-listed-{}", std::process::id()));
+        let _removed = Removed(root.clone());
         for (contract, dialect) in [
             (Contract::V1, Dialect::Rc8),
             (Contract::V2, Dialect::Seed001),
@@ -551,6 +559,5 @@ mod tests {
                 want
             );
         }
-        let _ = std::fs::remove_dir_all(&root);
     }
 }
