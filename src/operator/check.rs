@@ -103,11 +103,10 @@ pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
     }
     // Duplicate sibling names make a name ambiguous.
     for parent in 0..n {
-        let mut seen: HashMap<String, &str> = HashMap::new();
+        let mut seen: HashMap<&str, &str> = HashMap::new();
         for child in corpus.subagent_children_of(store.sessions.id(parent)) {
-            let c = store.sessions.header(child);
-            if let Some(name) = c.valid_name()
-                && let Some(other) = seen.insert(name.to_string(), store.sessions.id(child))
+            if let Some(name) = store.sessions.valid_name(child)
+                && let Some(other) = seen.insert(name, store.sessions.id(child))
             {
                 push(
                     Severity::Warning,
@@ -116,7 +115,7 @@ pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
                     format!(
                         "sibling name \"{name}\" under \"{}\" is used by \"{other}\" and \"{}\"; it is ambiguous",
                         store.sessions.id(parent),
-                        c.id()
+                        store.sessions.id(child)
                     ),
                 );
             }

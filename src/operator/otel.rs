@@ -290,7 +290,7 @@ pub fn spans(
             let end = turn.end.as_ref().map_or(last, |(t, _)| *t);
             // The call that delegated this turn: the latest before it that
             // names this session.
-            let created = corpus.record(index).header.created_at;
+            let created = corpus.store.sessions.created_at(index);
             let delegated = parent.and_then(|p| {
                 p.tools
                     .iter()

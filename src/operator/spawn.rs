@@ -193,7 +193,7 @@ pub fn spawn(corpus: &Corpus, req: &SpawnRequest) -> Result<String, SpawnError> 
                 }
                 let taken = corpus
                     .subagent_children_of(parent.header.id())
-                    .any(|c| corpus.record(c).header.valid_name() == Some(name));
+                    .any(|c| corpus.store.sessions.valid_name(c) == Some(name));
                 if taken {
                     return Err(SpawnError::NameTaken {
                         name: name.clone(),

@@ -256,7 +256,7 @@ pub fn blocks<'a>(
         roll_up_tokens(&mut rows);
         // The inbox counts are independent file reads: in parallel.
         let pending = crate::support::parallel::par_map(&rows, |r| {
-            Inbox::new(&corpus.record(r.index as usize).dir())
+            Inbox::new(&corpus.store.sessions.dir(r.index as usize))
                 .waiting_now()
                 .ok()
                 .map(|n| u32::try_from(n).unwrap_or(u32::MAX))

@@ -66,9 +66,6 @@ pub struct SessionRecord {
     /// (a path that only resolves to the derived one); nearly always `None`,
     /// so it costs a thin pointer.
     pub(super) dir_name: Option<Box<std::ffi::OsString>>,
-    /// What the directory's listing saw of the liveness files (`None`: not
-    /// listed here), so a probe skips the ones it saw absent.
-    pub present: Option<Present>,
     /// The log file's compression in the session directory.
     pub suffix: Suffix,
     /// The log's format generation (the highest in the directory).

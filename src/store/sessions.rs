@@ -252,6 +252,12 @@ impl Sessions {
         })
     }
 
+    /// The session's valid agent name, if any: only a header kept whole
+    /// has a name, so no header is made to ask.
+    pub fn valid_name(&self, i: usize) -> Option<&str> {
+        self.extra(i)?.header.as_ref()?.valid_name()
+    }
+
     /// The parent's position, when it was held before this session.
     pub fn parent_at(&self, i: usize) -> Option<usize> {
         let r = &self.rows[i];
@@ -270,6 +276,8 @@ impl Sessions {
         u32::from(self.rows[i].generation)
     }
 
+    /// What the directory's listing saw of the liveness files (`None`: not
+    /// listed), so a probe skips the ones it saw absent.
     pub fn present(&self, i: usize) -> Option<Present> {
         let r = &self.rows[i];
         (r.flags & PRESENT != 0).then(|| Present::from_bits(r.present))
@@ -331,7 +339,6 @@ impl Sessions {
             header: self.header(i),
             project: self.project(i).clone(),
             dir_name: self.extra(i).and_then(|e| e.dir_name.clone()).map(Box::new),
-            present: self.present(i),
             suffix: self.suffix(i),
             generation: self.generation(i),
         }
@@ -425,7 +432,7 @@ mod tests {
             assert_eq!(s.parent(i), h.parent());
             assert_eq!(s.created_at(i), h.created_at);
             assert_eq!(s.origin_subagent(i), h.origin_subagent);
-            assert_eq!(r.present, present);
+            assert_eq!(s.present(i), present);
             assert_eq!(r.suffix, suffix);
             assert_eq!(r.generation, generation);
             assert_eq!(r.dir(), dir_of(&proj, name.as_ref(), h.id()));

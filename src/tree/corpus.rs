@@ -246,8 +246,8 @@ impl<'a> Corpus<'a> {
         if let Some(l) = live_of(self.live[index].load(Ordering::Relaxed)) {
             return l;
         }
-        let rec = &self.store.sessions.record(index);
-        let l = liveness::probe_listed(&rec.dir(), rec.present);
+        let sessions = &self.store.sessions;
+        let l = liveness::probe_listed(&sessions.dir(index), sessions.present(index));
         self.live[index].store(live_code(l), Ordering::Relaxed);
         l
     }

@@ -139,8 +139,7 @@ impl<'a> Corpus<'a> {
 
     /// Resolve one v1 candidate; `None` when rc.8 omits it.
     pub fn resolve_v1(&self, index: usize) -> Option<V1Row> {
-        let rec = self.record(index);
-        let id = rec.header.id().to_string();
+        let id = self.id(index).to_string();
         let diagnostic = |reason| {
             Some(V1Row::Diagnostic {
                 id: id.clone(),

@@ -272,7 +272,7 @@ impl<'a> Corpus<'a> {
             }
         }
         let path = chain.iter().rev().try_fold(String::new(), |path, i| {
-            child_path(Some(&path), self.record(*i).header.valid_name())
+            child_path(Some(&path), self.store.sessions.valid_name(*i))
         });
         path.unwrap_or_else(|| self.id(index).to_string())
     }
@@ -401,7 +401,7 @@ impl<'a> Corpus<'a> {
         // Every session from `index` up to (not including) the root must be
         // a subagent, and every one strictly between must be traversed.
         let mut between = Vec::new();
-        if !self.record(index).header.origin_subagent {
+        if !self.store.sessions.origin_subagent(index) {
             return None;
         }
         let mut reached = false;
@@ -411,7 +411,7 @@ impl<'a> Corpus<'a> {
                 reached = true;
                 break;
             }
-            if !self.record(a).header.origin_subagent {
+            if !self.store.sessions.origin_subagent(a) {
                 return None;
             }
             between.push(a);
@@ -446,7 +446,7 @@ impl<'a> Corpus<'a> {
             for node in &current {
                 next.extend(
                     self.subagent_children_of(self.id(*node))
-                        .filter(|c| self.record(*c).header.valid_name() == Some(segment)),
+                        .filter(|c| self.store.sessions.valid_name(*c) == Some(segment)),
                 );
             }
             // An unnamed member's segment is its Session id (what `tree`
@@ -455,8 +455,8 @@ impl<'a> Corpus<'a> {
             if next.is_empty() {
                 for node in &current {
                     next.extend(self.subagent_children_of(self.id(*node)).filter(|c| {
-                        let h = &self.record(*c).header;
-                        h.valid_name().is_none() && h.id() == segment
+                        let s = &self.store.sessions;
+                        s.valid_name(*c).is_none() && s.id(*c) == segment
                     }));
                 }
             }
@@ -603,11 +603,14 @@ impl V2Walk<'_, '_> {
             if class.is_none() && corpus.leads_down(index) {
                 class = Some(corpus.classify_member(index, self.activity));
             }
-            let header = corpus.store.sessions.header(index);
-            let path = child_path(parent_path.as_deref(), header.valid_name());
-            let name = path.clone().unwrap_or_else(|| header.id().to_string());
+            let sessions = &corpus.store.sessions;
+            let path = child_path(parent_path.as_deref(), sessions.valid_name(index));
+            let name = path
+                .clone()
+                .unwrap_or_else(|| sessions.id(index).to_string());
             if class.as_ref().is_some_and(|(kind, ..)| kind.is_traversed()) {
-                let children: Vec<usize> = corpus.subagent_children_of(header.id()).collect();
+                let children: Vec<usize> =
+                    corpus.subagent_children_of(sessions.id(index)).collect();
                 for child in children.into_iter().rev() {
                     self.stack.push((child, path.clone(), level + 1));
                 }
