@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Run two builds of dsh-agents on every carried store (testdata/stores and the
 conformance stores beside the checkout) and compare exit status, stdout and
-stderr byte for byte: tree, check, and for up to 40 sessions of each store the
+stderr byte for byte: tree (with and without filters, of the store and of
+some sessions), check, and for up to 40 sessions of each store the
 v2 and v1 listings (text and JSON), trace, usage and log. Each command runs on
 a fresh copy of the store at one fixed path, so paths in the output match.
 Usage: scripts/same-outputs.py OLD_BINARY NEW_BINARY
@@ -38,12 +39,16 @@ try:
                     ids.add(json.loads(f.readline())['id'])
             except (ValueError, KeyError, TypeError, OSError):
                 pass
-        commands = [['tree'], ['tree', '--json'], ['check'], ['check', '--json']]
+        commands = [['tree'], ['tree', '--json'], ['tree', '--all', '--width', '60'],
+                    ['tree', '--live'], ['tree', '--problems'], ['tree', '--problems', '--json'],
+                    ['tree', '--all', '--no-usage', '--width', '200'], ['check'], ['check', '--json']]
         for i in sorted(ids)[:40]:
             commands += [['list-agents', '--as', i], ['list-agents', '--as', i, '--json'],
                          ['--contract', 'v1', 'list-agents', '--as', i, '--scope', 'descendants'],
                          ['--contract', 'v1', 'list-agents', '--as', i, '--scope', 'children', '--json'],
                          ['trace', i], ['usage', i], ['log', i, '--last', '2']]
+        for i in sorted(ids)[:5]:
+            commands += [['tree', i], ['tree', i, '--json']]
         for c in commands:
             runs += 1
             a, b = run(old, store, c), run(new, store, c)

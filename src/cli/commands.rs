@@ -9,7 +9,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::inbox::{Inbox, Target};
 use crate::operator::spawn::{SpawnError, SpawnRequest};
 use crate::operator::{
-    check, deliver, inbox_view, log_view, otel, spawn, trace, tree_view, tree_watch, usage,
+    check, deliver, inbox_view, log_view, otel, spawn, trace, tree_measure, tree_watch, usage,
 };
 use crate::runtime::serve::{ServeOptions, serve};
 use crate::store::Store;
@@ -42,7 +42,7 @@ pub(super) fn tree(env: &Env, args: &TreeArgs, out: &mut dyn std::io::Write) -> 
         agent: args.agent.clone(),
         all: args.all,
         usage: !args.no_usage,
-        filter: tree_view::Filter {
+        filter: tree_measure::Filter {
             live: args.live,
             problems: args.problems,
         },

@@ -2,6 +2,7 @@
 //! JSON, fitted to a width), and `--watch`, which redraws the frame when it
 //! changes until Ctrl-C, overwriting the last one on a terminal.
 
+use super::tree_measure::Filter;
 use super::tree_view;
 use crate::error::Result;
 use crate::store::Store;
@@ -13,7 +14,7 @@ pub struct TreeView {
     pub agent: Option<String>,
     pub all: bool,
     pub usage: bool,
-    pub filter: tree_view::Filter,
+    pub filter: Filter,
     pub json: bool,
     /// `--width`, else the terminal's, else `tree_view::PIPE_WIDTH`.
     pub width: Option<usize>,
@@ -37,17 +38,23 @@ impl TreeView {
             .as_deref()
             .map(|a| resolve_agent(&store, a))
             .transpose()?;
-        let blocks = tree_view::blocks(&corpus, only, self.filter)?;
         let width = self
             .width
             .or_else(crate::operator::table::terminal_width)
             .unwrap_or(tree_view::PIPE_WIDTH);
         if self.json {
-            tree_view::json_to(&blocks, out);
+            tree_view::json_to(&corpus, only, self.filter, tree_view::HOLD_ROWS, out)
         } else {
-            tree_view::render_to(&blocks, self.all, self.usage, width, self.now, out);
+            let o = tree_view::Options {
+                filter: self.filter,
+                all: self.all,
+                usage: self.usage,
+                width,
+                now: self.now,
+                hold: tree_view::HOLD_ROWS,
+            };
+            tree_view::text_to(&corpus, only, &o, out)
         }
-        Ok(())
     }
 }
 

@@ -3,7 +3,9 @@
 //! liveness probe made from that listing skips the files it saw absent,
 //! which is the state at the instant of the listing — the same snapshot a
 //! probe a moment later would give for a directory nobody touched, and a
-//! valid one for a directory somebody did.
+//! valid one for a directory somebody did. The inbox is noted the same
+//! way: a view that counts every session's pending messages skips the
+//! inboxes the listing saw absent.
 
 /// A resident process's lock (contract §6).
 pub const LIVE_LOCK: &str = "live.lock";
@@ -12,7 +14,12 @@ pub const LIVE_JSON: &str = "live.json";
 /// Newer DSH's (0.1.3 on) writer lock.
 pub const SESSION_LOCK: &str = "session.lock";
 
-const NAMES: [&str; 3] = [LIVE_LOCK, LIVE_JSON, SESSION_LOCK];
+const NAMES: [&str; 4] = [
+    LIVE_LOCK,
+    LIVE_JSON,
+    SESSION_LOCK,
+    crate::inbox::lock::INBOX,
+];
 
 /// Which of `NAMES` a listing saw.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -49,12 +56,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn notes_only_the_liveness_files() {
+    fn notes_only_the_liveness_files_and_the_inbox() {
         let mut p = Present::default();
         for name in ["session.jsonl", "live.lock", "inbox.jsonl", "live.json.tmp"] {
             p.note(name.as_bytes());
         }
         assert!(p.has(LIVE_LOCK));
+        assert!(p.has("inbox.jsonl"));
         assert!(!p.has(LIVE_JSON));
         assert!(!p.has(SESSION_LOCK));
         // A name it does not track is never said to be absent.

@@ -4,16 +4,14 @@
 //! labels in one buffer (a label apiece would cost an allocation each, an
 //! entry of the full kind 40 bytes, and a map entry twice as much while it
 //! grows). Members that lead nowhere (most of a wide tree) are classified
-//! as they are handed out and never kept here.
+//! as they are handed out and never kept here, and neither is what a log
+//! says of its turns: a walk that wants it reads the log again when it
+//! hands the member out (an eighth of the logs of an eight-wide tree),
+//! where keeping it cost 120 bytes a member.
 
 use super::corpus::{live_code, live_of};
-use super::v2::{Activity, MemberKind};
+use super::v2::MemberKind;
 use crate::inbox::liveness::Liveness;
-use crate::store::id_index::PassThrough;
-use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
-
-type ByPosition<T> = HashMap<u32, T, BuildHasherDefault<PassThrough>>;
 
 #[derive(Debug, Default)]
 pub struct Classes {
@@ -22,8 +20,6 @@ pub struct Classes {
     labels: String,
     /// Labels put once `labels` holds 4 GiB, by position.
     spilled: std::collections::HashMap<u32, String>,
-    /// Only when the walk keeps what each log said.
-    activity: ByPosition<Box<Activity>>,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -56,14 +52,7 @@ fn kind_code(kind: &MemberKind) -> u8 {
 impl Classes {
     /// Keep what the member at `index`, on tree level `level`, was
     /// classified as.
-    pub fn put(
-        &mut self,
-        level: usize,
-        index: usize,
-        kind: MemberKind,
-        live: Liveness,
-        activity: Option<Box<Activity>>,
-    ) {
+    pub fn put(&mut self, level: usize, index: usize, kind: MemberKind, live: Liveness) {
         let code = kind_code(&kind);
         let label = match &kind {
             MemberKind::Continuable { label } => label.as_str(),
@@ -93,9 +82,6 @@ impl Classes {
             kind: code,
             live: live_code(live),
         });
-        if let Some(activity) = activity {
-            self.activity.insert(at, activity);
-        }
     }
 
     /// Every member is put: each level is sorted for `take`.
@@ -107,11 +93,7 @@ impl Classes {
 
     /// What the member at `index` on level `level` was classified as,
     /// handed out once (after `seal`).
-    pub fn take(
-        &mut self,
-        level: usize,
-        index: usize,
-    ) -> Option<(MemberKind, Liveness, Option<Box<Activity>>)> {
+    pub fn take(&mut self, level: usize, index: usize) -> Option<(MemberKind, Liveness)> {
         let at = u32::try_from(index).ok()?;
         let slots = self.levels.get_mut(level)?;
         let k = slots.binary_search_by_key(&at, |s| s.at).ok()?;
@@ -140,8 +122,7 @@ impl Classes {
             8 => MemberKind::Creating,
             _ => return None,
         };
-        let activity = self.activity.remove(&at);
-        Some((kind, live_of(live)?, activity))
+        Some((kind, live_of(live)?))
     }
 }
 
@@ -187,13 +168,13 @@ mod tests {
         // Put out of position order, over three levels.
         let at = |i: usize| (kinds.len() - i) * 7;
         for (i, kind) in kinds.iter().enumerate() {
-            classes.put(i % 3, at(i), kind.clone(), lives[i % lives.len()], None);
+            classes.put(i % 3, at(i), kind.clone(), lives[i % lives.len()]);
         }
         classes.seal();
         for (i, kind) in kinds.iter().enumerate().rev() {
             assert!(classes.take((i + 1) % 3, at(i)).is_none(), "another level");
-            let (k, l, a) = classes.take(i % 3, at(i)).expect("put");
-            assert_eq!((&k, l, a), (kind, lives[i % lives.len()], None));
+            let (k, l) = classes.take(i % 3, at(i)).expect("put");
+            assert_eq!((&k, l), (kind, lives[i % lives.len()]));
             assert!(classes.take(i % 3, at(i)).is_none(), "taken once");
         }
         assert!(classes.take(0, 1).is_none());

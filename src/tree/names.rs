@@ -92,14 +92,6 @@ impl Names {
         self.write(r, &mut s);
         s
     }
-
-    /// The last step of `r`'s name (what `tree` shows beside its drawing).
-    pub fn step(&self, r: NameRef) -> &str {
-        if r.0 == NONE {
-            return "";
-        }
-        self.tail(r.0)
-    }
 }
 
 #[cfg(test)]
@@ -124,7 +116,6 @@ mod tests {
             let refs: Vec<NameRef> = case.iter().map(|n| names.take(n)).collect();
             for (r, n) in refs.iter().zip(case.iter()) {
                 assert_eq!(names.name(*r), *n, "{case:?}");
-                assert_eq!(names.step(*r), n.rsplit('/').next().unwrap(), "{case:?}");
             }
         }
     }

@@ -283,7 +283,33 @@ impl<'a> Corpus<'a> {
     /// set. The walk itself never holds them all. Its upper size bound is
     /// exact for a tree with no node reached twice.
     pub fn v2_walk(&self, root: usize, activity: bool) -> V2Walk<'_, 'a> {
-        let (classified, reached) = self.classify_reachable(root, activity);
+        let (classified, reached) = self.classify_reachable(root);
+        let sessions = self.store.sessions.len();
+        self.walk_from(
+            root,
+            activity,
+            Course::Ahead(classified),
+            Bits::new(sessions),
+            reached,
+        )
+    }
+
+    /// `root`'s tree walked again as an earlier walk of it went
+    /// (`V2Walk::course`): below the members it went below, each member
+    /// classified once, as it is handed out, with nothing classified ahead.
+    pub fn v2_walk_along(&self, root: usize, activity: bool, course: Traversal) -> V2Walk<'_, 'a> {
+        let Traversal { below, reached } = course;
+        self.walk_from(root, activity, Course::Given, below, reached)
+    }
+
+    fn walk_from(
+        &self,
+        root: usize,
+        activity: bool,
+        course: Course,
+        below: Bits,
+        reached: usize,
+    ) -> V2Walk<'_, 'a> {
         let mut visited = Bits::new(self.store.sessions.len());
         visited.set(root);
         let stack = self
@@ -296,7 +322,9 @@ impl<'a> Corpus<'a> {
         V2Walk {
             corpus: self,
             root: Some(root),
-            classified,
+            course,
+            below,
+            reached,
             left: reached,
             stack,
             visited,
@@ -335,8 +363,9 @@ impl<'a> Corpus<'a> {
     /// children), one tree level at a time so each level's log reads run
     /// in parallel; count every member it reaches. The others (most of a
     /// wide tree) are classified as the walk hands them out, so their
-    /// classes are never all held.
-    fn classify_reachable(&self, root: usize, keep_activity: bool) -> (Classes, usize) {
+    /// classes are never all held; so is what a walk that wants each log's
+    /// activity reads of these.
+    fn classify_reachable(&self, root: usize) -> (Classes, usize) {
         let mut kinds = Classes::default();
         let mut reached = 0;
         let mut seen = Bits::new(self.store.sessions.len());
@@ -361,16 +390,16 @@ impl<'a> Corpus<'a> {
             // results of a level of a million are never all held at once.
             for batch in level.chunks(WALK_BATCH) {
                 let results = crate::support::parallel::par_map(batch, |i| {
-                    self.classify_member(*i as usize, keep_activity)
+                    self.classify_member(*i as usize, false)
                 });
-                for (index, (kind, live, activity)) in batch.iter().zip(results) {
+                for (index, (kind, live, _)) in batch.iter().zip(results) {
                     if kind.is_traversed() {
                         reach(
                             &mut self.subagent_children_of(self.id(*index as usize)),
                             &mut next,
                         );
                     }
-                    kinds.put(depth, *index as usize, kind, live, activity);
+                    kinds.put(depth, *index as usize, kind, live);
                 }
             }
             level = next;
@@ -550,11 +579,18 @@ type Classified = (MemberKind, Liveness, Option<Box<Activity>>);
 const WALK_BATCH: usize = 4096;
 
 /// A bit a session.
-struct Bits(Vec<u64>);
+#[derive(Debug)]
+pub struct Bits(Vec<u64>);
 
 impl Bits {
     fn new(n: usize) -> Bits {
         Bits(vec![0; n.div_ceil(64)])
+    }
+
+    fn get(&self, i: usize) -> bool {
+        self.0
+            .get(i / 64)
+            .is_some_and(|w| w & (1u64 << (i % 64)) != 0)
     }
 
     /// Set bit `i`; whether it was set already.
@@ -566,13 +602,32 @@ impl Bits {
     }
 }
 
+/// How a walk knows where to go below a member with subagent children.
+enum Course {
+    /// From the classes of those members, read level by level before.
+    Ahead(Classes),
+    /// From where an earlier walk of the tree went (`V2Walk::below`).
+    Given,
+}
+
+/// Where a walk went: the members it went below, and how many it reached.
+#[derive(Debug)]
+pub struct Traversal {
+    below: Bits,
+    reached: usize,
+}
+
 /// The v2 pre-order walk of one tree (`Corpus::v2_walk`).
 pub struct V2Walk<'c, 'a> {
     corpus: &'c Corpus<'a>,
     /// The root, until it is handed out first.
     root: Option<usize>,
-    /// The members that lead further down, classified ahead.
-    classified: Classes,
+    course: Course,
+    /// The members gone below: noted as the walk goes ahead, followed when
+    /// it is given.
+    below: Bits,
+    /// Members reached (not the root).
+    reached: usize,
     /// Members reached and not yet handed out.
     left: usize,
     /// Members still to visit: position, the parent's name path, level.
@@ -586,9 +641,18 @@ pub struct V2Walk<'c, 'a> {
 }
 
 impl V2Walk<'_, '_> {
-    /// Make the next members ready, up to a batch: those the traversal
-    /// turned on come classified; the others are classified here, in
-    /// parallel.
+    /// Where the walk went, for a second walk of the tree to follow
+    /// (`Corpus::v2_walk_along`); complete once the walk is.
+    pub fn course(self) -> Traversal {
+        Traversal {
+            below: self.below,
+            reached: self.reached,
+        }
+    }
+
+    /// Make the next members ready, up to a batch, in parallel: those a
+    /// walk going ahead classified already come classified, unless their
+    /// logs' activity is wanted.
     fn fill(&mut self) {
         let corpus = self.corpus;
         let mut batch: Vec<(usize, String, Option<Classified>)> = Vec::new();
@@ -599,16 +663,31 @@ impl V2Walk<'_, '_> {
             if self.visited.set(index) {
                 continue;
             }
-            let mut class = self.classified.take(level, index);
-            if class.is_none() && corpus.leads_down(index) {
-                class = Some(corpus.classify_member(index, self.activity));
-            }
+            let (class, down) = match &mut self.course {
+                Course::Ahead(classified) => {
+                    let class = classified
+                        .take(level, index)
+                        .or_else(|| {
+                            corpus
+                                .leads_down(index)
+                                .then(|| corpus.classify_member(index, false))
+                                .map(|(kind, live, _)| (kind, live))
+                        })
+                        .map(|(kind, live)| (kind, live, None));
+                    let down = class.as_ref().is_some_and(|(kind, ..)| kind.is_traversed());
+                    if down {
+                        self.below.set(index);
+                    }
+                    (class, down)
+                }
+                Course::Given => (None, self.below.get(index)),
+            };
             let sessions = &corpus.store.sessions;
             let path = child_path(parent_path.as_deref(), sessions.valid_name(index));
             let name = path
                 .clone()
                 .unwrap_or_else(|| sessions.id(index).to_string());
-            if class.as_ref().is_some_and(|(kind, ..)| kind.is_traversed()) {
+            if down {
                 let children: Vec<usize> =
                     corpus.subagent_children_of(sessions.id(index)).collect();
                 for child in children.into_iter().rev() {
@@ -619,12 +698,10 @@ impl V2Walk<'_, '_> {
         }
         let activity = self.activity;
         let fresh = crate::support::parallel::par_map(&batch, |(index, _, class)| {
-            class
-                .is_none()
-                .then(|| corpus.classify_member(*index, activity))
+            (class.is_none() || activity).then(|| corpus.classify_member(*index, activity))
         });
         for ((index, name, class), fresh) in batch.into_iter().zip(fresh) {
-            if let Some((kind, live, activity)) = class.or(fresh) {
+            if let Some((kind, live, activity)) = fresh.or(class) {
                 self.ready.push_back(Member {
                     index,
                     name,

@@ -1,0 +1,248 @@
+//! `tree`'s columns and a row's cells: the drawing before a name, an
+//! unnamed member's shortest unique id prefix, the last turn, the pending
+//! counts and the token total as people read them, and how wide each cell
+//! can be (which the first walk of a tree measures).
+
+use super::tree_rows::Row;
+use crate::store::Store;
+use crate::support::clock::{since, when};
+use crate::tree::v2::Activity;
+
+/// A column of the view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Col {
+    Name,
+    State,
+    Mode,
+    Last,
+    Pending,
+    Tokens,
+    Label,
+}
+
+/// Every column, in order, with its heading.
+pub const COLUMNS: [(Col, &str); 7] = [
+    (Col::Name, "NAME"),
+    (Col::State, "STATE"),
+    (Col::Mode, "MODE"),
+    (Col::Last, "LAST TURN"),
+    (Col::Pending, "PENDING"),
+    (Col::Tokens, "TOKENS"),
+    (Col::Label, "LABEL"),
+];
+
+/// The drawing before each row's name (`│  ├─ `), one row at a time in
+/// order: in pre-order the nearest earlier row at a depth is the ancestor
+/// there.
+#[derive(Default)]
+pub struct Branches {
+    /// `continues[level]`: the ancestor at `level` has later siblings.
+    continues: Vec<bool>,
+}
+
+impl Branches {
+    /// `last`: no later sibling follows the row.
+    fn next(&mut self, depth: u32, last: bool, out: &mut String) {
+        let d = depth as usize;
+        self.continues.resize(d + 1, false);
+        self.continues[d] = !last;
+        if d == 0 {
+            return;
+        }
+        for more in &self.continues[1..d] {
+            out.push_str(if *more { "│  " } else { "   " });
+        }
+        out.push_str(if last { "└─ " } else { "├─ " });
+    }
+}
+
+/// The shortest unique prefixes of the store's long ids, for the rows of
+/// unnamed members: at least 8 characters, and ids of 12 or fewer shown
+/// whole. The store's ids are sorted the first time a long one is asked
+/// for, once a command.
+pub struct ShortIds<'a> {
+    /// The store's sessions by position, in id order (4 bytes a session).
+    sorted: Option<Vec<u32>>,
+    store: &'a Store,
+}
+
+impl<'a> ShortIds<'a> {
+    pub fn new(store: &'a Store) -> ShortIds<'a> {
+        ShortIds {
+            sorted: None,
+            store,
+        }
+    }
+
+    pub fn prefix<'s>(&mut self, id: &'s str) -> &'s str {
+        if id.chars().count() <= 12 {
+            return id;
+        }
+        let s = &self.store.sessions;
+        let sorted = self.sorted.get_or_insert_with(|| {
+            let mut sorted: Vec<u32> = (0..s.len()).map(super::tree_rows::position).collect();
+            sorted.sort_unstable_by(|a, b| s.id(*a as usize).cmp(s.id(*b as usize)));
+            sorted
+        });
+        let common = |k: usize| {
+            id.bytes()
+                .zip(s.id(sorted[k] as usize).bytes())
+                .take_while(|(a, b)| a == b)
+                .count()
+        };
+        let at = sorted.partition_point(|&p| s.id(p as usize) < id);
+        let before = at.checked_sub(1).map_or(0, common);
+        let same = at < sorted.len() && s.id(sorted[at] as usize) == id;
+        let next = at + usize::from(same);
+        let after = if next < sorted.len() { common(next) } else { 0 };
+        let mut n = before.max(after).saturating_add(1).max(8);
+        while n < id.len() && !id.is_char_boundary(n) {
+            n += 1;
+        }
+        &id[..n.min(id.len())]
+    }
+}
+
+fn last_text(a: Option<&Activity>, now: i64) -> String {
+    match a {
+        None => "-".into(),
+        Some(a) if a.open_turn => format!("turn {} open {}", a.last_turn, since(now, a.turn_time)),
+        Some(Activity {
+            last_ending: Some(e),
+            turn_time,
+            ..
+        }) => format!("{} {}", e.describe(), when(now, *turn_time)),
+        Some(_) => "no turns".into(),
+    }
+}
+
+/// How wide a last-turn cell can grow as the clock moves (its time at its
+/// widest: `on 2026-12-01`, `since 2026-12-01`), so a watched view or a
+/// golden file keeps its layout.
+fn last_bound(a: Option<&Activity>) -> usize {
+    match a {
+        None => 1,
+        Some(a) if a.open_turn => format!("turn {} open ", a.last_turn).chars().count() + 16,
+        Some(Activity {
+            last_ending: Some(e),
+            ..
+        }) => e.describe().chars().count() + " on 2026-12-01".len(),
+        Some(_) => "no turns".len(),
+    }
+}
+
+/// The sidecar count, then DSH's own (`2+1d`, `0+3d parked`).
+fn pending_text(r: &Row) -> String {
+    let sidecar = r.pending.map_or("?".to_string(), |n| n.to_string());
+    match &r.activity {
+        Some(a) if a.native_pending > 0 => format!(
+            "{sidecar}+{}d{}",
+            a.native_pending,
+            if a.native_parked { " parked" } else { "" }
+        ),
+        _ => sidecar,
+    }
+}
+
+/// A TOKENS cell for a subtree total: the known total, `+` when some log
+/// at or below the row could not be read, `?` when nothing was read
+/// (`read`: the row's own log was).
+pub fn tokens_text(tokens: (u64, bool), read: bool) -> String {
+    match tokens {
+        (0, true) if !read => "?".to_string(),
+        (n, partial) => format!(
+            "{}{}",
+            crate::store::usage::short(n),
+            if partial { "+" } else { "" }
+        ),
+    }
+}
+
+/// The NAME cell: the drawing shows the path; a row names its last step,
+/// and an unnamed member its id's shortest unique prefix (which every
+/// command that takes an agent accepts), not a cut id.
+fn name_cell(r: &Row, last: bool, branches: &mut Branches, short: &mut ShortIds) -> String {
+    let mut name = String::new();
+    branches.next(r.depth, last, &mut name);
+    let step = r.step();
+    if step == short.store.sessions.id(r.index as usize) {
+        name.push_str(short.prefix(step));
+    } else {
+        name.push_str(step);
+    }
+    name
+}
+
+/// A row's cells in `COLUMNS` order, TOKENS left out unless `usage`; made
+/// when needed and never all held at once. `tokens`: the row's subtree
+/// total.
+#[allow(clippy::too_many_arguments)]
+pub fn cells(
+    r: &Row,
+    last: bool,
+    tokens: (u64, bool),
+    branches: &mut Branches,
+    short: &mut ShortIds,
+    usage: bool,
+    now: i64,
+) -> Vec<String> {
+    let mut c = vec![
+        name_cell(r, last, branches, short),
+        r.state.as_str().to_string(),
+        r.mode.as_str().to_string(),
+        last_text(r.activity.as_deref(), now),
+        pending_text(r),
+    ];
+    if usage {
+        c.push(tokens_text(tokens, r.activity.is_some()));
+    }
+    c.push(r.label.replace('\n', " "));
+    c
+}
+
+/// How wide each of a row's cells can be, in `COLUMNS` order, but for
+/// TOKENS (its subtree total is known only below it): the drawing is as
+/// wide whatever the siblings, and a last turn as wide as the clock can
+/// make it.
+pub fn widths(r: &Row, branches: &mut Branches, short: &mut ShortIds) -> [usize; 7] {
+    [
+        name_cell(r, false, branches, short).chars().count(),
+        r.state.as_str().chars().count(),
+        r.mode.as_str().chars().count(),
+        last_bound(r.activity.as_deref()),
+        pending_text(r).chars().count(),
+        0,
+        r.label.chars().count(),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn last_turn_room_does_not_move_with_the_clock() {
+        use crate::store::conversation::Ending;
+        let a = |ending: Ending, open: bool| Activity {
+            last_turn: 3,
+            open_turn: open,
+            last_ending: Some(ending),
+            turn_time: 0,
+            native_pending: 0,
+            native_parked: false,
+            usage: Default::default(),
+        };
+        let day = 86_400_000;
+        for (act, t) in [
+            (a(Ending::Completed, false), 0),
+            (a(Ending::Aborted("parent".into()), false), 0),
+            (a(Ending::Completed, true), 0),
+        ] {
+            let bound = last_bound(Some(&act));
+            for now in [t, t + 999, t + 59_000, t + 3 * day, t + 30 * day, t - day] {
+                let text = last_text(Some(&act), now);
+                assert!(text.chars().count() <= bound, "{text:?} > {bound}");
+            }
+        }
+    }
+}

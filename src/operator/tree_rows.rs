@@ -1,0 +1,255 @@
+//! `tree`'s rows: one root's agents in pre-order as the v2 walk hands
+//! them over, each with its depth, state, mode, activity and pending inbox
+//! count (read in parallel a batch at a time). Nothing here holds a tree:
+//! what a view keeps of the rows is the view's choice.
+
+use crate::inbox::Inbox;
+use crate::inbox::liveness::{LiveState, Liveness};
+use crate::store::reader;
+use crate::tree::Corpus;
+use crate::tree::v2::{Activity, MemberKind, RowMode, Traversal, V2Walk};
+
+/// An agent's state for the operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum State {
+    /// A resident process is mid-turn.
+    Running,
+    /// A resident process waits for input.
+    Idle,
+    Inactive,
+    /// Live without a descriptor yet.
+    Creating,
+    /// A diagnostic: the log cannot be used.
+    Corrupt,
+    Unsupported,
+    Unavailable,
+    /// Its lock cannot be probed: maybe live.
+    Unknown,
+}
+
+impl State {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            State::Running => "running",
+            State::Idle => "idle",
+            State::Inactive => "inactive",
+            State::Creating => "creating",
+            State::Corrupt => "corrupt",
+            State::Unsupported => "unsupported",
+            State::Unavailable => "unavailable",
+            State::Unknown => "unknown",
+        }
+    }
+
+    pub fn is_problem(self) -> bool {
+        matches!(
+            self,
+            State::Corrupt | State::Unsupported | State::Unavailable | State::Unknown
+        )
+    }
+
+    fn of(kind: &MemberKind, live: Liveness) -> State {
+        match (kind, live) {
+            (MemberKind::Corrupt, _) => State::Corrupt,
+            (MemberKind::Unsupported, _) => State::Unsupported,
+            (MemberKind::Unavailable, _) => State::Unavailable,
+            (MemberKind::Creating, _) => State::Creating,
+            (
+                _,
+                Liveness::Live {
+                    state: LiveState::Running,
+                },
+            ) => State::Running,
+            (_, Liveness::Live { .. }) => State::Idle,
+            (_, Liveness::Unknown) => State::Unknown,
+            _ => State::Inactive,
+        }
+    }
+}
+
+/// One agent of a tree, as the walk made it.
+#[derive(Debug, Clone)]
+pub struct Row {
+    /// The session's position in the store.
+    pub index: u32,
+    /// The parent session's position.
+    pub parent: Option<u32>,
+    pub depth: u32,
+    pub state: State,
+    pub mode: RowMode,
+    pub activity: Option<Box<Activity>>,
+    /// Pending inbox messages; `None` when the inbox cannot be read.
+    pub pending: Option<u32>,
+    /// The v2 name path.
+    pub name: String,
+    pub label: String,
+}
+
+impl Row {
+    /// The last step of its name (what `tree` shows beside its drawing).
+    pub fn step(&self) -> &str {
+        self.name.rsplit('/').next().unwrap_or(&self.name)
+    }
+
+    /// Its own tokens, and whether its log could not be read.
+    pub fn own_tokens(&self) -> (u64, bool) {
+        self.activity
+            .as_ref()
+            .map_or((0, true), |a| (a.tokens().total(), false))
+    }
+}
+
+/// A session's position as a row holds it (a store of 4 billion sessions
+/// does not fit in memory anyway).
+pub fn position(index: usize) -> u32 {
+    u32::try_from(index).unwrap_or(u32::MAX)
+}
+
+/// The root's row, read from its log (the walk's root member carries no
+/// activity), and the session's title.
+pub fn root_row(corpus: &Corpus, root: usize) -> (Row, Option<String>) {
+    let inspection = reader::inspect(&corpus.record(root).log()).ok();
+    let live = corpus.live(root);
+    let mut row = Row {
+        index: position(root),
+        parent: None,
+        depth: 0,
+        // A root log DSH itself could not reopen is a problem, not an
+        // inactive root.
+        state: match inspection {
+            Some(_) => State::of(&MemberKind::Root, live),
+            None => State::Unavailable,
+        },
+        mode: MemberKind::Root.mode(),
+        activity: inspection.as_ref().map(|i| Box::new(Activity::of(i, live))),
+        pending: None,
+        name: crate::store::header::ROOT_NAME.to_string(),
+        label: String::new(),
+    };
+    row.pending = pending(corpus, &row);
+    (row, inspection.and_then(|i| i.title))
+}
+
+/// Its inbox count; 0 when the store's listing of its directory saw no
+/// inbox (the snapshot its liveness comes from too), with no call made.
+fn pending(corpus: &Corpus, row: &Row) -> Option<u32> {
+    let sessions = &corpus.store.sessions;
+    if sessions
+        .present(row.index as usize)
+        .is_some_and(|p| !p.has(crate::inbox::lock::INBOX))
+    {
+        return Some(0);
+    }
+    Inbox::new(&corpus.store.sessions.dir(row.index as usize))
+        .waiting_now()
+        .ok()
+        .map(|n| u32::try_from(n).unwrap_or(u32::MAX))
+}
+
+/// Rows made ready at once: their inbox counts are read in parallel.
+const BATCH: usize = 4096;
+
+/// One root's rows in pre-order, the root's first.
+pub struct Rows<'c, 'a> {
+    corpus: &'c Corpus<'a>,
+    root: usize,
+    first: Option<Row>,
+    walk: V2Walk<'c, 'a>,
+    /// Members come in pre-order: a member's parent is on the path from
+    /// the root to the member before it (position, depth).
+    path: Vec<(usize, u32)>,
+    ready: std::collections::VecDeque<Row>,
+}
+
+impl<'c, 'a> Rows<'c, 'a> {
+    /// `first`, the root's row (`root_row`), and the rows below it.
+    pub fn new(corpus: &'c Corpus<'a>, first: Row) -> Rows<'c, 'a> {
+        let walk = corpus.v2_walk(first.index as usize, true);
+        Rows::of(corpus, first, walk)
+    }
+
+    /// The rows again, where the walk that made them went (`course`).
+    pub fn along(corpus: &'c Corpus<'a>, first: Row, course: Traversal) -> Rows<'c, 'a> {
+        let walk = corpus.v2_walk_along(first.index as usize, true, course);
+        Rows::of(corpus, first, walk)
+    }
+
+    /// Where the walk went, once every row was made.
+    pub fn course(self) -> Traversal {
+        self.walk.course()
+    }
+
+    fn of(corpus: &'c Corpus<'a>, first: Row, mut walk: V2Walk<'c, 'a>) -> Rows<'c, 'a> {
+        let root = first.index as usize;
+        // The walk hands out the root first, without its activity.
+        walk.next();
+        Rows {
+            corpus,
+            root,
+            first: Some(first),
+            walk,
+            path: vec![(root, 0)],
+            ready: std::collections::VecDeque::new(),
+        }
+    }
+
+    fn fill(&mut self) {
+        let corpus = self.corpus;
+        let mut batch = Vec::with_capacity(BATCH);
+        for m in self.walk.by_ref().take(BATCH) {
+            let parent = corpus.parent_of(m.index);
+            let on_path = parent.and_then(|p| self.path.iter().rposition(|(i, _)| *i == p));
+            let depth = if let Some(at) = on_path {
+                self.path.truncate(at + 1);
+                self.path[at].1.saturating_add(1)
+            } else {
+                let up = corpus
+                    .ancestors(m.index)
+                    .take_while(|a| a.as_ref().is_ok_and(|a| *a != self.root))
+                    .count();
+                u32::try_from(up).map_or(u32::MAX, |up| up.saturating_add(1))
+            };
+            self.path.push((m.index, depth));
+            let label = match &m.kind {
+                MemberKind::Continuable { label } => label.clone(),
+                _ => String::new(),
+            };
+            batch.push(Row {
+                index: position(m.index),
+                parent: parent.map(position),
+                depth,
+                state: State::of(&m.kind, m.live),
+                mode: m.kind.mode(),
+                activity: m.activity,
+                pending: None,
+                name: m.name,
+                label,
+            });
+        }
+        let counts = crate::support::parallel::par_map(&batch, |r| pending(corpus, r));
+        for (mut row, count) in batch.into_iter().zip(counts) {
+            row.pending = count;
+            self.ready.push_back(row);
+        }
+    }
+}
+
+impl Iterator for Rows<'_, '_> {
+    type Item = Row;
+
+    fn next(&mut self) -> Option<Row> {
+        if let Some(first) = self.first.take() {
+            return Some(first);
+        }
+        if self.ready.is_empty() {
+            self.fill();
+        }
+        self.ready.pop_front()
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let (_, walk) = self.walk.size_hint();
+        let more = self.ready.len() + usize::from(self.first.is_some());
+        (more, walk.map(|w| w + more))
+    }
+}
