@@ -284,14 +284,8 @@ impl<'a> Corpus<'a> {
     /// exact for a tree with no node reached twice.
     pub fn v2_walk(&self, root: usize, activity: bool) -> V2Walk<'_, 'a> {
         let (classified, reached) = self.classify_reachable(root);
-        let sessions = self.store.sessions.len();
-        self.walk_from(
-            root,
-            activity,
-            Course::Ahead(classified),
-            Bits::new(sessions),
-            reached,
-        )
+        let below = Bits::default();
+        self.walk_from(root, activity, Course::Ahead(classified), below, reached)
     }
 
     /// `root`'s tree walked again as an earlier walk of it went
@@ -310,15 +304,17 @@ impl<'a> Corpus<'a> {
         below: Bits,
         reached: usize,
     ) -> V2Walk<'_, 'a> {
-        let mut visited = Bits::new(self.store.sessions.len());
-        visited.set(root);
-        let stack = self
+        let stack: Vec<_> = self
             .subagent_children_of(self.id(root))
             .collect::<Vec<_>>()
             .into_iter()
             .rev()
             .map(|c| (c, Some(String::new()), 0))
             .collect();
+        let mut visited = Bits::default();
+        if !stack.is_empty() {
+            visited.set(root);
+        }
         V2Walk {
             corpus: self,
             root: Some(root),
@@ -368,8 +364,10 @@ impl<'a> Corpus<'a> {
     fn classify_reachable(&self, root: usize) -> (Classes, usize) {
         let mut kinds = Classes::default();
         let mut reached = 0;
-        let mut seen = Bits::new(self.store.sessions.len());
-        seen.set(root);
+        let mut seen = Bits::default();
+        if self.leads_down(root) {
+            seen.set(root);
+        }
         let mut level: Vec<u32> = Vec::new();
         let mut reach = |children: &mut dyn Iterator<Item = usize>, next: &mut Vec<u32>| {
             for c in children {
@@ -578,15 +576,13 @@ type Classified = (MemberKind, Liveness, Option<Box<Activity>>);
 /// Members classified at once, in parallel.
 const WALK_BATCH: usize = 4096;
 
-/// A bit a session.
-#[derive(Debug)]
+/// A bit a session, up to the highest position set: a walk of a tree of
+/// one session costs no bit for every session in the store (a store of a
+/// million roots is walked a million times).
+#[derive(Debug, Default)]
 pub struct Bits(Vec<u64>);
 
 impl Bits {
-    fn new(n: usize) -> Bits {
-        Bits(vec![0; n.div_ceil(64)])
-    }
-
     fn get(&self, i: usize) -> bool {
         self.0
             .get(i / 64)
@@ -596,6 +592,9 @@ impl Bits {
     /// Set bit `i`; whether it was set already.
     fn set(&mut self, i: usize) -> bool {
         let (word, bit) = (i / 64, 1u64 << (i % 64));
+        if word >= self.0.len() {
+            self.0.resize(word + 1, 0);
+        }
         let was = self.0[word] & bit != 0;
         self.0[word] |= bit;
         was
