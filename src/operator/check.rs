@@ -3,7 +3,7 @@
 use crate::error::Result;
 use crate::inbox::Inbox;
 use crate::inbox::lock::INBOX;
-use crate::store::{SessionRecord, Store, reader};
+use crate::store::{Store, reader};
 use crate::tree::Corpus;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -50,7 +50,7 @@ pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
     // keeping the store's order.
     findings.extend(crate::support::parallel::par_flat_map(
         store.sessions.len(),
-        |i| session_findings(&store, &store.sessions.record(i)),
+        |i| session_findings(&store, i),
     ));
     let mut push = |severity, code: &'static str, path: &Path, message: String| {
         findings.push(Finding {
@@ -124,8 +124,12 @@ pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
     Ok((store.sessions.len(), findings))
 }
 
-/// The problems of one session that its own files show.
-fn session_findings(store: &Store, rec: &SessionRecord) -> Vec<Finding> {
+/// The problems of one session that its own files show. The liveness
+/// files and the inbox the store's listing of its directory saw absent are
+/// not looked for again (the snapshot every view of the store takes).
+fn session_findings(store: &Store, i: usize) -> Vec<Finding> {
+    let rec = &store.sessions.record(i);
+    let present = store.sessions.present(i);
     let mut findings = Vec::new();
     let mut push = |severity, code: &'static str, path: &Path, message: String| {
         findings.push(Finding {
@@ -136,7 +140,9 @@ fn session_findings(store: &Store, rec: &SessionRecord) -> Vec<Finding> {
         });
     };
     let h = &rec.header;
-    if let crate::inbox::liveness::Liveness::Unknown = crate::inbox::liveness::probe(&rec.dir()) {
+    if let crate::inbox::liveness::Liveness::Unknown =
+        crate::inbox::liveness::probe_listed(&rec.dir(), present)
+    {
         let (code, why) = match crate::inbox::liveness::dsh_without_bridge(&rec.dir()) {
             Some(pid) => (
                 "resident-without-bridge",
@@ -215,20 +221,22 @@ fn session_findings(store: &Store, rec: &SessionRecord) -> Vec<Finding> {
             format!("header name \"{name}\" is not a valid agent name; it is ignored"),
         );
     }
-    match Inbox::new(&rec.dir()).read() {
-        Err(e) => push(
-            Severity::Error,
-            "inbox-unreadable",
-            &rec.dir().join(INBOX),
-            format!("unreadable inbox: {}", e),
-        ),
-        Ok(fold) if fold.bad_lines > 0 => push(
-            Severity::Error,
-            "inbox-bad-lines",
-            &rec.dir().join(INBOX),
-            format!("{} complete line(s) are not inbox records", fold.bad_lines),
-        ),
-        Ok(_) => {}
+    if present.is_none_or(|p| p.has(INBOX)) {
+        match Inbox::new(&rec.dir()).read() {
+            Err(e) => push(
+                Severity::Error,
+                "inbox-unreadable",
+                &rec.dir().join(INBOX),
+                format!("unreadable inbox: {}", e),
+            ),
+            Ok(fold) if fold.bad_lines > 0 => push(
+                Severity::Error,
+                "inbox-bad-lines",
+                &rec.dir().join(INBOX),
+                format!("{} complete line(s) are not inbox records", fold.bad_lines),
+            ),
+            Ok(_) => {}
+        }
     }
     if let Some(parent) = h.parent()
         && store.get(parent).is_none()

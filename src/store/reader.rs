@@ -175,7 +175,10 @@ fn scan(
     let from = resume.as_ref().map_or(0, |r| r.offset);
     // A resumed read starts past the magic: it is read in place there.
     let encoding = (from > 0).then(|| sniff_file(&file));
-    let mut reader = BufReader::with_capacity(64 * 1024, file.take(len - from));
+    // A buffer no larger than what is left to read: most logs a listing
+    // reads are a few hundred bytes, and 64 KiB a log is allocator work.
+    let room = usize::try_from(len - from).map_or(64 * 1024, |n| n.clamp(512, 64 * 1024));
+    let mut reader = BufReader::with_capacity(room, file.take(len - from));
     let encoding = match encoding {
         Some(e) => e,
         None => sniff(&mut reader)?,
