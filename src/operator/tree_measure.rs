@@ -177,3 +177,115 @@ impl Measure {
         m
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::usage::TokenCounts;
+    use crate::tree::v2::{Activity, RowMode};
+
+    /// A row at `depth` in `state`, with `tokens` when its log was read.
+    fn row(index: u32, depth: u32, state: State, tokens: Option<u64>) -> Row {
+        Row {
+            index,
+            parent: None,
+            depth,
+            state,
+            mode: RowMode::Continuable,
+            activity: tokens.map(|t| {
+                Box::new(Activity {
+                    open_turn: false,
+                    last_turn: 1,
+                    last_ending: None,
+                    turn_time: 0,
+                    native_pending: 0,
+                    native_parked: false,
+                    usage: Some(Box::new(TokenCounts {
+                        input_tokens: t,
+                        ..TokenCounts::default()
+                    })),
+                })
+            }),
+            pending: Some(0),
+            name: format!("n{index}"),
+            label: String::new(),
+        }
+    }
+
+    /// A filter keeps the rows it wants and every row above them; the last
+    /// kept child of each kept row is marked; totals count every row
+    /// below, kept or not, and say when a log among them was not read.
+    #[test]
+    fn kept_rows_last_siblings_and_totals() {
+        use State::*;
+        // root ─ a (running) ─ a1, a2 (corrupt, unread); b ─ b1 (idle)
+        let rows = [
+            row(0, 0, Inactive, Some(10)),
+            row(1, 1, Running, Some(5)),
+            row(2, 2, Inactive, Some(1)),
+            row(3, 2, Corrupt, None),
+            row(4, 1, Inactive, Some(2)),
+            row(5, 2, Idle, Some(3)),
+        ];
+        let table: &[(Filter, &[u32], &[u32])] = &[
+            (Filter::default(), &[0, 1, 2, 3, 4, 5], &[3, 4, 5]),
+            (
+                Filter {
+                    live: true,
+                    problems: false,
+                },
+                &[0, 1, 4, 5],
+                &[4, 5],
+            ),
+            (
+                Filter {
+                    live: false,
+                    problems: true,
+                },
+                &[0, 1, 3],
+                &[1, 3],
+            ),
+            (
+                Filter {
+                    live: true,
+                    problems: true,
+                },
+                &[],
+                &[],
+            ),
+        ];
+        for (filter, kept, last) in table {
+            let mut m = Measure::new(*filter, [0; 7]);
+            for r in &rows {
+                m.add(r, [1; 7]);
+            }
+            let marks = m.finish();
+            let got: Vec<u32> = rows
+                .iter()
+                .filter(|r| marks.keeps(r))
+                .map(|r| r.index)
+                .collect();
+            assert_eq!(got, kept.to_vec(), "{filter:?}");
+            assert_eq!(marks.count, kept.len(), "{filter:?}");
+            let got: Vec<u32> = rows
+                .iter()
+                .filter(|r| marks.keeps(r) && marks.is_last(r))
+                .map(|r| r.index)
+                .collect();
+            assert_eq!(got, last.to_vec(), "{filter:?}");
+            let totals: Vec<(u64, bool)> = rows.iter().map(|r| marks.tokens(r)).collect();
+            assert_eq!(
+                totals,
+                [
+                    (21, true),
+                    (6, true),
+                    (1, false),
+                    (0, true),
+                    (5, false),
+                    (3, false)
+                ],
+                "{filter:?}"
+            );
+        }
+    }
+}
