@@ -144,12 +144,26 @@ struct Block<'c, 'a> {
 
 impl<'c> Block<'c, '_> {
     /// The kept rows in pre-order, with what the first walk learned.
-    fn rows(self) -> (Marks, Box<dyn Iterator<Item = Row> + 'c>) {
-        let rows: Box<dyn Iterator<Item = Row> + 'c> = match self.source {
+    fn rows(self) -> (Marks, Box<dyn Iterator<Item = Row> + Send + 'c>) {
+        let rows: Box<dyn Iterator<Item = Row> + Send + 'c> = match self.source {
             Source::Held(held) => Box::new(held.into_rows()),
             Source::Again(corpus, first, course) => Box::new(Rows::along(corpus, first, course)),
         };
         (self.marks, rows)
+    }
+}
+
+/// A walk of at least this many rows reads on a thread of its own while
+/// this one measures or writes the rows already read.
+const PIPED_ROWS: usize = 4096;
+
+/// Each of `rows` handed to `each`, in order; the rows come back once done.
+fn each_row<I: Iterator<Item = Row> + Send>(mut rows: I, each: impl FnMut(Row)) -> I {
+    if rows.size_hint().1.is_some_and(|n| n < PIPED_ROWS) {
+        rows.by_ref().for_each(each);
+        rows
+    } else {
+        crate::support::parallel::piped(rows, each)
     }
 }
 
@@ -170,7 +184,7 @@ fn measure<'c, 'a>(
         .then(Held::default);
     let mut fold = Measure::new(filter, COLUMNS.map(|(_, h)| h.len()));
     let mut branches = Branches::default();
-    for r in rows.by_ref() {
+    rows = each_row(rows, |r| {
         let w = short
             .as_deref_mut()
             .map_or([0; 7], |s| widths(&r, &mut branches, s));
@@ -178,7 +192,7 @@ fn measure<'c, 'a>(
         if let Some(h) = &mut held {
             h.push(r);
         }
-    }
+    });
     Block {
         title,
         marks: fold.finish(),
@@ -354,7 +368,11 @@ fn fit(block: Block, o: &Options, short: &mut ShortIds, out: &mut dyn FnMut(&str
     line(&head, &mut buf);
     out(&buf);
     let mut branches = Branches::default();
-    for r in rows.filter(|r| marks.keeps(r)) {
+    // What comes back is spent.
+    let _ = each_row(rows, |r| {
+        if !marks.keeps(&r) {
+            return;
+        }
         let c = cells(
             &r,
             marks.is_last(&r),
@@ -366,7 +384,7 @@ fn fit(block: Block, o: &Options, short: &mut ShortIds, out: &mut dyn FnMut(&str
         );
         line(&c, &mut buf);
         out(&buf);
-    }
+    });
     if marks.native {
         out("\n");
         out(&cut_to(
@@ -403,47 +421,141 @@ pub fn json_to(
             json_out::text(&block.title)
         ));
         let (marks, rows) = block.rows();
-        let members = rows.filter(|r| marks.keeps(r)).map(|r| {
-            let tokens = marks.tokens(&r);
-            json!({
-                "id": id_at(corpus, r.index),
-                "name": r.name,
-                "parent": r.parent.map(|p| id_at(corpus, p)),
-                "depth": r.depth,
-                "state": r.state.as_str(),
-                "mode": r.mode.as_str(),
-                // An open turn has no ending yet (the last ending is an
-                // earlier turn's): null, not that turn's word.
-                "lastTurn": r.activity.as_ref().map(|a| {
-                    let ended = a.last_ending.as_ref().filter(|_| !a.open_turn);
-                    json!({
-                        "turn": a.last_turn,
-                        "open": a.open_turn,
-                        "ending": ended.map(|e| e.word()),
-                        "endingDetail": ended.map(|e| e.describe()),
-                        "time": rfc3339(a.turn_time),
-                    })
-                }),
-                "pending": r.pending,
-                "tokens": r.activity.as_ref().map(|a| a.tokens()),
-                "subtreeTokens": tokens.0,
-                "subtreeTokensPartial": tokens.1,
-                "pendingDsh": r.activity.as_ref().map(|a| a.native_pending),
-                "parkedDsh": r.activity.as_ref().map(|a| a.native_parked),
-                "label": r.label,
-            })
+        // The members' array, a member at a time (`json_out::array_to`'s
+        // bytes).
+        out("[");
+        let mut members = 0usize;
+        let _ = each_row(rows, |r| {
+            if !marks.keeps(&r) {
+                return;
+            }
+            if members > 0 {
+                out(",");
+            }
+            members += 1;
+            out(&json_out::text(&member_json(corpus, &marks, &r)));
         });
-        json_out::array_to(members, out);
+        out("]");
         out("}");
     }
     out("]");
     Ok(())
 }
 
+/// One member of `tree --json`.
+fn member_json(corpus: &Corpus, marks: &Marks, r: &Row) -> serde_json::Value {
+    let tokens = marks.tokens(r);
+    json!({
+        "id": id_at(corpus, r.index),
+        "name": r.name,
+        "parent": r.parent.map(|p| id_at(corpus, p)),
+        "depth": r.depth,
+        "state": r.state.as_str(),
+        "mode": r.mode.as_str(),
+        // An open turn has no ending yet (the last ending is an
+        // earlier turn's): null, not that turn's word.
+        "lastTurn": r.activity.as_ref().map(|a| {
+            let ended = a.last_ending.as_ref().filter(|_| !a.open_turn);
+            json!({
+                "turn": a.last_turn,
+                "open": a.open_turn,
+                "ending": ended.map(|e| e.word()),
+                "endingDetail": ended.map(|e| e.describe()),
+                "time": rfc3339(a.turn_time),
+            })
+        }),
+        "pending": r.pending,
+        "tokens": r.activity.as_ref().map(|a| a.tokens()),
+        "subtreeTokens": tokens.0,
+        "subtreeTokensPartial": tokens.1,
+        "pendingDsh": r.activity.as_ref().map(|a| a.native_pending),
+        "parkedDsh": r.activity.as_ref().map(|a| a.native_parked),
+        "label": r.label,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::store::Store;
+
+    /// A tree long enough to be read on a thread of its own comes out
+    /// whole and in pre-order, held or read again.
+    #[test]
+    fn a_long_tree_read_on_its_own_thread_comes_in_order() {
+        struct Removed(std::path::PathBuf);
+        impl Drop for Removed {
+            fn drop(&mut self) {
+                let _ = std::fs::remove_dir_all(&self.0);
+            }
+        }
+        let root = std::env::temp_dir().join(format!("dsh-agents-piped-{}", std::process::id()));
+        let _removed = Removed(root.clone());
+        let n = PIPED_ROWS + 200;
+        // An 8-wide tree: session i > 0 hangs below (i - 1) / 8.
+        let id = |i: usize| {
+            if i == 0 {
+                "root".to_string()
+            } else {
+                format!("s{i:06}")
+            }
+        };
+        for i in 0..n {
+            let dir = root.join("_no-cwd").join(id(i));
+            std::fs::create_dir_all(&dir).unwrap();
+            let mut log = if i == 0 {
+                r#"{"type":"session","version":0,"id":"root","createdAt":1,"delegationDepth":0}"#
+                    .to_string()
+            } else {
+                format!(
+                    r#"{{"type":"session","version":0,"id":"{}","createdAt":{},"delegationDepth":1,"parentSession":"{}","origin":"subagent"}}"#,
+                    id(i),
+                    i + 1,
+                    id((i - 1) / 8)
+                ) + "\n"
+                    + r#"{"type":"subagent/descriptor","seq":0,"time":1,"data":{"version":2,"mode":"continuable","provider":"spawn","label":"w"}}"#
+                    + "\n"
+                    + r#"{"type":"session/end-seed","seq":1,"time":1,"data":{}}"#
+            };
+            log.push('\n');
+            std::fs::write(dir.join("session.jsonl"), log).unwrap();
+        }
+        let mut want = Vec::new();
+        let mut stack = vec![0usize];
+        while let Some(i) = stack.pop() {
+            want.push(id(i));
+            stack.extend(((8 * i + 1)..(8 * i + 9).min(n)).rev());
+        }
+        let store = Store::scan(&root).unwrap();
+        let corpus = Corpus::new(&store);
+        for hold in [usize::MAX, 0] {
+            let mut json = String::new();
+            json_to(&corpus, None, Filter::default(), hold, &mut |s| {
+                json.push_str(s)
+            })
+            .unwrap();
+            let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+            let got: Vec<&str> = v[0]["members"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m["id"].as_str().unwrap())
+                .collect();
+            assert_eq!(got, want, "hold {hold}");
+            let o = Options {
+                filter: Filter::default(),
+                all: false,
+                usage: true,
+                width: 100,
+                now: 0,
+                hold,
+            };
+            let mut text = String::new();
+            text_to(&corpus, None, &o, &mut |s| text.push_str(s)).unwrap();
+            // A title, the heading, and a row a member.
+            assert_eq!(text.lines().count(), n + 2, "hold {hold}");
+        }
+    }
 
     /// A block read twice draws as one whose rows were kept: every carried
     /// store, with each filter, fold and width, as text and as JSON.
