@@ -221,7 +221,7 @@ fn session_findings(store: &Store, i: usize) -> Vec<Finding> {
             format!("header name \"{name}\" is not a valid agent name; it is ignored"),
         );
     }
-    if present.is_none_or(|p| p.has(INBOX)) {
+    if !store.sessions.inbox_seen_absent(i) {
         match Inbox::new(&rec.dir()).read() {
             Err(e) => push(
                 Severity::Error,

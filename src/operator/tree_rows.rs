@@ -133,11 +133,7 @@ pub fn root_row(corpus: &Corpus, root: usize) -> (Row, Option<String>) {
 /// Its inbox count; 0 when the store's listing of its directory saw no
 /// inbox (the snapshot its liveness comes from too), with no call made.
 fn pending(corpus: &Corpus, row: &Row) -> Option<u32> {
-    let sessions = &corpus.store.sessions;
-    if sessions
-        .present(row.index as usize)
-        .is_some_and(|p| !p.has(crate::inbox::lock::INBOX))
-    {
+    if corpus.store.sessions.inbox_seen_absent(row.index as usize) {
         return Some(0);
     }
     Inbox::new(&corpus.store.sessions.dir(row.index as usize))

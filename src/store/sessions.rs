@@ -283,6 +283,14 @@ impl Sessions {
         (r.flags & PRESENT != 0).then(|| Present::from_bits(r.present))
     }
 
+    /// The listing of the session's directory saw no inbox: a view that
+    /// counts pending messages need not look (the snapshot its liveness
+    /// comes from too).
+    pub fn inbox_seen_absent(&self, i: usize) -> bool {
+        self.present(i)
+            .is_some_and(|p| !p.has(crate::inbox::lock::INBOX))
+    }
+
     fn suffix(&self, i: usize) -> Suffix {
         if self.rows[i].flags & ZSTD != 0 {
             Suffix::JsonlZstd

@@ -580,7 +580,7 @@ const WALK_BATCH: usize = 4096;
 /// one session costs no bit for every session in the store (a store of a
 /// million roots is walked a million times).
 #[derive(Debug, Default)]
-pub struct Bits(Vec<u64>);
+struct Bits(Vec<u64>);
 
 impl Bits {
     fn get(&self, i: usize) -> bool {
