@@ -212,7 +212,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__subcmd__agents__subcmd__bridge)
-            opts="-h --store --contract --json --lock-timeout --max-pending --no-cache --help"
+            opts="-h --check --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

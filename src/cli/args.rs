@@ -113,10 +113,14 @@ pub enum Command {
     /// Hold AGENT live and run CMD once per turn with the claimed messages on stdin
     Serve(ServeArgs),
     #[command(
-        after_help = "Started by the DSH plugin (dsh-plugin/), one per DSH process; see docs/bridge.md in the source for the protocol.\n\nExamples:\n  dsh-agents --store ~/.dsh/sessions bridge"
+        after_help = "Started by the DSH plugin (dsh-plugin/), one per DSH process; see docs/bridge.md in the source for the protocol.\n\nExamples:\n  dsh-agents --store ~/.dsh/sessions bridge\n  dsh-agents --store ~/.dsh/sessions bridge --check"
     )]
     /// Companion of one DSH process: holds its agents live and hands it their messages (JSON lines on stdin/stdout)
-    Bridge,
+    Bridge {
+        /// Only check that the store can be the bridge's (a readable directory, or not created yet), print the version, and exit
+        #[arg(long)]
+        check: bool,
+    },
     #[command(
         after_help = "Examples:\n  dsh-agents inbox reviewer\n  dsh-agents --json inbox rev-0001"
     )]

@@ -300,9 +300,18 @@ pub(super) fn cancel(env: &Env, message_id: &str, to: Option<&str>) -> Result<Ou
     }))
 }
 
-pub(super) fn bridge(env: &Env) -> Result<Output> {
+pub(super) fn bridge(env: &Env, check: bool) -> Result<Output> {
     // DSH creates its store on its first write: the bridge starts before
-    // it exists and finds sessions as they appear.
+    // it exists and finds sessions as they appear; a store that exists and
+    // cannot be read is refused, before DSH runs any agent.
+    crate::runtime::bridge::check_store(&env.root)?;
+    if check {
+        return Ok(Output::Raw(format!(
+            "dsh-agents {}: the store {} can be the bridge's",
+            env!("CARGO_PKG_VERSION"),
+            env.root.display()
+        )));
+    }
     let bridge =
         crate::runtime::bridge::Bridge::new(&env.root, env.limits, Box::new(std::io::stdout()));
     bridge.run(std::io::BufReader::new(std::io::stdin()))?;

@@ -128,7 +128,7 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
         Command::Export(args) => commands::export(&env, args),
         Command::Usage(args) => commands::usage(&env, args, out),
         Command::Cancel { message_id, to } => commands::cancel(&env, message_id, to.as_deref()),
-        Command::Bridge => commands::bridge(&env),
+        Command::Bridge { check } => commands::bridge(&env, *check),
         Command::Completions { shell } => Ok(Output::Raw(super::man::completions(*shell))),
         Command::Man { command } => Ok(Output::Raw(super::man::man_page(command.as_deref())?)),
     }

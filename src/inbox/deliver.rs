@@ -685,16 +685,18 @@ impl Inbox {
     }
 
     /// Whether pending message `id` was handed to DSH: a live bridge lists
-    /// it in `inbox.handing`, or the agent's log already holds it (in the
-    /// transcript, or queued in DSH's own inbox). Read under the inbox lock,
-    /// which a bridge takes before it hands a message on.
+    /// it in `inbox.handing`, or the agent's log holds it (in the
+    /// transcript, queued in DSH's own inbox, or taken into a step not yet
+    /// written). One the log shows dropped unrun can still be withdrawn.
+    /// Read under the inbox lock, which a bridge takes before it hands a
+    /// message on.
     fn being_delivered(&self, id: &str) -> bool {
         let listed = handing::read(&self.dir).iter().any(|h| h == id)
             && liveness::probe(&self.dir).is_live();
         listed
             || log_in(&self.dir)
                 .and_then(|log| LogMessages::read(&log).ok())
-                .is_some_and(|m| m.state(id) != InLog::Absent)
+                .is_some_and(|m| !matches!(m.state(id), InLog::Absent | InLog::Dropped { .. }))
     }
 
     /// Record an interrupt request; a permanent one also leaves the stop marker.

@@ -3,6 +3,7 @@
 use crate::error::Result;
 use crate::inbox::Inbox;
 use crate::inbox::lock::INBOX;
+use crate::store::delivered::LogMessages;
 use crate::store::{Store, reader};
 use crate::tree::Corpus;
 use serde::Serialize;
@@ -12,7 +13,8 @@ use std::path::Path;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
-    /// DSH itself fails or refuses on this.
+    /// DSH itself fails or refuses on this, or a promise was broken (an
+    /// acknowledged message ran twice).
     Error,
     /// DSH copes (skips or lists a diagnostic), but something is wrong.
     Warning,
@@ -236,6 +238,22 @@ fn session_findings(store: &Store, i: usize) -> Vec<Finding> {
                 format!("{} complete line(s) are not inbox records", fold.bad_lines),
             ),
             Ok(_) => {}
+        }
+        // Only a session with an inbox was ever handed a message by us.
+        if let Ok(log) = LogMessages::read(&rec.log()) {
+            let twice = log.twice();
+            if !twice.is_empty() {
+                push(
+                    Severity::Error,
+                    "delivered-twice",
+                    &rec.log(),
+                    format!(
+                        "the model of session \"{}\" was given the same message more than once: {}",
+                        h.id(),
+                        twice.join(", ")
+                    ),
+                );
+            }
         }
     }
     if let Some(parent) = h.parent()

@@ -25,6 +25,7 @@
 //! a closed stdin or stdout ends the bridge, which then releases every lock.
 
 use super::bridge_protocol::{Input, MAX_REQUEST, Refusal, Request, read_requests, reply};
+use super::transcript::Transcript;
 use crate::error::{Error, Result};
 use crate::inbox::fold::Fold;
 use crate::inbox::handing;
@@ -51,6 +52,9 @@ const RESCAN: Duration = Duration::from_millis(1000);
 /// A failed delivery waits this long, doubled each time, up to `BACKOFF_MAX`.
 const BACKOFF: Duration = Duration::from_millis(100);
 const BACKOFF_MAX: Duration = Duration::from_secs(5);
+/// A resident agent whose session directory has not appeared this long
+/// after DSH announced it is said on DSH's stderr (a wrong store).
+const MISSING: Duration = Duration::from_secs(10);
 
 /// A file's inode, length and modification time (`watch::stamp`).
 type FileStamp = (u64, u64, i64, i64);
@@ -70,6 +74,8 @@ struct Held {
     via: Option<String>,
     /// Its inotify watch.
     watch: Option<i32>,
+    /// When it was first held.
+    since: Instant,
 }
 
 /// Where a message emitted for delivery stands.
@@ -79,6 +85,29 @@ enum Flight {
     Emitted,
     /// DSH accepted it (or its own inbox holds it): waiting for the log.
     Handed,
+}
+
+/// Why a message is handed to a DSH process that may have seen it: the
+/// plugin hands a message to rc.8 once per process and answers a repeat
+/// from its own record, unless the repeat says what makes it new.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Again {
+    /// No new fact: a process that took it already answers from its record.
+    Plain,
+    /// The last hand-off threw and the log does not show DSH took it.
+    Failed,
+    /// The log proves it was dropped unrun at the splice of this seq.
+    Drop(u64),
+}
+
+impl Again {
+    fn to_json(self) -> Value {
+        match self {
+            Again::Plain => Value::Null,
+            Again::Failed => json!("failed"),
+            Again::Drop(seq) => json!({"drop": seq}),
+        }
+    }
 }
 
 pub struct Bridge {
@@ -101,6 +130,8 @@ pub struct Bridge {
     out: Box<dyn Write>,
     /// Standard output is gone: nobody hears us any more.
     closed: bool,
+    /// Problems already said on stderr (each once).
+    said: std::collections::HashSet<String>,
 }
 
 /// Say `what` where the person running DSH looks: the bridge's stderr is
@@ -125,6 +156,7 @@ impl Bridge {
             watch: Arc::new(DirWatch::new()),
             out,
             closed: false,
+            said: std::collections::HashSet::new(),
         }
     }
 
@@ -142,14 +174,44 @@ impl Bridge {
 
     /// The session directory of `id` inside the store: a real directory
     /// `<root>/<project>/<encodeSegment(id)>`, never reached through a link.
-    fn locate(&self, id: &str) -> Option<PathBuf> {
+    /// A store that cannot be read is said on DSH's stderr (once for each
+    /// new reason), never taken for one where the session is not yet.
+    fn locate(&mut self, id: &str) -> Option<PathBuf> {
         let seg = encode_segment(id)?;
-        let projects = std::fs::read_dir(&self.root).ok()?;
-        projects
-            .flatten()
-            .filter(|p| p.file_type().is_ok_and(|t| t.is_dir()))
-            .map(|p| p.path().join(&seg))
-            .find(|d| std::fs::symlink_metadata(d).is_ok_and(|m| m.is_dir()))
+        let projects = match std::fs::read_dir(&self.root) {
+            Ok(p) => p,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+            Err(e) => {
+                self.unreadable(&self.root.clone(), &e);
+                return None;
+            }
+        };
+        let mut found = None;
+        for p in projects.flatten() {
+            if !p.file_type().is_ok_and(|t| t.is_dir()) {
+                continue;
+            }
+            let d = p.path().join(&seg);
+            match std::fs::symlink_metadata(&d) {
+                Ok(m) if m.is_dir() => {
+                    found = Some(d);
+                    break;
+                }
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => self.unreadable(&p.path(), &e),
+            }
+        }
+        found
+    }
+
+    fn unreadable(&mut self, path: &Path, e: &std::io::Error) {
+        let what = format!("{}: {e}", path.display());
+        if self.said.insert(what.clone()) {
+            report(format_args!(
+                "cannot read the store at {what}: the agents of this DSH process there are not protected and get no messages"
+            ));
+        }
     }
 
     fn take_lock(id: &str, dir: &Path, state: LiveState) -> std::result::Result<LiveLock, Refusal> {
@@ -207,6 +269,7 @@ impl Bridge {
                 resident,
                 via: None,
                 watch,
+                since: Instant::now(),
             },
         );
         // A list a dead bridge left describes nothing now.
@@ -316,6 +379,7 @@ impl Bridge {
             .entry(agent.to_string())
             .or_default()
             .insert(id.to_string(), Flight::Handed);
+        self.retry.remove(&(agent.to_string(), id.to_string()));
         crate::support::fault::fault("bridge-before-claim");
         self.confirm(agent, false);
         Ok(())
@@ -331,12 +395,7 @@ impl Bridge {
         if let Some(f) = self.flights.get_mut(agent) {
             f.remove(id);
         }
-        let key = (agent.to_string(), id.to_string());
-        let failures = self.retry.get(&key).map_or(0, |r| r.1) + 1;
-        let wait = BACKOFF
-            .saturating_mul(1 << failures.min(16))
-            .min(BACKOFF_MAX);
-        self.retry.insert(key, (Instant::now() + wait, failures));
+        let wait = self.backoff(agent, id);
         report(format_args!(
             "delivery of {id} to {agent} failed (retrying in {} ms): {error}",
             wait.as_millis()
@@ -437,6 +496,9 @@ impl Bridge {
                     ids: pending,
                 },
             )?;
+        }
+        for id in ids {
+            self.retry.remove(&(agent.to_string(), id.clone()));
         }
         if self.held.get(agent).is_some_and(|h| h.lock.is_some()) {
             let keep: Vec<&str> = self
@@ -574,6 +636,17 @@ impl Bridge {
             .collect();
         for id in waiting {
             let Some(dir) = self.locate(&id) else {
+                let h = &self.held[&id];
+                if h.resident
+                    && h.since.elapsed() >= MISSING
+                    && self.said.insert(format!("missing {id}"))
+                {
+                    report(format_args!(
+                        "agent {id} is resident in DSH, but no session directory for it has appeared in the store {} after {} s: is the plugin's store DSH's persistence root? Until it appears, nothing protects its log and it gets no messages",
+                        self.root.display(),
+                        MISSING.as_secs()
+                    ));
+                }
                 continue;
             };
             let state = self.held[&id].state;
@@ -621,26 +694,31 @@ impl Bridge {
     /// A cold child of resident `parent` with a claimable message: rc.8
     /// resumes it only for its live direct parent, so it is held first (no
     /// other writer can take it) and the message goes through the parent.
+    /// Holding its lock proves no DSH process runs it, so what its log shows
+    /// taken and unwritten is lost, and what DSH's own inbox still queues
+    /// for it would never run: nothing resumes a cold child but a hand-off
+    /// through its parent, and a hand-off adds a copy. Those queued copies
+    /// are canceled first, by the child's one writer now (this bridge), and
+    /// then handed through the parent once.
     fn reach_cold_child(&mut self, parent: &str, child: &str, dir: &Path) {
         let Ok(fold) = Inbox::new(dir).read() else {
             return;
         };
-        let Some(first) = fold.claimable().into_iter().next().cloned() else {
+        let pending: Vec<String> = fold.claimable().iter().map(|m| m.id.clone()).collect();
+        let Some(first) = pending.first().cloned() else {
             return;
         };
-        if self.backing_off(child, &first.id) {
+        if self.backing_off(child, &first) {
             return;
         }
-        match self.log_messages(dir).map(|l| l.state(&first.id)) {
-            Some(InLog::Transcript) => {
-                if let Err(e) = self.claim(child, dir, std::slice::from_ref(&first.id)) {
-                    report(format_args!("cannot record the claim for {child}: {e}"));
-                }
-                return;
+        let Some(log) = self.log_messages(dir) else {
+            return;
+        };
+        if log.state(&first) == InLog::Transcript {
+            if let Err(e) = self.claim(child, dir, std::slice::from_ref(&first)) {
+                report(format_args!("cannot record the claim for {child}: {e}"));
             }
-            // DSH has it queued: its next resume runs it.
-            Some(InLog::DshPending) => return,
-            _ => {}
+            return;
         }
         let Ok(lock) = Self::take_lock(child, dir, LiveState::Idle) else {
             return;
@@ -657,9 +735,53 @@ impl Bridge {
                 resident: false,
                 via: Some(parent.to_string()),
                 watch,
+                since: Instant::now(),
             },
         );
+        let queued: Vec<String> = pending
+            .into_iter()
+            .filter(|id| log.state(id) == InLog::DshPending)
+            .collect();
+        if !queued.is_empty()
+            && let Err(e) = self.cancel_queued(child, &queued)
+        {
+            report(format_args!(
+                "cannot take back the copies DSH queued for cold agent {child} (they wait until it is resumed): {e}"
+            ));
+            self.backoff(child, &first);
+            self.release(child);
+            return;
+        }
         self.deliver(child, dir, Some(parent), &fold);
+    }
+
+    /// Cancel the copies of `ids` queued in the cold `child`'s own inbox, as
+    /// the log's only writer while this bridge holds its lock.
+    fn cancel_queued(&mut self, child: &str, ids: &[String]) -> Result<()> {
+        let store = Store::locate(&self.root, &[child])?;
+        let Some(rec) = store.as_ref().and_then(|s| s.get(child)) else {
+            return Err(Error::Store(crate::store::StoreError::Fatal {
+                path: self.root.clone(),
+                message: format!("session {child} is no longer in the store"),
+            }));
+        };
+        let mut log = Transcript::open(&rec, |_| false)?;
+        let n = log.cancel_native(ids)?;
+        report(format_args!(
+            "cold agent {child}: {n} message(s) DSH had queued but nothing would resume were canceled in its log and are handed again through its parent"
+        ));
+        Ok(())
+    }
+
+    /// Wait before the next try of `id` to `agent`, doubling each time.
+    fn backoff(&mut self, agent: &str, id: &str) -> Duration {
+        let key = (agent.to_string(), id.to_string());
+        let failures = self.retry.get(&key).map_or(0, |r| r.1) + 1;
+        let wait = BACKOFF
+            .saturating_mul(1 << failures.min(16))
+            .min(BACKOFF_MAX);
+        self.retry.insert(key, (Instant::now() + wait, failures));
+        wait
     }
 
     fn backing_off(&self, agent: &str, id: &str) -> bool {
@@ -681,11 +803,16 @@ impl Bridge {
         self.send(json!({"event": "interrupt", "agent": agent, "cause": cause}));
     }
 
-    /// Hand on every claimable message of `agent` not already in flight:
-    /// one the log holds is not handed again (claimed when in the
-    /// transcript, left to DSH when queued in its own inbox); the rest are
-    /// listed in `inbox.handing` under the inbox lock, still pending, and
-    /// only then emitted.
+    /// Hand on every claimable message of `agent` not already in flight,
+    /// by what its log proves (`store::delivered`): in the transcript →
+    /// claimed; queued in DSH's own inbox → left to DSH; dropped unrun →
+    /// handed again, marked with the drop so the process that dropped it
+    /// runs it once more and only once; taken and not yet written → handed
+    /// plainly, which the plugin answers from its own record when its
+    /// process is the one that took it (a new process never did, and runs
+    /// it); never seen → handed, marked as a retry after a failed hand-off.
+    /// The messages to hand are listed in `inbox.handing` under the inbox
+    /// lock, still pending, and only then emitted.
     fn deliver(&mut self, agent: &str, dir: &Path, via: Option<&str>, fold: &Fold) {
         let flights = self.flights.get(agent);
         let mut messages: Vec<Message> = fold
@@ -706,16 +833,34 @@ impl Bridge {
         let mut fresh = Vec::new();
         let mut done = Vec::new();
         for m in messages {
-            match log.as_ref().map_or(InLog::Absent, |l| l.state(&m.id)) {
-                InLog::Transcript => done.push(m.id.clone()),
-                InLog::DshPending => {
+            let failed_before = self.retry.contains_key(&(agent.to_string(), m.id.clone()));
+            let again = match log.as_ref().map_or(InLog::Absent, |l| l.state(&m.id)) {
+                InLog::Transcript => {
+                    done.push(m.id.clone());
+                    continue;
+                }
+                // DSH has it (a failed hand-off that DSH took after all
+                // included): the log will show it written.
+                InLog::DshPending => None,
+                InLog::Taken { .. } if failed_before => None,
+                // A cold child held by this bridge runs nowhere: what it
+                // took is lost.
+                InLog::Taken { seq } if via.is_some() => Some(Again::Drop(seq)),
+                InLog::Taken { .. } => Some(Again::Plain),
+                InLog::Dropped { seq } => Some(Again::Drop(seq)),
+                InLog::Absent if failed_before => Some(Again::Failed),
+                InLog::Absent => Some(Again::Plain),
+            };
+            match again {
+                None => {
                     queued = true;
+                    self.retry.remove(&(agent.to_string(), m.id.clone()));
                     self.flights
                         .entry(agent.to_string())
                         .or_default()
                         .insert(m.id.clone(), Flight::Handed);
                 }
-                InLog::Absent => fresh.push(m),
+                Some(again) => fresh.push((m, again)),
             }
         }
         if !done.is_empty()
@@ -723,7 +868,9 @@ impl Bridge {
         {
             report(format_args!("cannot record the claim for {agent}: {e}"));
         }
-        let fresh = match self.list_handing(agent, dir, fresh, queued) {
+        let (messages, agains): (Vec<Message>, Vec<Again>) = fresh.into_iter().unzip();
+        let wanted: Vec<String> = messages.iter().map(|m| m.id.clone()).collect();
+        let fresh = match self.list_handing(agent, dir, messages, queued) {
             Ok(f) => f,
             Err(e) => {
                 report(format_args!("cannot hand messages to {agent}: {e}"));
@@ -731,6 +878,10 @@ impl Bridge {
             }
         };
         for m in fresh {
+            let again = wanted
+                .iter()
+                .position(|id| *id == m.id)
+                .map_or(Again::Plain, |i| agains[i]);
             // A cold child takes everything as its next turn.
             let target = if via.is_some() {
                 "next-turn"
@@ -746,6 +897,7 @@ impl Bridge {
                 "agent": agent,
                 "via": via,
                 "target": target,
+                "again": again.to_json(),
                 "message": {"content": m.content, "source": source, "role": "user", "id": m.id},
             }));
         }
@@ -830,6 +982,32 @@ impl Bridge {
         }
         Ok(())
     }
+}
+
+/// The store a bridge may serve: a readable directory whose project
+/// directories can be read, or one not created yet (DSH creates it on its
+/// first write). Anything else is refused, so DSH stops at boot instead of
+/// running agents the bridge cannot see.
+pub fn check_store(root: &Path) -> std::result::Result<(), crate::store::StoreError> {
+    use crate::store::StoreError;
+    let meta = match std::fs::metadata(root) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(StoreError::io(root, e)),
+    };
+    if !meta.is_dir() {
+        return Err(StoreError::NotADirectory {
+            path: root.to_path_buf(),
+        });
+    }
+    for entry in std::fs::read_dir(root).map_err(|e| StoreError::io(root, e))? {
+        let entry = entry.map_err(|e| StoreError::io(root, e))?;
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            let project = entry.path();
+            std::fs::read_dir(&project).map_err(|e| StoreError::io(&project, e))?;
+        }
+    }
+    Ok(())
 }
 
 /// The abort cause of interrupt record `id`: `parent` when an agent sent it.

@@ -206,6 +206,56 @@ impl Transcript {
         Ok(())
     }
 
+    /// Cancel, in DSH's own inbox, every queued item that carries one of
+    /// `ids` (as its id or its `dshAgentsMessageId`): one durable batch of
+    /// `agent/inbox/spliced` deletions with `outcome: "canceled"`, the
+    /// record rc.8's own cancellations leave. Returns how many were canceled.
+    pub fn cancel_native(&mut self, ids: &[String]) -> Result<usize, StoreError> {
+        let header = reader::inspect(&self.path)
+            .map_err(|reason| StoreError::Log {
+                path: self.path.clone(),
+                reason,
+            })?
+            .header;
+        let native = crate::store::native_inbox::read(&self.path, &header).map_err(|reason| {
+            StoreError::Log {
+                path: self.path.clone(),
+                reason,
+            }
+        })?;
+        let ours = |item: &crate::store::native_inbox::NativeItem| {
+            ids.contains(&item.id)
+                || item.message.as_ref().is_some_and(|m| {
+                    m["source"]["dshAgentsMessageId"]
+                        .as_str()
+                        .is_some_and(|o| ids.iter().any(|i| i == o))
+                })
+        };
+        let mut events = Vec::new();
+        for (target, list) in [
+            ("next-turn", &native.next_turn),
+            ("next-step", &native.next_step),
+        ] {
+            // Each deletion shifts the items after it one place down.
+            let mut removed = 0usize;
+            for (i, item) in list.iter().enumerate() {
+                if ours(item) {
+                    let start = i - removed;
+                    events.push((
+                        "agent/inbox/spliced",
+                        json!({"target": target, "start": start, "removedCount": 1, "inserted": [], "outcome": "canceled"}),
+                        None,
+                    ));
+                    removed += 1;
+                }
+            }
+        }
+        if !events.is_empty() {
+            self.append(&events)?;
+        }
+        Ok(events.len())
+    }
+
     /// `turn/start` and the claimed messages as `user/message` events.
     pub fn start_turn(&mut self, messages: &[Message]) -> Result<u64, StoreError> {
         let turn = self.last_turn + 1;

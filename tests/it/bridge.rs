@@ -580,3 +580,158 @@ fn a_cold_child_is_reached_through_its_resident_parent_and_let_go_once_delivered
     );
     assert_eq!(serve.code, 0, "{}", serve.stderr);
 }
+
+/// The number of events in a raw log: the seq the next one gets.
+fn next_seq(log: &Path) -> u64 {
+    std::fs::read_to_string(log).unwrap().lines().count() as u64 - 1
+}
+
+fn insert(ids: &[&str]) -> Value {
+    let items: Vec<Value> = ids
+        .iter()
+        .map(|id| json!({"role":"user","id":id,"content":[{"type":"text","text":id}],"source":{"kind":"user"}}))
+        .collect();
+    json!({"type":"agent/inbox/spliced","data":{"target":"next-turn","start":0,"inserted":items}})
+}
+
+fn take_first() -> Value {
+    json!({"type":"agent/inbox/spliced","data":{"target":"next-turn","start":0,"removedCount":1,"inserted":[]}})
+}
+
+#[test]
+fn a_bridge_started_again_says_what_the_log_proves_of_each_hand_off() {
+    // rc.8 claims a message into a step (a removal splice) some events
+    // before it writes the `user/message`. A bridge started again inside
+    // that window must not take "not in the transcript" for "lost": it hands
+    // a taken message plainly (the plugin of the process that took it
+    // answers from its record), and marks only a proven drop as new.
+    let (store, dir) = team();
+    let s = store.path();
+    followup(s, "m-dropped", "dropped");
+    followup(s, "m-taken", "taken");
+    let log = dir.join("session.jsonl");
+    let first = next_seq(&log);
+    append_events(
+        &log,
+        &[
+            json!({"type":"turn/start","data":{"turn":2}}),
+            insert(&["m-dropped", "m-taken"]),
+            // seq first+2: m-dropped claimed; its turn ends without it.
+            take_first(),
+            json!({"type":"turn/end","data":{"turn":2,"reason":{"kind":"aborted","reason":{"kind":"user"}}}}),
+            json!({"type":"turn/start","data":{"turn":3}}),
+            // seq first+5: m-taken claimed, its step not started yet.
+            take_first(),
+        ],
+    );
+    let mut b = Bridge::holding(s, "rev-0001");
+    let dropped = b.expect("m-dropped handed", |v| {
+        v["event"] == "deliver" && v["message"]["id"] == "m-dropped"
+    });
+    assert_eq!(dropped["again"], json!({"drop": first + 2}));
+    let taken = b.expect("m-taken handed", |v| {
+        v["event"] == "deliver" && v["message"]["id"] == "m-taken"
+    });
+    assert_eq!(taken["again"], Value::Null);
+    // The process that took m-taken writes it: claimed, never handed again.
+    for (n, id) in [(2, "m-dropped"), (3, "m-taken")] {
+        let r = b.request(json!({"op":"delivered","agent":"rev-0001","message":id}), n);
+        assert_eq!(r["ok"], true, "{r}");
+    }
+    append_events(
+        &log,
+        &[
+            json!({"type":"step/start","data":{"turn":3,"step":1}}),
+            user_message("m-taken", "taken"),
+        ],
+    );
+    wait_for("the claim of m-taken", || {
+        pending_ids(s, "rev-0001") == ["m-dropped"]
+    });
+    // A cancel of a message taken into a step is refused: DSH may run it.
+    followup(s, "m-late", "late");
+    append_events(&log, &[insert(&["m-late"]), take_first()]);
+    let r = run_in(s, &["cancel", "m-late", "--to", "rev-0001"]);
+    assert_eq!(r.code, 2, "{}", r.stdout);
+}
+
+#[test]
+fn a_cold_child_whose_copy_waits_in_dshs_inbox_is_resumed_through_its_parent_once() {
+    // A DSH process queued a message in a cold child's own inbox and died
+    // before running it. Only a hand-off through the parent resumes the
+    // child, and a hand-off adds a copy: the queued copy is canceled in the
+    // child's log first (the bridge holds the child: no DSH process does),
+    // then the message goes through the parent once.
+    let (store, dir) = team();
+    let s = store.path();
+    followup(s, "m-stuck", "stuck");
+    let log = dir.join("session.jsonl");
+    append_events(
+        &log,
+        &[
+            json!({"type":"turn/start","data":{"turn":2}}),
+            json!({"type":"agent/inbox/spliced","data":{"target":"next-turn","start":0,"inserted":[{"role":"user","id":"rc8-copy","content":[{"type":"text","text":"stuck"}],"source":{"kind":"user","dshAgentsMessageId":"m-stuck"}}]}}),
+        ],
+    );
+    let cancel_at = next_seq(&log) + 1;
+    let mut b = Bridge::holding(s, "lead-1");
+    let d = b.expect("the delivery through the parent", |v| {
+        v["event"] == "deliver"
+    });
+    assert_eq!(
+        (d["agent"].as_str(), d["via"].as_str()),
+        (Some("rev-0001"), Some("lead-1"))
+    );
+    assert_eq!(d["message"]["id"], "m-stuck");
+    // The crashed turn closed as rc.8's repair closes it, then the cancel.
+    assert_eq!(d["again"], json!({"drop": cancel_at}));
+    let text = std::fs::read_to_string(&log).unwrap();
+    let tail: Vec<Value> = text
+        .lines()
+        .rev()
+        .take(2)
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(tail[1]["type"], "turn/end", "{text}");
+    assert_eq!(tail[1]["data"]["reason"]["kind"], "interrupted");
+    assert_eq!(
+        tail[0]["data"],
+        json!({"target":"next-turn","start":0,"removedCount":1,"inserted":[],"outcome":"canceled"})
+    );
+    assert_eq!(tail[0]["seq"], cancel_at);
+    let r = run_in(s, &["--json", "inbox", "rev-0001"]);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["dsh"]["nextTurn"], json!([]), "{v}");
+    // The team store has problems of its own; none is the child's.
+    let r = run_in(s, &["check"]);
+    assert!(!r.stdout.contains("rev-0001"), "{}", r.stdout);
+}
+
+#[test]
+fn check_reports_an_acknowledged_message_that_ran_in_two_completed_turns() {
+    let (store, dir) = team();
+    let s = store.path();
+    followup(s, "m-once", "once");
+    followup(s, "m-twice", "twice");
+    let turn = |n: u64, id: &str| {
+        [
+            json!({"type":"turn/start","data":{"turn":n}}),
+            user_message(id, id),
+            json!({"type":"turn/end","data":{"turn":n,"reason":{"kind":"completed"}}}),
+        ]
+    };
+    let log = dir.join("session.jsonl");
+    let before = run_in(s, &["--json", "check"]);
+    append_events(&log, &[turn(2, "m-once"), turn(3, "m-twice"), turn(4, "m-twice")].concat());
+    let r = run_in(s, &["--json", "check"]);
+    assert_ne!(r.code, 0);
+    let findings: Value = serde_json::from_str(&r.stdout).unwrap();
+    let twice: Vec<&Value> = findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "delivered-twice")
+        .collect();
+    assert_eq!(twice.len(), 1, "{}\nbefore: {}", r.stdout, before.stdout);
+    assert!(twice[0]["message"].as_str().unwrap().ends_with(": m-twice"), "{}", r.stdout);
+}
