@@ -19,10 +19,10 @@ const USER = join(here, 'fixtures', 'user.mjs')
 /**
  * One `dsh` process. `mode` is `headless` (args: the task) or `web`
  * (the stand-in user starts root `session` with `prompt`).
- * @param {{ model: { url: string }, mode: 'headless' | 'web', task?: string, session?: string, prompt?: string, resume?: boolean, store?: string, plugin?: boolean, binary?: string, cwd?: string, env?: object }} o
+ * `home` is its DSH_HOME (by default one beside the store); `pluginStore`, when given, is the plugin's `store` setting (by default the plugin takes DSH's persistence root).
+ * @param {{ model: { url: string }, mode: 'headless' | 'web', task?: string, session?: string, prompt?: string, resume?: boolean, store?: string, plugin?: boolean, binary?: string, cwd?: string, env?: object, pluginStore?: string, home?: string }} o
  */
-export function startDsh ({ model, mode, task = '', session, prompt, resume = false, store = tempStore(), plugin = true, binary = BIN, cwd = store, env = {} }) {
-  const home = join(store, '..', `${store.split('/').at(-1)}-home`)
+export function startDsh ({ model, mode, task = '', session, prompt, resume = false, store = tempStore(), plugin = true, binary = BIN, cwd = store, env = {}, pluginStore, home = join(store, '..', `${store.split('/').at(-1)}-home`) }) {
   mkdirSync(home, { recursive: true })
   const patch = join(home, 'test.yml')
   const rows = [
@@ -36,7 +36,7 @@ export function startDsh ({ model, mode, task = '', session, prompt, resume = fa
   // A new plugin is an `insert` row (patch rows only target existing ids).
   const insert = (id, path, config) => rows.push(`- insert: [{ id: ${id}, name: ${JSON.stringify(path)}, config: ${JSON.stringify(config)} }]`)
   // The store is the plugin's default: the JSONL persistence root.
-  if (plugin) insert('dsh-agents', PLUGIN, { binary })
+  if (plugin) insert('dsh-agents', PLUGIN, pluginStore === undefined ? { binary } : { binary, store: pluginStore })
   if (mode === 'web') insert('dsh-agents-test-user', USER, { session, prompt, resume })
   writeFileSync(patch, rows.join('\n') + '\n')
   const args = mode === 'web'

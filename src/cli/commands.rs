@@ -306,7 +306,7 @@ pub(super) fn bridge(env: &Env, check: bool) -> Result<Output> {
     // cannot be read is refused, before DSH runs any agent.
     crate::runtime::bridge::check_store(&env.root)?;
     if check {
-        return Ok(Output::Raw(format!(
+        return Ok(Output::Text(format!(
             "dsh-agents {}: the store {} can be the bridge's",
             env!("CARGO_PKG_VERSION"),
             env.root.display()

@@ -132,6 +132,8 @@ pub struct Bridge {
     closed: bool,
     /// Problems already said on stderr (each once).
     said: std::collections::HashSet<String>,
+    /// Where the protocol is traced (`DSH_AGENTS_BRIDGE_TRACE`).
+    trace_file: Option<std::fs::File>,
 }
 
 /// Say `what` where the person running DSH looks: the bridge's stderr is
@@ -157,6 +159,13 @@ impl Bridge {
             out,
             closed: false,
             said: std::collections::HashSet::new(),
+            trace_file: std::env::var_os("DSH_AGENTS_BRIDGE_TRACE").and_then(|p| {
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(p)
+                    .ok()
+            }),
         }
     }
 
@@ -164,11 +173,21 @@ impl Bridge {
         if self.closed {
             return;
         }
+        self.trace(">", &v.to_string());
         if writeln!(self.out, "{v}")
             .and_then(|()| self.out.flush())
             .is_err()
         {
             self.closed = true;
+        }
+    }
+
+    /// With `DSH_AGENTS_BRIDGE_TRACE=FILE`, every line the bridge reads
+    /// (`<`) and writes (`>`) is appended to FILE with the time: what an
+    /// operator needs to see why a message went where it went.
+    fn trace(&mut self, way: &str, line: &str) {
+        if let Some(f) = &mut self.trace_file {
+            let _ = writeln!(f, "{} {} {way} {line}", now_ms(), std::process::id());
         }
     }
 
@@ -842,13 +861,15 @@ impl Bridge {
                 // DSH has it (a failed hand-off that DSH took after all
                 // included): the log will show it written.
                 InLog::DshPending => None,
-                InLog::Taken { .. } if failed_before => None,
+                InLog::Taken { .. } if failed_before && via.is_none() => None,
+                // The last hand-off threw, and the log shows nothing of it
+                // reaching DSH since: the process hands it again.
+                _ if failed_before => Some(Again::Failed),
                 // A cold child held by this bridge runs nowhere: what it
                 // took is lost.
                 InLog::Taken { seq } if via.is_some() => Some(Again::Drop(seq)),
                 InLog::Taken { .. } => Some(Again::Plain),
                 InLog::Dropped { seq } => Some(Again::Drop(seq)),
-                InLog::Absent if failed_before => Some(Again::Failed),
                 InLog::Absent => Some(Again::Plain),
             };
             match again {
@@ -956,7 +977,10 @@ impl Bridge {
         while !self.closed {
             match rx.recv_timeout(TICK) {
                 Ok(Input::Line(line)) if line.trim().is_empty() => {}
-                Ok(Input::Line(line)) => match serde_json::from_str::<Value>(&line) {
+                Ok(Input::Line(line)) => match {
+                    self.trace("<", &line);
+                    serde_json::from_str::<Value>(&line)
+                } {
                     Ok(v) => {
                         // A refusal answers the request's `req` when it has one.
                         let req = v.get("req").and_then(Value::as_u64);

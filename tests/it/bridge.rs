@@ -722,7 +722,10 @@ fn check_reports_an_acknowledged_message_that_ran_in_two_completed_turns() {
     };
     let log = dir.join("session.jsonl");
     let before = run_in(s, &["--json", "check"]);
-    append_events(&log, &[turn(2, "m-once"), turn(3, "m-twice"), turn(4, "m-twice")].concat());
+    append_events(
+        &log,
+        &[turn(2, "m-once"), turn(3, "m-twice"), turn(4, "m-twice")].concat(),
+    );
     let r = run_in(s, &["--json", "check"]);
     assert_ne!(r.code, 0);
     let findings: Value = serde_json::from_str(&r.stdout).unwrap();
@@ -733,5 +736,9 @@ fn check_reports_an_acknowledged_message_that_ran_in_two_completed_turns() {
         .filter(|f| f["code"] == "delivered-twice")
         .collect();
     assert_eq!(twice.len(), 1, "{}\nbefore: {}", r.stdout, before.stdout);
-    assert!(twice[0]["message"].as_str().unwrap().ends_with(": m-twice"), "{}", r.stdout);
+    assert!(
+        twice[0]["message"].as_str().unwrap().ends_with(": m-twice"),
+        "{}",
+        r.stdout
+    );
 }
