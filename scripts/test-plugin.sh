@@ -17,3 +17,7 @@ TMPDIR="$(mktemp -d)"
 export TMPDIR
 trap 'rm -rf "$TMPDIR"' EXIT
 npm test
+# The crash-point tests again beside two CPU-bound loops: the windows they
+# aim at (a step's claim before its write, a hand-off racing a disposal)
+# widen under load.
+LOAD=1 node --test --test-concurrency=1 test/crash-points.test.mjs

@@ -41,8 +41,20 @@ pub fn send_as_user(
 /// The operator's interrupt, with the user's authority.
 pub fn interrupt_as_user(corpus: &Corpus, target: usize, limits: Limits) -> Result<String> {
     let cache = ScanCache::default();
-    crate::tools::interrupt_agent::request(corpus, &cache, target, InterruptCause::User, limits)?;
+    let reached = crate::tools::interrupt_agent::request(
+        corpus,
+        &cache,
+        target,
+        InterruptCause::User,
+        limits,
+    )?;
     cache.commit();
+    if !reached {
+        return Err(crate::error::Error::tool(format!(
+            "agent {} is not running: no DSH process or serve holds it, so there is no turn to stop; nothing was written",
+            corpus.id(target)
+        )));
+    }
     Ok(format!(
         "interrupt requested for agent {}",
         corpus.id(target)

@@ -1,8 +1,10 @@
 //! `interrupt_agent` (v2 by name, v1 by id with rc.8 texts), and the one
 //! interrupt request the operator's `interrupt` shares: only a strict
 //! ancestor may interrupt; a live target gets an interrupt record that
-//! stops its current turn; an absent or idle target is an accepted no-op;
-//! an external one stops for good.
+//! stops its current turn; an idle or not-resident member is an accepted
+//! no-op for the model tools (a v2 name that is no member is an error),
+//! and the operator is told when the interrupt reached nobody; an external
+//! one stops for good.
 
 use super::{Context, Outcome};
 use crate::error::{Error, Result};
@@ -22,19 +24,21 @@ fn is_external(corpus: &Corpus, cache: &ScanCache, index: usize) -> bool {
         .is_some_and(|id| id.mode == Mode::External)
 }
 
-/// Request the interrupt: live targets get a record; externals stop for good.
+/// Request the interrupt: live targets get a record; externals stop for
+/// good. Whether a record was written: `false` means it reached nobody.
 pub fn request(
     corpus: &Corpus,
     cache: &ScanCache,
     target: usize,
     cause: InterruptCause,
     limits: Limits,
-) -> Result<()> {
+) -> Result<bool> {
     let external = is_external(corpus, cache, target);
     if external || corpus.live(target).is_live() {
         Inbox::new(&corpus.record(target).dir()).interrupt(&cause, external, limits)?;
+        return Ok(true);
     }
-    Ok(())
+    Ok(false)
 }
 
 fn accepted(agent: &str) -> Outcome {
@@ -47,7 +51,8 @@ fn as_ancestor(cx: &Context, target: usize) -> Result<()> {
     let cause = InterruptCause::Parent {
         sender_id: cx.caller.id.clone(),
     };
-    request(&cx.corpus, &cx.cache, target, cause, cx.limits)
+    // An idle or absent member is an accepted no-op (the contract's rule).
+    request(&cx.corpus, &cx.cache, target, cause, cx.limits).map(drop)
 }
 
 /// Seed-001 `interrupt_agent`.
@@ -58,8 +63,13 @@ pub fn interrupt_v2(cx: &Context, agent: &str) -> Result<Outcome> {
     let target = match corpus.resolve_v2(&cx.cache, root, agent) {
         Resolution::Member(m) => m.index,
         Resolution::Outside { index, .. } => index,
-        // An absent target is an accepted no-op.
-        Resolution::NotFound => return Ok(accepted(agent)),
+        // A name that is no member is not an absent member: a typo must
+        // not read as an interrupt made.
+        Resolution::NotFound => {
+            return Err(Error::tool(format!(
+                "no agent named \"{agent}\" in the caller's subagent tree, and no session with that id; nothing was interrupted"
+            )));
+        }
         Resolution::Ambiguous(ids) => {
             return Err(Error::tool(format!(
                 "agent name \"{agent}\" is ambiguous: it names sessions {}; use a Session id",

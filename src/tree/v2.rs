@@ -497,6 +497,23 @@ impl<'a> Corpus<'a> {
 
     /// The one v2 resolver: `lead`, a name path, or else a Session id.
     /// Resolution grants no authority; the tools check that.
+    /// The session of `root`'s tree whose id starts with `prefix` (at least
+    /// `MIN_PREFIX` characters, no `/`): `Err` with every id when several do.
+    fn member_by_prefix(&self, root: usize, prefix: &str) -> Result<Option<usize>, Vec<String>> {
+        if prefix.chars().count() < super::error::MIN_PREFIX || prefix.contains('/') {
+            return Ok(None);
+        }
+        let found: Vec<usize> = (0..self.store.sessions.len())
+            .filter(|i| self.store.sessions.id(*i).starts_with(prefix))
+            .filter(|i| self.root_of(*i).is_ok_and(|r| r == root))
+            .collect();
+        match found.as_slice() {
+            [] => Ok(None),
+            [one] => Ok(Some(*one)),
+            many => Err(many.iter().map(|i| self.id(*i).to_string()).collect()),
+        }
+    }
+
     pub fn resolve_v2(&self, cache: &ScanCache, root: usize, agent: &str) -> Resolution {
         let named: Vec<Member> = self
             .v2_named(root, agent)
@@ -511,8 +528,15 @@ impl<'a> Corpus<'a> {
         if let Some(member) = named.into_iter().next() {
             return Resolution::Member(member);
         }
-        let Some(index) = self.store.index_of(agent) else {
-            return Resolution::NotFound;
+        let index = match self.store.index_of(agent) {
+            Some(i) => i,
+            // The id prefix `tree` shows for an unnamed member: unique
+            // among the members of this tree.
+            None => match self.member_by_prefix(root, agent) {
+                Ok(Some(i)) => i,
+                Ok(None) => return Resolution::NotFound,
+                Err(ids) => return Resolution::Ambiguous(ids),
+            },
         };
         match self.v2_member(cache, root, index) {
             Some(m) => Resolution::Member(m),

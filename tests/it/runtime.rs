@@ -466,12 +466,22 @@ fn interrupt_rules() {
         ),
         "interrupt requested for agent anon-0001\n"
     );
+    // A v2 name that is no member is not an absent member: a typo is an
+    // error, never an interrupt that reads as made.
     assert_eq!(
-        ok(
-            s,
-            &["interrupt-agent", "nobody", "--as", "lead-1", "--json"]
-        ),
-        "{\"accepted\":true}\n"
+        err(&["interrupt-agent", "reviwer", "--as", "lead-1"]),
+        "Error: no agent named \"reviwer\" in the caller's subagent tree, and no session with that id; nothing was interrupted\n"
+    );
+    // The id prefix `tree` shows for an unnamed member is accepted (idle:
+    // an accepted no-op).
+    assert_eq!(
+        ok(s, &["interrupt-agent", "anon-000", "--as", "lead-1"]),
+        "interrupt requested for agent anon-000\n"
+    );
+    // The operator is told when an interrupt reaches nobody (exit 1).
+    assert_eq!(
+        err(&["interrupt", "reviewer/checker"]),
+        "Error: agent chk-0001 is not running: no DSH process or serve holds it, so there is no turn to stop; nothing was written\n"
     );
     assert!(
         before == crate::common::snapshot_without_caches(s),
