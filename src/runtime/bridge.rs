@@ -977,20 +977,20 @@ impl Bridge {
         while !self.closed {
             match rx.recv_timeout(TICK) {
                 Ok(Input::Line(line)) if line.trim().is_empty() => {}
-                Ok(Input::Line(line)) => match {
+                Ok(Input::Line(line)) => {
                     self.trace("<", &line);
-                    serde_json::from_str::<Value>(&line)
-                } {
-                    Ok(v) => {
-                        // A refusal answers the request's `req` when it has one.
-                        let req = v.get("req").and_then(Value::as_u64);
-                        match serde_json::from_value::<Request>(v) {
-                            Ok(r) => self.handle(r),
-                            Err(e) => self.send(reply(req, Err(Refusal::BadRequest(e)))),
+                    match serde_json::from_str::<Value>(&line) {
+                        Ok(v) => {
+                            // A refusal answers the request's `req` when it has one.
+                            let req = v.get("req").and_then(Value::as_u64);
+                            match serde_json::from_value::<Request>(v) {
+                                Ok(r) => self.handle(r),
+                                Err(e) => self.send(reply(req, Err(Refusal::BadRequest(e)))),
+                            }
                         }
+                        Err(e) => self.send(reply(None, Err(Refusal::BadRequest(e)))),
                     }
-                    Err(e) => self.send(reply(None, Err(Refusal::BadRequest(e)))),
-                },
+                }
                 Ok(Input::TooLong) => self.send(json!({
                     "reply": null, "ok": false,
                     "error": format!("bad request: a request line is at most {MAX_REQUEST} bytes")
