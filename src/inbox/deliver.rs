@@ -560,6 +560,19 @@ impl Inbox {
     pub fn deliver(&self, message: NewMessage, limits: Limits) -> Result<Receipt, DeliveryError> {
         let source = message.framing.source();
         let content = message.framing.content(message.text);
+        // A refusal leaves the store as it was: what can be refused before
+        // an inbox exists is refused before the lock would create one.
+        if std::fs::symlink_metadata(self.dir.join(INBOX)).is_err() {
+            if std::fs::symlink_metadata(self.dir.join(STOPPED)).is_ok() {
+                return Err(DeliveryError::Stopped);
+            }
+            if limits.max_pending == 0 {
+                return Err(DeliveryError::InboxFull {
+                    pending: 0,
+                    limit: 0,
+                });
+            }
+        }
         let mut guard = self.lock(limits.lock_timeout)?;
         if guard.dir.exists(STOPPED) {
             return Err(DeliveryError::Stopped);
@@ -656,6 +669,10 @@ impl Inbox {
     /// the lock frees its admission room. A claimed, canceled or unknown id
     /// is an error and writes nothing.
     pub fn cancel(&self, id: &str, limits: Limits) -> Result<Message, DeliveryError> {
+        // No inbox holds no message: refused without creating one.
+        if std::fs::symlink_metadata(self.dir.join(INBOX)).is_err() {
+            return Err(DeliveryError::UnknownMessage { id: id.to_string() });
+        }
         let mut guard = self.lock(limits.lock_timeout)?;
         let history = self.history(id)?;
         let fold = self.read()?;

@@ -48,13 +48,14 @@ pub fn interrupt_as_user(corpus: &Corpus, target: usize, limits: Limits) -> Resu
         InterruptCause::User,
         limits,
     )?;
-    cache.commit();
     if !reached {
+        // A refusal writes nothing, not even a cache.
         return Err(crate::error::Error::tool(format!(
             "agent {} is not running: no DSH process or serve holds it, so there is no turn to stop; nothing was written",
             corpus.id(target)
         )));
     }
+    cache.commit();
     Ok(format!(
         "interrupt requested for agent {}",
         corpus.id(target)

@@ -323,7 +323,7 @@ pub fn spans(
                 ("gen_ai.agent.id", Attr::Str(id.to_string())),
                 ("gen_ai.agent.name", Attr::Str(name.clone())),
                 ("gen_ai.conversation.id", Attr::Str(id.to_string())),
-                ("dsh.turn.number", Attr::Int(turn.number as i64)),
+                ("dsh.turn.number", Attr::Int(int64(turn.number))),
             ];
             let mut error = None;
             match &turn.end {
@@ -364,22 +364,25 @@ pub fn spans(
                     attributes.push(("gen_ai.request.model", Attr::Str(model.clone())));
                 }
                 if u.calls > 0 {
-                    let input = u.input_tokens + u.cache_read_tokens + u.cache_write_tokens;
-                    attributes.push(("gen_ai.usage.input_tokens", Attr::Int(input as i64)));
+                    let input = u
+                        .input_tokens
+                        .saturating_add(u.cache_read_tokens)
+                        .saturating_add(u.cache_write_tokens);
+                    attributes.push(("gen_ai.usage.input_tokens", Attr::Int(int64(input))));
                     attributes.push((
                         "gen_ai.usage.output_tokens",
-                        Attr::Int(u.output_tokens as i64),
+                        Attr::Int(int64(u.output_tokens)),
                     ));
                     if u.cache_read_tokens > 0 {
                         attributes.push((
                             "gen_ai.usage.cache_read.input_tokens",
-                            Attr::Int(u.cache_read_tokens as i64),
+                            Attr::Int(int64(u.cache_read_tokens)),
                         ));
                     }
                     if u.cache_write_tokens > 0 {
                         attributes.push((
                             "gen_ai.usage.cache_creation.input_tokens",
-                            Attr::Int(u.cache_write_tokens as i64),
+                            Attr::Int(int64(u.cache_write_tokens)),
                         ));
                     }
                 }
@@ -520,4 +523,26 @@ pub fn to_json(spans: &[Span], resource: &[(&'static str, Attr)]) -> Value {
             "schemaUrl": SCHEMA_URL,
         }]
     })
+}
+
+/// OTLP integers are signed 64-bit: a count above `i64::MAX` is sent as
+/// `i64::MAX`, never wrapped to a negative number.
+fn int64(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn counts_past_the_signed_range_are_clamped_not_wrapped() {
+        for (n, want) in [
+            (0, 0),
+            (42, 42),
+            (i64::MAX as u64, i64::MAX),
+            (1 << 63, i64::MAX),
+            (u64::MAX, i64::MAX),
+        ] {
+            assert_eq!(super::int64(n), want, "{n}");
+        }
+    }
 }

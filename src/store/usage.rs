@@ -38,28 +38,39 @@ impl TokenCounts {
         if !has_usage {
             return;
         }
-        self.calls += 1;
         let [i, cr, cw, o, r] = FIELDS.map(|f| get(f).unwrap_or(0));
-        self.input_tokens += i;
-        self.cache_read_tokens += cr;
-        self.cache_write_tokens += cw;
-        self.output_tokens += o;
-        self.reasoning_tokens += r;
+        self.add(&TokenCounts {
+            calls: 1,
+            input_tokens: i,
+            cache_read_tokens: cr,
+            cache_write_tokens: cw,
+            output_tokens: o,
+            reasoning_tokens: r,
+        });
     }
 
+    /// Sums saturate at `u64::MAX`: counts come from files, and a sum that
+    /// wrapped would show a total smaller than its parts.
     pub fn add(&mut self, other: &TokenCounts) {
-        self.calls += other.calls;
-        self.input_tokens += other.input_tokens;
-        self.cache_read_tokens += other.cache_read_tokens;
-        self.cache_write_tokens += other.cache_write_tokens;
-        self.output_tokens += other.output_tokens;
-        self.reasoning_tokens += other.reasoning_tokens;
+        self.calls = self.calls.saturating_add(other.calls);
+        self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);
+        self.cache_read_tokens = self
+            .cache_read_tokens
+            .saturating_add(other.cache_read_tokens);
+        self.cache_write_tokens = self
+            .cache_write_tokens
+            .saturating_add(other.cache_write_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
+        self.reasoning_tokens = self.reasoning_tokens.saturating_add(other.reasoning_tokens);
     }
 
     /// Every token billed: the three disjoint inputs and the output
-    /// (reasoning is inside the output).
+    /// (reasoning is inside the output); saturating, as the sums are.
     pub fn total(&self) -> u64 {
-        self.input_tokens + self.cache_read_tokens + self.cache_write_tokens + self.output_tokens
+        self.input_tokens
+            .saturating_add(self.cache_read_tokens)
+            .saturating_add(self.cache_write_tokens)
+            .saturating_add(self.output_tokens)
     }
 }
 
@@ -85,6 +96,19 @@ fn scaled(n: u64, unit: f64, suffix: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sums_saturate_and_a_total_is_never_below_its_parts() {
+        let mut t = TokenCounts::default();
+        for _ in 0..5 {
+            t.add_call(true, |f| (f == "inputTokens").then_some(u64::MAX));
+        }
+        t.add_call(true, |f| (f == "outputTokens").then_some(5));
+        assert_eq!(t.input_tokens, u64::MAX);
+        assert_eq!(t.calls, 6);
+        assert_eq!(t.total(), u64::MAX);
+        assert!(t.total() >= t.output_tokens);
+    }
 
     #[test]
     fn counts_and_short_forms() {

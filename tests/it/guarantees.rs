@@ -719,3 +719,34 @@ fn an_inbox_drained_after_a_burst_is_compacted() {
     let r = run_in(s, &["inbox", "rev-0001"]);
     assert!(r.stdout.contains("next-turn: 0 pending"), "{}", r.stdout);
 }
+
+#[test]
+fn a_refused_command_leaves_the_store_byte_for_byte_unchanged() {
+    let store = team();
+    let s = store.path();
+    let before = snapshot(s);
+    // (args, exit status): each is refused.
+    let table: &[(&[&str], i32)] = &[
+        (&["cancel", "no-such-message", "--to", "reviewer"], 2),
+        (&["--max-pending", "0", "followup", "reviewer", "hello"], 1),
+        (
+            &[
+                "--max-pending",
+                "0",
+                "send-message",
+                "--as",
+                "lead-1",
+                "reviewer",
+                "hello",
+            ],
+            1,
+        ),
+        (&["interrupt", "reviewer"], 1),
+        (&["interrupt-agent", "reviwer", "--as", "lead-1"], 1),
+    ];
+    for (args, code) in table {
+        let r = run_in(s, args);
+        assert_eq!(r.code, *code, "{args:?}: {}{}", r.stdout, r.stderr);
+        assert!(snapshot(s) == before, "{args:?} changed the store");
+    }
+}
