@@ -354,7 +354,7 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
         }
         'dsh-agents;spawn' {
             [CompletionResult]::new('--parent', '--parent', [CompletionResultType]::ParameterName, 'Parent Session id or unique prefix; omit to create a root')
-            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'Agent name (1-64 of [A-Za-z0-9._-], not "lead", unique among siblings)')
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'Agent name (1-64 of [A-Za-z0-9._-], not "lead", "." or "..", unique among siblings)')
             [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'Creation label (the description list_agents shows)')
             [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Child mode')
             [CompletionResult]::new('--prompt', '--prompt', [CompletionResultType]::ParameterName, 'The initial prompt, recorded as the first turn')

@@ -328,7 +328,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
         }
         &'dsh-agents;spawn'= {
             cand --parent 'Parent Session id or unique prefix; omit to create a root'
-            cand --name 'Agent name (1-64 of [A-Za-z0-9._-], not "lead", unique among siblings)'
+            cand --name 'Agent name (1-64 of [A-Za-z0-9._-], not "lead", "." or "..", unique among siblings)'
             cand --label 'Creation label (the description list_agents shows)'
             cand --mode 'Child mode'
             cand --prompt 'The initial prompt, recorded as the first turn'

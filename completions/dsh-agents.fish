@@ -288,7 +288,7 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand cancel" -l json -d
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand cancel" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand cancel" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l parent -d 'Parent Session id or unique prefix; omit to create a root' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l name -d 'Agent name (1-64 of [A-Za-z0-9._-], not "lead", unique among siblings)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l name -d 'Agent name (1-64 of [A-Za-z0-9._-], not "lead", "." or "..", unique among siblings)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l label -d 'Creation label (the description list_agents shows)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand spawn" -l mode -d 'Child mode' -r -f -a "continuable\t''
 one-shot\t''

@@ -311,7 +311,7 @@ pub struct SpawnArgs {
     /// Parent Session id or unique prefix; omit to create a root
     #[arg(long)]
     pub parent: Option<String>,
-    /// Agent name (1-64 of [A-Za-z0-9._-], not "lead", unique among siblings)
+    /// Agent name (1-64 of [A-Za-z0-9._-], not "lead", "." or "..", unique among siblings)
     #[arg(long)]
     pub name: Option<String>,
     /// Creation label (the description list_agents shows)

@@ -84,7 +84,7 @@ impl fmt::Display for SpawnError {
             SpawnError::NameWithoutParent => f.write_str("a root is always \"lead\""),
             SpawnError::InvalidName(name) => write!(
                 f,
-                "\"{name}\" must be 1-64 characters of [A-Za-z0-9._-] and not \"lead\""
+                "\"{name}\" must be 1-64 characters of [A-Za-z0-9._-], not \"lead\", \".\" or \"..\""
             ),
             SpawnError::NameTaken { name, parent } => write!(
                 f,

@@ -210,10 +210,14 @@ impl Header {
 /// The v2 name of every tree root, which no session may take as its own.
 pub const ROOT_NAME: &str = "lead";
 
-/// 1–64 characters of `[A-Za-z0-9._-]`, never `lead`.
+/// 1–64 characters of `[A-Za-z0-9._-]`, never `lead`, and never `.` or
+/// `..`: a name is a step of a name path, and `reviewer/..` must not name a
+/// child of `reviewer`.
 pub fn is_valid_name(name: &str) -> bool {
     (1..=64).contains(&name.len())
         && name != ROOT_NAME
+        && name != "."
+        && name != ".."
         && name
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
@@ -591,6 +595,10 @@ mod tests {
         assert!(!is_valid_name("lead"));
         assert!(!is_valid_name("a/b"));
         assert!(!is_valid_name(""));
+        assert!(!is_valid_name("."));
+        assert!(!is_valid_name(".."));
+        assert!(is_valid_name("..."));
+        assert!(is_valid_name(".hidden"));
         assert!(!is_valid_name(&"x".repeat(65)));
     }
 }

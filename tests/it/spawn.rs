@@ -237,6 +237,8 @@ fn spawn_rejects_bad_input_and_changes_nothing() {
             "already used by a sibling",
         ),
         (vec!["--parent", "root", "--name", "lead"], "not \"lead\""),
+        (vec!["--parent", "root", "--name", "."], "\".\" or \"..\""),
+        (vec!["--parent", "root", "--name", ".."], "\".\" or \"..\""),
         (vec!["--parent", "root", "--name", "a/b"], "--name"),
         (
             vec!["--parent", "root", "--name", &"x".repeat(65)],
