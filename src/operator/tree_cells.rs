@@ -230,6 +230,7 @@ mod tests {
             turn_time: 0,
             native_pending: 0,
             native_parked: false,
+            native_error: false,
             usage: Default::default(),
         };
         let day = 86_400_000;

@@ -200,6 +200,7 @@ mod tests {
                     turn_time: 0,
                     native_pending: 0,
                     native_parked: false,
+                    native_error: false,
                     usage: Some(Box::new(TokenCounts {
                         input_tokens: t,
                         ..TokenCounts::default()

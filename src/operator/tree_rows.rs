@@ -25,6 +25,9 @@ pub enum State {
     Unavailable,
     /// Its lock cannot be probed: maybe live.
     Unknown,
+    /// Not live, and DSH cannot resume its log (it refuses a splice of its
+    /// own inbox): what `check` calls an error.
+    Unresumable,
 }
 
 impl State {
@@ -38,14 +41,28 @@ impl State {
             State::Unsupported => "unsupported",
             State::Unavailable => "unavailable",
             State::Unknown => "unknown",
+            State::Unresumable => "unresumable",
         }
     }
 
     pub fn is_problem(self) -> bool {
         matches!(
             self,
-            State::Corrupt | State::Unsupported | State::Unavailable | State::Unknown
+            State::Corrupt
+                | State::Unsupported
+                | State::Unavailable
+                | State::Unknown
+                | State::Unresumable
         )
+    }
+
+    /// `of`, and an inactive session whose log DSH cannot resume is that
+    /// problem.
+    fn with(kind: &MemberKind, live: Liveness, activity: Option<&Activity>) -> State {
+        match State::of(kind, live) {
+            State::Inactive if activity.is_some_and(|a| a.native_error) => State::Unresumable,
+            s => s,
+        }
     }
 
     fn of(kind: &MemberKind, live: Liveness) -> State {
@@ -117,7 +134,7 @@ pub fn root_row(corpus: &Corpus, root: usize) -> (Row, Option<String>) {
         // A root log DSH itself could not reopen is a problem, not an
         // inactive root.
         state: match inspection {
-            Some(_) => State::of(&MemberKind::Root, live),
+            Some(ref i) => State::with(&MemberKind::Root, live, Some(&Activity::of(i, live))),
             None => State::Unavailable,
         },
         mode: MemberKind::Root.mode(),
@@ -214,7 +231,7 @@ impl<'c, 'a> Rows<'c, 'a> {
                 index: position(m.index),
                 parent: parent.map(position),
                 depth,
-                state: State::of(&m.kind, m.live),
+                state: State::with(&m.kind, m.live, m.activity.as_deref()),
                 mode: m.kind.mode(),
                 activity: m.activity,
                 pending: None,

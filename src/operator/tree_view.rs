@@ -269,7 +269,13 @@ pub fn text_to(
         fit(block, o, &mut short, out);
     }
     if drawn == 0 && bare == 0 {
-        out("(no sessions)");
+        // An empty filtered view says what was filtered.
+        out(match (o.filter.live, o.filter.problems) {
+            (false, false) => "(no sessions)",
+            (true, false) => "(no live agents)",
+            (false, true) => "(no problems)",
+            (true, true) => "(no live agents with problems)",
+        });
     } else if bare > 0 {
         // Ids past what the line shows were not kept: the line is cut
         // before them either way.

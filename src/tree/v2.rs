@@ -135,6 +135,8 @@ pub struct Activity {
     /// aborted turn left them parked.
     pub native_pending: usize,
     pub native_parked: bool,
+    /// DSH refuses a splice of its own inbox: it cannot resume the session.
+    pub native_error: bool,
     /// The tokens the session's own model calls reported, when any did
     /// (a tree of a million sessions keeps one of these each).
     pub usage: Option<Box<crate::store::usage::TokenCounts>>,
@@ -150,6 +152,7 @@ impl Activity {
             last_ending: i.last_ending.clone(),
             turn_time: i.turn_time,
             native_pending: i.native.pending(),
+            native_error: i.native.error.is_some(),
             native_parked: i.native_parked(
                 live == Liveness::Live {
                     state: LiveState::Idle,

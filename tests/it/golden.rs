@@ -424,6 +424,16 @@ const CASES: &[(&str, &[&str])] = &[
             "ef43",
         ],
     ),
+    // What `check` calls an error is a problem in every view.
+    (
+        "rc8-inbox-invalid.tree.problems",
+        &[
+            "--store",
+            "testdata/stores/rc8-inbox-invalid",
+            "tree",
+            "--problems",
+        ],
+    ),
     // The top-level help, its commands grouped (piped: 100 columns).
     ("help", &["--help"]),
 ];
