@@ -272,7 +272,18 @@ impl Trace {
 /// or the sessions that do when that is not one (none, or several).
 pub fn inbox_holding(store: &crate::store::Store, id: &str) -> Result<usize, Vec<usize>> {
     let dirs: Vec<std::path::PathBuf> = store.sessions.iter().map(|s| s.dir()).collect();
-    match crate::inbox::locate::inboxes_mentioning(&dirs, id).as_slice() {
+    // The byte search only narrows: a message whose text holds the id
+    // mentions it too. A hit counts when a record names the id as its own
+    // (the message, or a claim or cancel of it).
+    let hits: Vec<usize> = crate::inbox::locate::inboxes_mentioning(&dirs, id)
+        .into_iter()
+        .filter(|i| {
+            crate::inbox::Inbox::new(&dirs[*i])
+                .history(id)
+                .is_ok_and(|h| h.message.is_some() || h.claimed.is_some() || h.canceled.is_some())
+        })
+        .collect();
+    match hits.as_slice() {
         [one] => Ok(*one),
         other => Err(other.to_vec()),
     }

@@ -779,3 +779,25 @@ fn log_says_when_dsh_cannot_read_the_log() {
     let r = crate::common::run(["--store", s, "log", "reviewer"]);
     assert!(!r.stdout.contains("DSH cannot read"), "{}", r.stdout);
 }
+
+#[test]
+fn a_message_id_is_found_by_the_record_that_names_it_not_by_text_that_quotes_it() {
+    let tmp = team("idtext");
+    let s = tmp.path().to_str().unwrap();
+    let ok = |args: &[&str]| {
+        let mut argv = vec!["--store", s];
+        argv.extend_from_slice(args);
+        let r = run(&argv);
+        assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+        r.stdout
+    };
+    ok(&["followup", "--id", "m-one", "reviewer", "hello"]);
+    // Another message whose text is exactly the first one's id.
+    ok(&["followup", "--id", "m-two", "reviewer/checker", "m-one"]);
+    assert!(ok(&["trace", "m-one"]).starts_with("message m-one to reviewer (rev-0001)"));
+    assert_eq!(
+        ok(&["cancel", "m-one"]),
+        "canceled message m-one (next-turn) to rev-0001\n"
+    );
+    assert!(ok(&["trace", "m-two"]).starts_with("message m-two to reviewer/checker (chk-0001)"));
+}
