@@ -12,11 +12,11 @@ use super::compact;
 use super::error::DeliveryError;
 use super::fold::{Fold, FoldPoint, count_pending};
 use super::framing::{Framing, InterruptCause};
+use super::handing;
 use super::history::{History, Standing};
 use super::id_list::IdList;
 use super::lock::{self, INBOX, WriteGuard};
 use super::record::{InboxLine, Message, Record, Target, for_each_line, parse};
-use super::{handing, liveness};
 use crate::store::StoreError;
 use crate::store::delivered::{InLog, LogMessages, log_in};
 use crate::store::limits::MAX_LINE;
@@ -708,8 +708,7 @@ impl Inbox {
     /// Read under the inbox lock, which a bridge takes before it hands a
     /// message on.
     fn being_delivered(&self, id: &str) -> bool {
-        let listed = handing::read(&self.dir).iter().any(|h| h == id)
-            && liveness::probe(&self.dir).is_live();
+        let listed = handing::live(&self.dir).iter().any(|h| h == id);
         listed
             || log_in(&self.dir)
                 .and_then(|log| LogMessages::read(&log).ok())

@@ -37,10 +37,10 @@ pub fn read(dir: &Path) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// The ids listed while a holder of the agent is alive (a dead holder's
-/// list is stale: none).
+/// The ids listed while a bridge holds the agent (a dead bridge's list is
+/// stale, and so is one `serve` found when it took the agent: none).
 pub fn live(dir: &Path) -> Vec<String> {
-    if !super::liveness::probe(dir).is_live() {
+    if !super::liveness::held_by_bridge(dir) {
         return Vec::new();
     }
     read(dir)

@@ -72,6 +72,12 @@ fn read_info(dir: &Path) -> Option<LiveInfo> {
     serde_json::from_slice::<LiveInfo>(&read_small(&dir.join(LIVE_JSON))?).ok()
 }
 
+/// Whether a bridge holds the agent live now: its lock is held and
+/// `live.json` names the DSH process (a `serve`'s does not).
+pub fn held_by_bridge(dir: &Path) -> bool {
+    probe(dir).is_live() && read_info(dir).is_some_and(|i| i.dsh.is_some())
+}
+
 /// Probe the session directory `dir`. Only a regular `live.lock` counts; a
 /// link, FIFO or anything else is not a resident process.
 pub fn probe(dir: &Path) -> Liveness {

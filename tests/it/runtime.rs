@@ -859,3 +859,35 @@ fn serve_is_honest_about_its_turns() {
     ]);
     assert_eq!((r.code, r.stderr.as_str()), (0, ""));
 }
+
+#[test]
+fn a_handing_list_a_dead_bridge_left_is_not_believed_once_serve_holds_the_agent() {
+    // A DSH process and its bridge were SIGKILLed mid-hand-off: their
+    // `inbox.handing` stays. In-flight state belongs to a live bridge only:
+    // with `serve` holding the agent, the listed message is pending, and
+    // `cancel` may withdraw it.
+    let (store, handler, log) = setup("stalehand");
+    let s = store.path();
+    let _served = serve(s, "rev-0001", &handler, &log);
+    ok(s, &["followup", "rev-0001", "sleep now"]);
+    eventually("the first turn running", || {
+        handler_lines(&log).iter().any(|l| l.contains("sleep now"))
+    });
+    ok(s, &["followup", "--id", "m-listed", "rev-0001", "later"]);
+    std::fs::write(s.join("_no-cwd/rev-0001/inbox.handing"), r#"["m-listed"]"#).unwrap();
+    let tree: Value = serde_json::from_str(&ok(s, &["--json", "tree"])).unwrap();
+    let member = tree[0]["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["id"] == "rev-0001")
+        .unwrap()
+        .clone();
+    assert_eq!(member["pending"], 1, "{member}");
+    let inbox: Value = serde_json::from_str(&ok(s, &["--json", "inbox", "rev-0001"])).unwrap();
+    assert_eq!(inbox["handing"], serde_json::json!([]), "{inbox}");
+    assert_eq!(
+        ok(s, &["cancel", "m-listed", "--to", "rev-0001"]),
+        "canceled message m-listed (next-turn) to rev-0001\n"
+    );
+}
