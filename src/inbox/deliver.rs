@@ -578,9 +578,13 @@ impl Inbox {
             return Err(DeliveryError::Stopped);
         }
         if let Some(id) = &message.id {
-            // A new id (the usual case) is told from the key index alone;
-            // anything else reads the inbox.
-            let used = if super::key_index::surely_absent(&guard, id) {
+            // A new id (the usual case) is told from the key index, and
+            // a miss is checked against the keyed archive (compaction's
+            // record, which a lying index must not overrule); anything
+            // else reads the inbox.
+            let used = if super::key_index::surely_absent(&guard, id)
+                && !super::keyed_archive::may_hold(&guard, id)?
+            {
                 IdUse::Unused
             } else {
                 self.find_id(&guard, id)?

@@ -9,7 +9,9 @@
 //! whose inode or last length does not match the inbox (a torn tail cut, a
 //! compaction, a writer that did not keep it) is rebuilt by one read of
 //! the inbox. It can skip the scan, never change an answer: only "absent"
-//! is taken from it, and any hit is confirmed by the full read.
+//! is taken from it, a miss is checked against the keyed archive (whose
+//! record a lying index must not overrule), and any hit is confirmed by
+//! the full read.
 
 use super::lock::WriteGuard;
 use super::record::{InboxLine, Record, for_each_line_at, parse};

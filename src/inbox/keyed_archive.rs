@@ -39,6 +39,38 @@ pub fn append(guard: &WriteGuard, lines: &[Vec<u8>]) -> Result<(), StoreError> {
     f.sync_data().map_err(io)
 }
 
+/// Whether the archive may hold `id`: its JSON text occurs in it (one
+/// pass of `memmem`, no parsing). `false` only when it surely does not: no
+/// archive, or the text is nowhere in it.
+pub fn may_hold(guard: &WriteGuard, id: &str) -> Result<bool, StoreError> {
+    use std::io::Read;
+    let Some(mut f) = guard.dir.open_read(ARCHIVE)? else {
+        return Ok(false);
+    };
+    let quoted = serde_json::to_vec(id).unwrap_or_default();
+    let finder = memchr::memmem::Finder::new(&quoted);
+    // A window at a time (memory stays flat whatever the archive's size),
+    // keeping the tail that could start a match split across reads.
+    let keep = quoted.len().saturating_sub(1);
+    let mut buf = vec![0u8; (1 << 20).max(2 * quoted.len())];
+    let mut filled = 0usize;
+    loop {
+        let n = f
+            .read(&mut buf[filled..])
+            .map_err(|e| StoreError::io(guard.dir.join(ARCHIVE), e))?;
+        if n == 0 {
+            return Ok(false);
+        }
+        let end = filled + n;
+        if finder.find(&buf[..end]).is_some() {
+            return Ok(true);
+        }
+        let tail = end.saturating_sub(keep);
+        buf.copy_within(tail..end, 0);
+        filled = end - tail;
+    }
+}
+
 /// The archive for reading, when there is one.
 pub fn reader(guard: &WriteGuard) -> Result<Option<impl BufRead>, StoreError> {
     Ok(guard

@@ -687,6 +687,35 @@ fn compaction_moves_keyed_history_out_and_retries_still_match() {
     // Nothing was appended by the retries: nothing pending.
     let r = run_in(s, &["inbox", "rev-0001"]);
     assert!(r.stdout.contains("next-step: 0 pending"), "{}", r.stdout);
+    // A key index that lies (the archived key's line removed) skips a
+    // scan but never changes an answer: the retry is still a duplicate.
+    let keys = std::fs::read_to_string(dir.join("inbox.keys")).unwrap();
+    let lied: String = keys
+        .lines()
+        .filter(|l| !l.ends_with("\tkey-7"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_ne!(lied, keys, "the index named key-7");
+    std::fs::write(dir.join("inbox.keys"), lied).unwrap();
+    let inbox_before = std::fs::read(dir.join("inbox.jsonl")).unwrap();
+    let r = run_in(
+        s,
+        &[
+            "--json",
+            "steer",
+            "rev-0001",
+            &format!("7 {big}"),
+            "--id",
+            "key-7",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        std::fs::read(dir.join("inbox.jsonl")).unwrap() == inbox_before,
+        "the retry wrote a second record"
+    );
+    let r = run_in(s, &["inbox", "rev-0001"]);
+    assert!(r.stdout.contains("next-step: 0 pending"), "{}", r.stdout);
     let r = run_in(s, &["steer", "rev-0001", "new", "--id", "key-100"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
 }
