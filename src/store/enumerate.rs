@@ -414,6 +414,16 @@ impl Store {
     pub(super) fn apply_probe(&mut self, dir: &Path, probe: DirProbe) {
         let (found, read, identity, glance) = match probe {
             DirProbe::Empty => return self.unpublished.push(dir.to_path_buf()),
+            // A session that cannot be read fails loudly, as a log that
+            // cannot be read does: never skipped in silence.
+            DirProbe::Unreadable(why) => {
+                return self.note(
+                    dir,
+                    ProblemCode::LogUnreadable,
+                    format!("cannot read session directory \"{}\": {why}", dir.display()),
+                    true,
+                );
+            }
             DirProbe::Newer(log) => {
                 let generation = log.generation;
                 self.unsupported.push((dir.to_path_buf(), generation));
@@ -631,6 +641,8 @@ pub(super) enum DirProbe {
     Both(u32),
     /// A generation newer than this build reads.
     Newer(LogName),
+    /// The directory cannot be listed (why): a session that may be there.
+    Unreadable(String),
     /// The log found, its first line, for a valid header the identity
     /// check (`Ok(derived)`: whether the directory is named
     /// `encodeSegment(id)`), and what was read ahead of the log.
@@ -741,7 +753,11 @@ pub(super) fn probe_session_dir(
 fn probe_files(logs: LogsOf, ahead: Option<&dyn ReadAhead>) -> DirProbe {
     // The directory is listed: newer DSH writes generations side by side,
     // and the highest one is current even beside a generation-0 log.
-    let (current, present) = logs.listing();
+    let (current, present) = match logs.listing() {
+        Ok(l) => l,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return DirProbe::Empty,
+        Err(e) => return DirProbe::Unreadable(e.to_string()),
+    };
     let log = match current {
         Current::None => return DirProbe::Empty,
         Current::Both(generation) => return DirProbe::Both(generation),
@@ -780,21 +796,26 @@ impl LogsOf<'_> {
 
     /// The current log, from the directory's names, and which liveness
     /// files it saw (when listed through the held project directory).
-    fn listing(&self) -> (Current, Option<Present>) {
+    fn listing(&self) -> Result<(Current, Option<Present>), std::io::Error> {
         match (self.project, self.dir.file_name()) {
             (Some(project), Some(name)) => {
                 let (mut current, mut present) = (Current::None, Present::default());
                 project.for_each_name_at(name, |n| {
                     current = current.with(n);
                     present.note(n);
-                });
-                (current, Some(present))
+                })?;
+                Ok((current, Some(present)))
             }
             _ => {
                 // The same listing by path: it tells the liveness files
                 // too, so a located session's probes skip absent ones.
-                let Ok(entries) = std::fs::read_dir(self.dir) else {
-                    return (Current::None, None);
+                let entries = match std::fs::read_dir(self.dir) {
+                    Ok(e) => e,
+                    // Gone since it was listed: as if never there.
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                        return Ok((Current::None, None));
+                    }
+                    Err(e) => return Err(e),
                 };
                 let (mut current, mut present) = (Current::None, Present::default());
                 for e in entries.flatten() {
@@ -802,7 +823,7 @@ impl LogsOf<'_> {
                     current = current.with(n.as_bytes());
                     present.note(n.as_bytes());
                 }
-                (current, Some(present))
+                Ok((current, Some(present)))
             }
         }
     }

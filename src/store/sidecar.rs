@@ -243,15 +243,20 @@ impl Dir {
     /// link there is not followed); nothing when it cannot be listed. Read
     /// with `getdents64` into a buffer on the stack: a listing per session
     /// directory costs an open, two reads and a close, nothing more.
-    pub fn for_each_name_at(&self, name: &std::ffi::OsStr, mut f: impl FnMut(&[u8])) {
-        let Ok(dir) = openat(&self.fd, Path::new(name), DIR_FLAGS, 0) else {
-            return;
-        };
+    /// `Err` when the directory cannot be opened (a session that cannot be
+    /// listed is never taken for an empty one).
+    pub fn for_each_name_at(
+        &self,
+        name: &std::ffi::OsStr,
+        mut f: impl FnMut(&[u8]),
+    ) -> io::Result<()> {
+        let dir = openat(&self.fd, Path::new(name), DIR_FLAGS, 0)?;
         let mut buf = [MaybeUninit::<u8>::uninit(); 8192];
         let mut entries = RawDir::new(dir, &mut buf);
-        while let Some(Ok(entry)) = entries.next() {
-            f(entry.file_name().to_bytes());
+        while let Some(entry) = entries.next() {
+            f(entry?.file_name().to_bytes());
         }
+        Ok(())
     }
 
     fn lstat_os(&self, name: &std::ffi::OsStr) -> Option<Stat> {
