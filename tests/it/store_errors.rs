@@ -633,7 +633,7 @@ fn an_unreadable_session_directory_is_never_skipped_in_silence() {
         }
     }
     let kid = tmp.path().join("_no-cwd/kid");
-    std::fs::set_permissions(&kid, std::fs::Permissions::from_mode(0)).unwrap();
+    std::fs::set_permissions(&kid, std::fs::Permissions::from_mode(0o000)).unwrap();
     let s = tmp.path().to_str().unwrap();
     let Some(probe) = run_unprivileged(&["--store", s, "tree"]) else {
         std::fs::set_permissions(&kid, open).unwrap();
