@@ -60,7 +60,7 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             break
         }
         'dsh-agents;list-agents' {
-            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id or a unique prefix (>= 4 characters)')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id, a unique prefix (>= 4 characters), or a name path (reviewer/checker; v2 only: rc.8 takes a caller id as it is)')
             [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'v1 only: children (default) or descendants')
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
             [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract model tools speak (list-agents, send-message, call, …)')
@@ -73,7 +73,7 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             break
         }
         'dsh-agents;send-message' {
-            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id or a unique prefix (>= 4 characters)')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id, a unique prefix (>= 4 characters), or a name path (reviewer/checker; v2 only: rc.8 takes a caller id as it is)')
             [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'Message id: repeating a send with the same id writes nothing and returns the same receipt')
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
             [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract model tools speak (list-agents, send-message, call, …)')
@@ -86,7 +86,7 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             break
         }
         'dsh-agents;subagent-send-message' {
-            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id or a unique prefix (>= 4 characters)')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id, a unique prefix (>= 4 characters), or a name path (reviewer/checker; v2 only: rc.8 takes a caller id as it is)')
             [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'Message id: repeating a send with the same id writes nothing and returns the same receipt')
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
             [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract model tools speak (list-agents, send-message, call, …)')
@@ -99,7 +99,7 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             break
         }
         'dsh-agents;subagent-parent-message' {
-            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id or a unique prefix (>= 4 characters)')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id, a unique prefix (>= 4 characters), or a name path (reviewer/checker; v2 only: rc.8 takes a caller id as it is)')
             [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'followup: the parent''s next turn; steer: its next step')
             [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'Message id: repeating a send with the same id writes nothing and returns the same receipt')
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
@@ -113,7 +113,7 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             break
         }
         'dsh-agents;interrupt-agent' {
-            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id or a unique prefix (>= 4 characters)')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id, a unique prefix (>= 4 characters), or a name path (reviewer/checker; v2 only: rc.8 takes a caller id as it is)')
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
             [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract model tools speak (list-agents, send-message, call, …)')
             [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds (commands that write an inbox)')
@@ -125,7 +125,7 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             break
         }
         'dsh-agents;wait-agent' {
-            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id or a unique prefix (>= 4 characters)')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id, a unique prefix (>= 4 characters), or a name path (reviewer/checker; v2 only: rc.8 takes a caller id as it is)')
             [CompletionResult]::new('--timeout-ms', '--timeout-ms', [CompletionResultType]::ParameterName, 'Timeout in milliseconds, 10000 through 3600000')
             [CompletionResult]::new('--call', '--call', [CompletionResultType]::ParameterName, 'The root tool call: waits under one call report each id once')
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
@@ -140,7 +140,7 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             break
         }
         'dsh-agents;call' {
-            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id or a unique prefix (>= 4 characters)')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id, a unique prefix (>= 4 characters), or a name path (reviewer/checker; v2 only: rc.8 takes a caller id as it is)')
             [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'Message id: repeating a send with the same id writes nothing and returns the same receipt')
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
             [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract model tools speak (list-agents, send-message, call, …)')
@@ -188,7 +188,7 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             break
         }
         'dsh-agents;serve' {
-            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id or a unique prefix (>= 4 characters)')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id, a unique prefix (>= 4 characters), or a name path (reviewer/checker; v2 only: rc.8 takes a caller id as it is)')
             [CompletionResult]::new('--grace-ms', '--grace-ms', [CompletionResultType]::ParameterName, 'Milliseconds between SIGTERM and SIGKILL when a turn is stopped')
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
             [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract model tools speak (list-agents, send-message, call, …)')
@@ -227,7 +227,7 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             break
         }
         'dsh-agents;claim' {
-            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id or a unique prefix (>= 4 characters)')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id, a unique prefix (>= 4 characters), or a name path (reviewer/checker; v2 only: rc.8 takes a caller id as it is)')
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
             [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract model tools speak (list-agents, send-message, call, …)')
             [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds (commands that write an inbox)')
@@ -239,7 +239,7 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             break
         }
         'dsh-agents;identity' {
-            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id or a unique prefix (>= 4 characters)')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The calling agent: a Session id, a unique prefix (>= 4 characters), or a name path (reviewer/checker; v2 only: rc.8 takes a caller id as it is)')
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
             [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract model tools speak (list-agents, send-message, call, …)')
             [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds (commands that write an inbox)')

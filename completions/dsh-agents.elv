@@ -56,7 +56,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'dsh-agents;list-agents'= {
-            cand --as 'The calling agent: a Session id or a unique prefix (>= 4 characters)'
+            cand --as 'The calling agent: a Session id, a unique prefix (>= 4 characters), or a name path (reviewer/checker; v2 only: rc.8 takes a caller id as it is)'
             cand --scope 'v1 only: children (default) or descendants'
             cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
             cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
@@ -68,7 +68,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'dsh-agents;send-message'= {
-            cand --as 'The calling agent: a Session id or a unique prefix (>= 4 characters)'
+            cand --as 'The calling agent: a Session id, a unique prefix (>= 4 characters), or a name path (reviewer/checker; v2 only: rc.8 takes a caller id as it is)'
             cand --id 'Message id: repeating a send with the same id writes nothing and returns the same receipt'
             cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
             cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
@@ -80,7 +80,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'dsh-agents;subagent-send-message'= {
-            cand --as 'The calling agent: a Session id or a unique prefix (>= 4 characters)'
+            cand --as 'The calling agent: a Session id, a unique prefix (>= 4 characters), or a name path (reviewer/checker; v2 only: rc.8 takes a caller id as it is)'
             cand --id 'Message id: repeating a send with the same id writes nothing and returns the same receipt'
             cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
             cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
@@ -92,7 +92,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'dsh-agents;subagent-parent-message'= {
-            cand --as 'The calling agent: a Session id or a unique prefix (>= 4 characters)'
+            cand --as 'The calling agent: a Session id, a unique prefix (>= 4 characters), or a name path (reviewer/checker; v2 only: rc.8 takes a caller id as it is)'
             cand --mode 'followup: the parent''s next turn; steer: its next step'
             cand --id 'Message id: repeating a send with the same id writes nothing and returns the same receipt'
             cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
@@ -105,7 +105,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'dsh-agents;interrupt-agent'= {
-            cand --as 'The calling agent: a Session id or a unique prefix (>= 4 characters)'
+            cand --as 'The calling agent: a Session id, a unique prefix (>= 4 characters), or a name path (reviewer/checker; v2 only: rc.8 takes a caller id as it is)'
             cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
             cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
@@ -116,7 +116,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'dsh-agents;wait-agent'= {
-            cand --as 'The calling agent: a Session id or a unique prefix (>= 4 characters)'
+            cand --as 'The calling agent: a Session id, a unique prefix (>= 4 characters), or a name path (reviewer/checker; v2 only: rc.8 takes a caller id as it is)'
             cand --timeout-ms 'Timeout in milliseconds, 10000 through 3600000'
             cand --call 'The root tool call: waits under one call report each id once'
             cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
@@ -130,7 +130,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'dsh-agents;call'= {
-            cand --as 'The calling agent: a Session id or a unique prefix (>= 4 characters)'
+            cand --as 'The calling agent: a Session id, a unique prefix (>= 4 characters), or a name path (reviewer/checker; v2 only: rc.8 takes a caller id as it is)'
             cand --id 'Message id: repeating a send with the same id writes nothing and returns the same receipt'
             cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
             cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
@@ -174,7 +174,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'dsh-agents;serve'= {
-            cand --as 'The calling agent: a Session id or a unique prefix (>= 4 characters)'
+            cand --as 'The calling agent: a Session id, a unique prefix (>= 4 characters), or a name path (reviewer/checker; v2 only: rc.8 takes a caller id as it is)'
             cand --grace-ms 'Milliseconds between SIGTERM and SIGKILL when a turn is stopped'
             cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
             cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
@@ -210,7 +210,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'dsh-agents;claim'= {
-            cand --as 'The calling agent: a Session id or a unique prefix (>= 4 characters)'
+            cand --as 'The calling agent: a Session id, a unique prefix (>= 4 characters), or a name path (reviewer/checker; v2 only: rc.8 takes a caller id as it is)'
             cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
             cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
@@ -221,7 +221,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'dsh-agents;identity'= {
-            cand --as 'The calling agent: a Session id or a unique prefix (>= 4 characters)'
+            cand --as 'The calling agent: a Session id, a unique prefix (>= 4 characters), or a name path (reviewer/checker; v2 only: rc.8 takes a caller id as it is)'
             cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
             cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'

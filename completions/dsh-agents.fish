@@ -59,7 +59,7 @@ complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "spawn" -d 'Cr
 complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "completions" -d 'Print shell completions'
 complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "man" -d 'Print the man page (roff), of the tool or of one command'
 complete -c dsh-agents -n "__fish_dsh_agents_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l as -d 'The calling agent: a Session id, a unique prefix (>= 4 characters), or a name path (reviewer/checker; v2 only: rc.8 takes a caller id as it is)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l scope -d 'v1 only: children (default) or descendants' -r -f -a "children\t''
 descendants\t''"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
@@ -70,7 +70,7 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l ma
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand list-agents" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l as -d 'The calling agent: a Session id, a unique prefix (>= 4 characters), or a name path (reviewer/checker; v2 only: rc.8 takes a caller id as it is)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l id -d 'Message id: repeating a send with the same id writes nothing and returns the same receipt' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
@@ -80,7 +80,7 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l m
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand send-message" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l as -d 'The calling agent: a Session id, a unique prefix (>= 4 characters), or a name path (reviewer/checker; v2 only: rc.8 takes a caller id as it is)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l id -d 'Message id: repeating a send with the same id writes nothing and returns the same receipt' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
@@ -90,7 +90,7 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-mess
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-send-message" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l as -d 'The calling agent: a Session id, a unique prefix (>= 4 characters), or a name path (reviewer/checker; v2 only: rc.8 takes a caller id as it is)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l mode -d 'followup: the parent\'s next turn; steer: its next step' -r -f -a "followup\t'Queue as the next turn'
 steer\t'Inject at the next step'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l id -d 'Message id: repeating a send with the same id writes nothing and returns the same receipt' -r
@@ -102,7 +102,7 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-me
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand subagent-parent-message" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt-agent" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt-agent" -l as -d 'The calling agent: a Session id, a unique prefix (>= 4 characters), or a name path (reviewer/checker; v2 only: rc.8 takes a caller id as it is)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt-agent" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt-agent" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
 v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"
@@ -111,7 +111,7 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt-agent" -
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt-agent" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt-agent" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt-agent" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l as -d 'The calling agent: a Session id, a unique prefix (>= 4 characters), or a name path (reviewer/checker; v2 only: rc.8 takes a caller id as it is)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l timeout-ms -d 'Timeout in milliseconds, 10000 through 3600000' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l call -d 'The root tool call: waits under one call report each id once' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
@@ -123,7 +123,7 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l pol
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand wait-agent" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l as -d 'The calling agent: a Session id, a unique prefix (>= 4 characters), or a name path (reviewer/checker; v2 only: rc.8 takes a caller id as it is)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l id -d 'Message id: repeating a send with the same id writes nothing and returns the same receipt' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
@@ -159,7 +159,7 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt" -l max-
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l as -d 'The calling agent: a Session id, a unique prefix (>= 4 characters), or a name path (reviewer/checker; v2 only: rc.8 takes a caller id as it is)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l grace-ms -d 'Milliseconds between SIGTERM and SIGKILL when a turn is stopped' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand serve" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
@@ -189,7 +189,7 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -l max-pend
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand inbox" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l as -d 'The calling agent: a Session id, a unique prefix (>= 4 characters), or a name path (reviewer/checker; v2 only: rc.8 takes a caller id as it is)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
 v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"
@@ -198,7 +198,7 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l max-pend
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand claim" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l as -d 'The calling agent: a Session id or a unique prefix (>= 4 characters)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l as -d 'The calling agent: a Session id, a unique prefix (>= 4 characters), or a name path (reviewer/checker; v2 only: rc.8 takes a caller id as it is)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand identity" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
 v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"

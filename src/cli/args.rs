@@ -61,7 +61,7 @@ pub struct GlobalArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct CallerArgs {
-    /// The calling agent: a Session id or a unique prefix (>= 4 characters)
+    /// The calling agent: a Session id, a unique prefix (>= 4 characters), or a name path (reviewer/checker; v2 only: rc.8 takes a caller id as it is)
     #[arg(long = "as", id = "caller", env = "DSH_AGENT", value_name = "AGENT")]
     pub agent: Option<String>,
 }

@@ -137,11 +137,16 @@ fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
-/// The caller: the named session, or the store's only tree root.
+/// The caller: the named session (a Session id, a unique prefix, or a name
+/// path as every other agent argument takes), or the store's only tree root.
 pub fn resolve_caller(store: &Store, agent: Option<&str>) -> Result<usize, ResolveError> {
     if let Some(agent) = agent {
-        return resolve_session(store, agent);
+        return resolve_agent(store, agent);
     }
+    only_root(store)
+}
+
+fn only_root(store: &Store) -> Result<usize, ResolveError> {
     let roots: Vec<usize> = (0..store.sessions.len())
         .filter(|i| !store.sessions.origin_subagent(*i))
         .collect();
@@ -167,7 +172,12 @@ pub fn resolve_v1_caller(
     store: &Store,
     agent: Option<&str>,
 ) -> Result<(String, Option<usize>), ResolveError> {
-    match resolve_caller(store, agent) {
+    // rc.8 takes the caller's id as it is: no name paths here.
+    let found = match agent {
+        Some(agent) => resolve_session(store, agent),
+        None => only_root(store),
+    };
+    match found {
         Ok(i) => Ok((store.sessions.id(i).to_string(), Some(i))),
         Err(ResolveError::NotFound { text, .. }) if !text.is_empty() => Ok((text, None)),
         Err(e) => Err(e),

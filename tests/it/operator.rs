@@ -801,3 +801,24 @@ fn a_message_id_is_found_by_the_record_that_names_it_not_by_text_that_quotes_it(
     );
     assert!(ok(&["trace", "m-two"]).starts_with("message m-two to reviewer/checker (chk-0001)"));
 }
+
+#[test]
+fn as_takes_a_name_path_as_every_agent_argument_does_in_v2_and_an_id_in_v1() {
+    let s = repo().join("testdata/stores/team");
+    let s = s.to_str().unwrap();
+    let by_name = run(["--store", s, "list-agents", "--as", "reviewer/checker"]);
+    let by_id = run(["--store", s, "list-agents", "--as", "chk-0001"]);
+    assert_eq!(by_name.code, 0, "{}", by_name.stderr);
+    assert_eq!(by_name.stdout, by_id.stdout);
+    // rc.8 takes a caller id as it is: a name is an opaque caller.
+    let v1 = run([
+        "--store",
+        s,
+        "--contract",
+        "v1",
+        "list-agents",
+        "--as",
+        "reviewer",
+    ]);
+    assert_eq!(v1.stdout, "(no subagents)\n");
+}
