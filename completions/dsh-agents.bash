@@ -211,7 +211,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__bridge)
+        dsh__agents__subcmd__bridge)
             opts="-h --check --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -244,7 +244,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__call)
+        dsh__agents__subcmd__call)
             opts="-h --as --id --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -285,7 +285,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__cancel)
+        dsh__agents__subcmd__cancel)
             opts="-h --to --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -322,7 +322,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__check)
+        dsh__agents__subcmd__check)
             opts="-h --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -355,7 +355,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__claim)
+        dsh__agents__subcmd__claim)
             opts="-h --as --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -392,7 +392,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__completions)
+        dsh__agents__subcmd__completions)
             opts="-h --store --contract --json --lock-timeout --max-pending --no-cache --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -425,7 +425,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__export)
+        dsh__agents__subcmd__export)
             opts="-o -h --all --otlp --output --endpoint --content --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -470,7 +470,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__followup)
+        dsh__agents__subcmd__followup)
             opts="-h --id --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -507,7 +507,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__help)
+        dsh__agents__subcmd__help)
             opts="list-agents send-message subagent-send-message subagent-parent-message interrupt-agent wait-agent call followup steer interrupt serve bridge inbox claim identity tree check log trace export usage cancel spawn completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -521,7 +521,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__help__subcmd__bridge)
+        dsh__agents__subcmd__help__subcmd__bridge)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -535,7 +535,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__help__subcmd__call)
+        dsh__agents__subcmd__help__subcmd__call)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -549,7 +549,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__help__subcmd__cancel)
+        dsh__agents__subcmd__help__subcmd__cancel)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -563,7 +563,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__help__subcmd__check)
+        dsh__agents__subcmd__help__subcmd__check)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -577,7 +577,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__help__subcmd__claim)
+        dsh__agents__subcmd__help__subcmd__claim)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -591,7 +591,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__help__subcmd__completions)
+        dsh__agents__subcmd__help__subcmd__completions)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -605,7 +605,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__help__subcmd__export)
+        dsh__agents__subcmd__help__subcmd__export)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -619,7 +619,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__help__subcmd__followup)
+        dsh__agents__subcmd__help__subcmd__followup)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -633,7 +633,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__help__subcmd__help)
+        dsh__agents__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -647,7 +647,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__help__subcmd__identity)
+        dsh__agents__subcmd__help__subcmd__identity)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -661,7 +661,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__help__subcmd__inbox)
+        dsh__agents__subcmd__help__subcmd__inbox)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -675,7 +675,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__help__subcmd__interrupt)
+        dsh__agents__subcmd__help__subcmd__interrupt)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -689,7 +689,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__help__subcmd__interrupt__subcmd__agent)
+        dsh__agents__subcmd__help__subcmd__interrupt__subcmd__agent)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -703,7 +703,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__help__subcmd__list__subcmd__agents)
+        dsh__agents__subcmd__help__subcmd__list__subcmd__agents)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -717,7 +717,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__help__subcmd__log)
+        dsh__agents__subcmd__help__subcmd__log)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -731,7 +731,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__help__subcmd__man)
+        dsh__agents__subcmd__help__subcmd__man)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -745,7 +745,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__help__subcmd__send__subcmd__message)
+        dsh__agents__subcmd__help__subcmd__send__subcmd__message)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -759,7 +759,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__help__subcmd__serve)
+        dsh__agents__subcmd__help__subcmd__serve)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -773,7 +773,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__help__subcmd__spawn)
+        dsh__agents__subcmd__help__subcmd__spawn)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -787,7 +787,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__help__subcmd__steer)
+        dsh__agents__subcmd__help__subcmd__steer)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -801,7 +801,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__help__subcmd__subagent__subcmd__parent__subcmd__message)
+        dsh__agents__subcmd__help__subcmd__subagent__subcmd__parent__subcmd__message)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -815,7 +815,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__help__subcmd__subagent__subcmd__send__subcmd__message)
+        dsh__agents__subcmd__help__subcmd__subagent__subcmd__send__subcmd__message)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -829,7 +829,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__help__subcmd__trace)
+        dsh__agents__subcmd__help__subcmd__trace)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -843,7 +843,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__help__subcmd__tree)
+        dsh__agents__subcmd__help__subcmd__tree)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -857,7 +857,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__help__subcmd__usage)
+        dsh__agents__subcmd__help__subcmd__usage)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -871,7 +871,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__help__subcmd__wait__subcmd__agent)
+        dsh__agents__subcmd__help__subcmd__wait__subcmd__agent)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -885,7 +885,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__identity)
+        dsh__agents__subcmd__identity)
             opts="-h --as --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -922,7 +922,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__inbox)
+        dsh__agents__subcmd__inbox)
             opts="-h --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -955,7 +955,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__interrupt)
+        dsh__agents__subcmd__interrupt)
             opts="-h --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -988,7 +988,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__interrupt__subcmd__agent)
+        dsh__agents__subcmd__interrupt__subcmd__agent)
             opts="-h --as --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1025,7 +1025,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__list__subcmd__agents)
+        dsh__agents__subcmd__list__subcmd__agents)
             opts="-h --as --scope --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1066,7 +1066,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__log)
+        dsh__agents__subcmd__log)
             opts="-n -f -h --last --reasoning --full --follow --poll --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1107,7 +1107,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__man)
+        dsh__agents__subcmd__man)
             opts="-h --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1140,7 +1140,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__send__subcmd__message)
+        dsh__agents__subcmd__send__subcmd__message)
             opts="-h --as --id --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1181,7 +1181,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__serve)
+        dsh__agents__subcmd__serve)
             opts="-h --as --once --poll --grace-ms --quiet --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1222,7 +1222,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__spawn)
+        dsh__agents__subcmd__spawn)
             opts="-h --parent --name --label --mode --prompt --id --created-at --cwd --compression --provider --format-version --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1299,7 +1299,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__steer)
+        dsh__agents__subcmd__steer)
             opts="-h --id --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1336,7 +1336,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__subagent__subcmd__parent__subcmd__message)
+        dsh__agents__subcmd__subagent__subcmd__parent__subcmd__message)
             opts="-h --as --mode --id --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1381,7 +1381,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__subagent__subcmd__send__subcmd__message)
+        dsh__agents__subcmd__subagent__subcmd__send__subcmd__message)
             opts="-h --as --id --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1422,7 +1422,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__trace)
+        dsh__agents__subcmd__trace)
             opts="-h --to --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1459,7 +1459,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__tree)
+        dsh__agents__subcmd__tree)
             opts="-h --all --no-usage --live --problems --watch --width --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1496,7 +1496,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__usage)
+        dsh__agents__subcmd__usage)
             opts="-h --tree --since --by --prices --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1541,7 +1541,7 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        dsh__subcmd__agents__subcmd__wait__subcmd__agent)
+        dsh__agents__subcmd__wait__subcmd__agent)
             opts="-h --as --timeout-ms --call --poll --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -11,7 +11,15 @@ pub fn completions(shell: clap_complete::Shell) -> String {
     let mut cmd = Cli::command();
     let mut buf = Vec::new();
     clap_complete::generate(shell, &mut cmd, "dsh-agents", &mut buf);
-    String::from_utf8_lossy(&buf).into_owned()
+    let script = String::from_utf8_lossy(&buf).into_owned();
+    match shell {
+        // clap_complete's bash script names a subcommand's state
+        // `dsh__agents__subcmd__X` where it is set and
+        // `dsh__subcmd__agents__subcmd__X` where it is read (the hyphen in
+        // the binary's name), so no completion went past the first word.
+        clap_complete::Shell::Bash => script.replace("dsh__subcmd__agents", "dsh__agents"),
+        _ => script,
+    }
 }
 
 /// The man page of the tool, or of one command, as committed under `man/`.

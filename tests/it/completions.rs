@@ -130,3 +130,46 @@ fn version_names_the_commit() {
     );
     assert!(v.ends_with(')'), "{v}");
 }
+
+/// What bash completes for the words typed so far (the last one being
+/// completed), with the committed script sourced as a user's shell does.
+fn complete(words: &[&str]) -> Vec<String> {
+    let script = repo().join("completions/dsh-agents.bash");
+    let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+    let n = words.len();
+    let body = format!(
+        "source '{}'; COMP_WORDS=({}); COMP_CWORD={}; _dsh__agents dsh-agents '{}' '{}'; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+        script.display(),
+        quoted.join(" "),
+        n - 1,
+        words[n - 1],
+        words[n - 2],
+    );
+    let out = std::process::Command::new("bash")
+        .args(["--norc", "--noprofile", "-c", &body])
+        .output()
+        .expect("bash runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn bash_completes_past_the_first_word() {
+    // A subcommand's own flags.
+    let flags = complete(&["dsh-agents", "tree", "--"]);
+    for want in ["--problems", "--live", "--width"] {
+        assert!(flags.iter().any(|f| f == want), "{want} in {flags:?}");
+    }
+    // A flag's values.
+    assert_eq!(complete(&["dsh-agents", "--contract", ""]), ["v1", "v2"]);
+    // The subcommands themselves.
+    let cmds = complete(&["dsh-agents", "lis"]);
+    assert_eq!(cmds, ["list-agents"]);
+}
