@@ -286,8 +286,8 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'dsh-agents;export'= {
-            cand -o 'Write OTLP/JSON to FILE [default: standard output]'
-            cand --output 'Write OTLP/JSON to FILE [default: standard output]'
+            cand -o 'Write OTLP/JSON to FILE (- is standard output) [default: standard output]'
+            cand --output 'Write OTLP/JSON to FILE (- is standard output) [default: standard output]'
             cand --endpoint 'Send OTLP/HTTP (protobuf) to a collector: http://HOST:PORT (the path /v1/traces is added when the URL has none)'
             cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
             cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'

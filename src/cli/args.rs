@@ -431,7 +431,7 @@ pub struct ExportArgs {
     /// The format: OpenTelemetry's OTLP (the only one)
     #[arg(long, required = true)]
     pub otlp: bool,
-    /// Write OTLP/JSON to FILE [default: standard output]
+    /// Write OTLP/JSON to FILE (- is standard output) [default: standard output]
     #[arg(short = 'o', long, value_name = "FILE", conflicts_with = "endpoint")]
     pub output: Option<std::path::PathBuf>,
     /// Send OTLP/HTTP (protobuf) to a collector: http://HOST:PORT (the path /v1/traces is added when the URL has none)

@@ -214,10 +214,13 @@ pub(super) fn export(env: &Env, args: &ExportArgs) -> Result<Output> {
     }
     let text = serde_json::to_string(&otel::to_json(&spans, &resource)).unwrap_or_default();
     match &args.output {
+        // `-o -` is standard output, as curl, ripgrep and jq take it.
         None => Ok(Output::Text(text)),
+        Some(path) if path.as_os_str() == "-" => Ok(Output::Text(text)),
         Some(path) => {
+            // Writing the file is I/O, not a bad argument: exit 3.
             std::fs::write(path, format!("{text}\n"))
-                .map_err(|e| Error::usage(format!("-o: \"{}\": {e}", path.display())))?;
+                .map_err(|e| Error::Store(crate::store::StoreError::io(path, e)))?;
             Ok(Output::Text(format!(
                 "wrote {} spans to {}",
                 spans.len(),

@@ -238,3 +238,30 @@ fn exports_match_golden_files_and_errors_are_clear() {
     let v: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
     assert_eq!(spans(&v).len(), 14);
 }
+
+#[test]
+fn dash_is_standard_output_and_a_failed_write_is_an_io_error() {
+    let tmp = crate::common::temp_dir("otel-dash");
+    let store = repo().join("testdata/stores/team");
+    let s = store.to_str().unwrap();
+    let to_stdout = std::process::Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
+        .args(["--store", s, "export", "--otlp", "--all", "-o", "-"])
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    assert_eq!(to_stdout.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&to_stdout.stdout).unwrap();
+    assert!(!spans(&v).is_empty());
+    assert!(!tmp.path().join("-").exists(), "a file named - was written");
+    let r = run([
+        "--store",
+        s,
+        "export",
+        "--otlp",
+        "--all",
+        "-o",
+        "/nonexistent-dir/x.json",
+    ]);
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    assert!(r.stderr.contains("/nonexistent-dir/x.json"), "{}", r.stderr);
+}
