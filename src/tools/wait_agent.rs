@@ -97,33 +97,38 @@ fn wait(
 }
 
 /// Whether next-step input holds an id not yet reported under `call`; if so
-/// (and a call is named) record what this wait reported.
+/// (and a call is named) record what this wait reported. With a call, the
+/// decision is made again under the inbox lock with the record: two waits
+/// of one call that race never both report the same id.
 fn report_new(inbox: &Inbox, call: Option<&str>, limits: Limits) -> Result<bool> {
-    let fold = inbox.read()?;
-    let pending: Vec<String> = fold
-        .pending(Target::NextStep)
-        .into_iter()
-        .map(|m| m.id.clone())
-        .collect();
-    let reported = call.and_then(|c| fold.waits.get(c));
-    // A wait record holds only what dedupe needs: the ids newly reported.
-    let fresh: Vec<String> = pending
-        .into_iter()
-        .filter(|id| reported.is_none_or(|r| !r.contains(id)))
-        .collect();
-    if fresh.is_empty() {
+    let fresh = |fold: &crate::inbox::fold::Fold| -> Vec<String> {
+        let reported = call.and_then(|c| fold.waits.get(c));
+        // A wait record holds only what dedupe needs: the ids newly reported.
+        fold.pending(Target::NextStep)
+            .into_iter()
+            .map(|m| m.id.clone())
+            .filter(|id| reported.is_none_or(|r| !r.contains(id)))
+            .collect()
+    };
+    // An unlocked look first: most wakes find nothing new.
+    if fresh(&inbox.read()?).is_empty() {
         return Ok(false);
     }
-    if let Some(call) = call {
-        let mut guard = inbox.lock(limits.lock_timeout)?;
-        inbox.record(
-            &mut guard,
-            &Record::Wait {
-                time: now_ms(),
-                call: call.to_string(),
-                ids: fresh,
-            },
-        )?;
+    let Some(call) = call else {
+        return Ok(true);
+    };
+    let mut guard = inbox.lock(limits.lock_timeout)?;
+    let ids = fresh(&inbox.read()?);
+    if ids.is_empty() {
+        return Ok(false);
     }
+    inbox.record(
+        &mut guard,
+        &Record::Wait {
+            time: now_ms(),
+            call: call.to_string(),
+            ids,
+        },
+    )?;
     Ok(true)
 }

@@ -779,3 +779,42 @@ fn a_refused_command_leaves_the_store_byte_for_byte_unchanged() {
         assert!(snapshot(s) == before, "{args:?} changed the store");
     }
 }
+
+#[test]
+fn concurrent_waits_under_one_call_report_a_steer_once() {
+    // Six waits of one root call block together; one steer arrives. Each
+    // id is reported once per call: one wait returns, the others time out.
+    let store = team();
+    let s = store.path().to_path_buf();
+    let waits: Vec<std::thread::JoinHandle<String>> = (0..6)
+        .map(|_| {
+            let s = s.clone();
+            std::thread::spawn(move || {
+                run_in(
+                    &s,
+                    &[
+                        "wait-agent",
+                        "--as",
+                        "rev-0001",
+                        "--call",
+                        "c-race",
+                        "--timeout-ms",
+                        "10000",
+                    ],
+                )
+                .stdout
+            })
+        })
+        .collect();
+    // Every wait has read the inbox once it holds a watch; a wait that
+    // starts after the steer reports it at once, which is the same race.
+    std::thread::sleep(Duration::from_millis(300));
+    let r = run_in(&s, &["steer", "rev-0001", "one steer"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let out: Vec<String> = waits.into_iter().map(|w| w.join().unwrap()).collect();
+    let reported = out
+        .iter()
+        .filter(|o| o.contains("\"timedOut\":false"))
+        .count();
+    assert_eq!(reported, 1, "{out:?}");
+}
