@@ -84,7 +84,7 @@ pub enum Command {
     )]
     /// Deliver a message as the user to AGENT's next turn
     Followup {
-        /// A Session id or unique prefix
+        /// A Session id, a unique prefix, or a name path (reviewer/checker)
         agent: String,
         /// The message; - reads standard input
         message: String,
@@ -94,7 +94,7 @@ pub enum Command {
     #[command(after_help = "Examples:\n  dsh-agents steer reviewer/checker 'Skip the slow tests'")]
     /// Deliver a message as the user to AGENT's next step
     Steer {
-        /// A Session id or unique prefix
+        /// A Session id, a unique prefix, or a name path (reviewer/checker)
         agent: String,
         /// The message; - reads standard input
         message: String,
@@ -104,7 +104,7 @@ pub enum Command {
     #[command(after_help = "Examples:\n  dsh-agents interrupt reviewer")]
     /// Interrupt AGENT's current turn as the user
     Interrupt {
-        /// A Session id or unique prefix
+        /// A Session id, a unique prefix, or a name path (reviewer/checker)
         agent: String,
     },
     #[command(
@@ -126,7 +126,7 @@ pub enum Command {
     )]
     /// Show AGENT's pending next-step and next-turn messages and parked state
     Inbox {
-        /// A Session id or unique prefix
+        /// A Session id, a unique prefix, or a name path (reviewer/checker)
         agent: String,
     },
     #[command(after_help = "Examples:\n  dsh-agents claim --as rev-0001")]
