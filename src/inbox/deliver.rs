@@ -203,8 +203,12 @@ impl Inbox {
         self.dir.join(INBOX)
     }
 
+    /// The inbox lock; what a writer killed mid-replace of a file written
+    /// only under it left behind is removed first.
     pub fn lock(&self, timeout: Duration) -> Result<WriteGuard, DeliveryError> {
-        lock::lock(&self.dir, timeout)
+        let guard = lock::lock(&self.dir, timeout)?;
+        guard.dir.remove_leftovers(&[INBOX_STATE, handing::HANDING]);
+        Ok(guard)
     }
 
     /// Whether an interrupt stopped this (external) agent for good.

@@ -255,13 +255,18 @@ impl LiveLock {
                             .map(|owner| (writer, owner))
                     });
                     return match taken {
-                        Ok((writer, owner)) => Ok(LiveLock {
-                            file,
-                            writer,
-                            owner,
-                            dir: session,
-                            dsh: None,
-                        }),
+                        Ok((writer, owner)) => {
+                            // What a holder killed mid-replace left: only
+                            // the holder writes live.json.
+                            session.remove_leftovers(&[LIVE_JSON]);
+                            Ok(LiveLock {
+                                file,
+                                writer,
+                                owner,
+                                dir: session,
+                                dsh: None,
+                            })
+                        }
                         Err(e) => {
                             let _ = file.unlock();
                             Err(e)

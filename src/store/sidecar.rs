@@ -308,6 +308,32 @@ impl Dir {
 
     /// Replace `name` with `bytes` atomically; `durable` syncs first. Each
     /// writer uses its own temporary name.
+    /// Remove the temporary files a writer of `names` that was killed
+    /// mid-replace left (`<name>.<hex>.tmp`). Call only while holding the
+    /// lock every writer of those names holds, so none is in use.
+    pub fn remove_leftovers(&self, names: &[&str]) {
+        let Ok(entries) = std::fs::read_dir(&self.path) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let file = e.file_name();
+            let Some(file) = file.to_str() else {
+                continue;
+            };
+            let leftover = names.iter().any(|n| {
+                file.strip_prefix(n)
+                    .and_then(|r| r.strip_prefix('.'))
+                    .and_then(|r| r.strip_suffix(".tmp"))
+                    .is_some_and(|hex| {
+                        !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit())
+                    })
+            });
+            if leftover {
+                self.remove(file);
+            }
+        }
+    }
+
     pub fn replace(&self, name: &str, bytes: &[u8], durable: bool) -> Result<()> {
         let tmp = self.temp(name, bytes, durable)?;
         if let Err(e) = self.rename(&tmp, name) {

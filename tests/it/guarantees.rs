@@ -818,3 +818,36 @@ fn concurrent_waits_under_one_call_report_a_steer_once() {
         .count();
     assert_eq!(reported, 1, "{out:?}");
 }
+
+#[test]
+fn temporary_files_a_killed_writer_left_are_removed_by_the_next_holder() {
+    let store = team();
+    let s = store.path();
+    let dir = s.join("_no-cwd/rev-0001");
+    let planted = [
+        "inbox.state.0123456789ab.tmp",
+        "inbox.handing.ba9876543210.tmp",
+        "live.json.a1b2c3d4e5f6.tmp",
+    ];
+    for p in planted {
+        std::fs::write(dir.join(p), b"{").unwrap();
+    }
+    // Not a leftover of ours: kept.
+    std::fs::write(dir.join("inbox.state.notes.tmp"), b"mine").unwrap();
+    let r = run_in(s, &["followup", "rev-0001", "hello"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(!dir.join(planted[0]).exists() && !dir.join(planted[1]).exists());
+    assert!(
+        dir.join(planted[2]).exists(),
+        "live.json is not the inbox lock's"
+    );
+    let r = run_in(
+        s,
+        &[
+            "serve", "--as", "rev-0001", "--once", "--quiet", "--", "true",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(!dir.join(planted[2]).exists());
+    assert!(dir.join("inbox.state.notes.tmp").exists());
+}
