@@ -404,8 +404,34 @@ pub fn log(
     // a turn starts and the session settles again.
     let mut busy = !settled(rec, &c);
     let turns_at_start = c.turns.len();
+    let mut rec = rec.clone();
+    let mut offset = offset;
     while next != u64::MAX && !signals::stop_requested() {
-        if settled(rec, &c) {
+        // A newer generation written beside the log takes over (newer DSH
+        // writes `session.vN.jsonl` next to the old one): follow the log
+        // that counts, from its start.
+        if let crate::store::generation::Current::One(name) =
+            crate::store::generation::current_in(&rec.dir())
+            && name != rec.log_name()
+        {
+            rec.generation = name.generation;
+            rec.suffix = name.suffix;
+            let line = if opts.json {
+                json!({"kind": "log", "log": rec.log()}).to_string()
+            } else {
+                format!(
+                    "── the session continues in {} (a newer log beside the old one)",
+                    name.file_name()
+                )
+            };
+            writeln!(out, "{line}").map_err(|e| StoreError::io("standard output", e))?;
+            offset = 0;
+            seen = None;
+            c = read_again(&rec, offset)?;
+            next = print(out, &rec, &c, first_seq(&c, None), opts)?;
+            continue;
+        }
+        if settled(&rec, &c) {
             if busy || c.turns.len() > turns_at_start {
                 break;
             }
@@ -418,8 +444,8 @@ pub fn log(
             continue;
         }
         seen = now;
-        c = read_again(rec, offset)?;
-        next = print(out, rec, &c, next, opts)?;
+        c = read_again(&rec, offset)?;
+        next = print(out, &rec, &c, next, opts)?;
     }
     Ok(())
 }

@@ -822,3 +822,80 @@ fn as_takes_a_name_path_as_every_agent_argument_does_in_v2_and_an_id_in_v1() {
     ]);
     assert_eq!(v1.stdout, "(no subagents)\n");
 }
+
+#[test]
+fn log_follow_moves_to_a_newer_generation_written_beside_the_log() {
+    let store = team("follow-gen");
+    let s = store.path();
+    let dir = s.join("_no-cwd/rev-0001");
+    let mut follow = crate::common::reaped(
+        Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
+            .args([
+                "--store",
+                s.to_str().unwrap(),
+                "log",
+                "rev-0001",
+                "--follow",
+            ])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    // The follower has printed the old log (and so is following it).
+    let stdout = follow.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in std::io::BufRead::lines(std::io::BufReader::new(stdout)).map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let mut out = String::new();
+    while !out.contains("── turn 1 completed") {
+        let line = rx
+            .recv_timeout(Duration::from_secs(20))
+            .expect("the follower prints the old log");
+        out.push_str(&line);
+        out.push('\n');
+    }
+    // Newer DSH writes `session.v1.jsonl` beside the old log, carrying the
+    // history on, and the next turn goes there.
+    let old = std::fs::read_to_string(dir.join("session.jsonl")).unwrap();
+    let mut lines: Vec<String> = old.lines().map(str::to_string).collect();
+    lines[0] = lines[0].replacen("\"version\":0", "\"version\":1", 1);
+    let seq = lines.len() as u64 - 1;
+    let user = serde_json::json!({"content":[{"type":"text","text":"in the new log"}],"source":{"kind":"user"},"role":"user","id":"m-new"});
+    for (k, (ty, data)) in [
+        ("turn/start", serde_json::json!({"turn": 2})),
+        ("user/message", user),
+        (
+            "turn/end",
+            serde_json::json!({"turn": 2, "reason": {"kind": "completed"}}),
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        lines.push(
+            serde_json::json!({"type": ty, "seq": seq + k as u64, "time": 5000, "data": data, "surfaceOp": "append"})
+                .to_string(),
+        );
+    }
+    std::fs::write(dir.join("session.v1.jsonl"), lines.join("\n") + "\n").unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(st) = follow.try_wait().unwrap() {
+            break st;
+        }
+        assert!(Instant::now() < deadline, "log --follow did not exit");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success());
+    while let Ok(line) = rx.recv_timeout(Duration::from_secs(20)) {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    assert!(out.contains("continues in session.v1.jsonl"), "{out}");
+    assert!(out.contains("user: in the new log"), "{out}");
+}
