@@ -312,6 +312,7 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write OTLP/JSON to FILE (- is standard output) [default: standard output]')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write OTLP/JSON to FILE (- is standard output) [default: standard output]')
             [CompletionResult]::new('--endpoint', '--endpoint', [CompletionResultType]::ParameterName, 'Send OTLP/HTTP (protobuf) to a collector: http://HOST:PORT (the path /v1/traces is added when the URL has none)')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'With --endpoint: the most seconds the whole send may take (connect, request, answer)')
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
             [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract model tools speak (list-agents, send-message, call, …)')
             [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds (commands that write an inbox)')

@@ -426,7 +426,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__agents__subcmd__export)
-            opts="-o -h --all --otlp --output --endpoint --content --store --contract --json --lock-timeout --max-pending --no-cache --help"
+            opts="-o -h --all --otlp --output --endpoint --timeout --content --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -441,6 +441,10 @@ _dsh__agents() {
                     return 0
                     ;;
                 --endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -289,6 +289,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand -o 'Write OTLP/JSON to FILE (- is standard output) [default: standard output]'
             cand --output 'Write OTLP/JSON to FILE (- is standard output) [default: standard output]'
             cand --endpoint 'Send OTLP/HTTP (protobuf) to a collector: http://HOST:PORT (the path /v1/traces is added when the URL has none)'
+            cand --timeout 'With --endpoint: the most seconds the whole send may take (connect, request, answer)'
             cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
             cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'

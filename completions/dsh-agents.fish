@@ -253,6 +253,7 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand trace" -l no-cache
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand trace" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand export" -s o -l output -d 'Write OTLP/JSON to FILE (- is standard output) [default: standard output]' -r -F
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand export" -l endpoint -d 'Send OTLP/HTTP (protobuf) to a collector: http://HOST:PORT (the path /v1/traces is added when the URL has none)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand export" -l timeout -d 'With --endpoint: the most seconds the whole send may take (connect, request, answer)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand export" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand export" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
 v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"

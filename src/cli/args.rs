@@ -437,6 +437,9 @@ pub struct ExportArgs {
     /// Send OTLP/HTTP (protobuf) to a collector: http://HOST:PORT (the path /v1/traces is added when the URL has none)
     #[arg(long, value_name = "URL")]
     pub endpoint: Option<String>,
+    /// With --endpoint: the most seconds the whole send may take (connect, request, answer)
+    #[arg(long, value_name = "SECONDS", default_value_t = 30, requires = "endpoint", value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub timeout: u64,
     /// Include message text and tool arguments and results
     #[arg(long)]
     pub content: bool,

@@ -205,8 +205,20 @@ pub(super) fn export(env: &Env, args: &ExportArgs) -> Result<Output> {
     }
     let resource = otel::resource(&store.root);
     if let Some(url) = &args.endpoint {
-        let sent = crate::operator::otlp_http::send(url, &spans, &resource)
-            .map_err(|e| Error::usage(format!("--endpoint: {e}")))?;
+        let deadline = std::time::Duration::from_secs(args.timeout);
+        let sent =
+            crate::operator::otlp_http::send(url, &spans, &resource, deadline).map_err(|e| {
+                // A bad URL is the user's; a collector that fails us is I/O (exit 3).
+                match e {
+                    crate::operator::otlp_http::SendError::Url(_) => {
+                        Error::usage(format!("--endpoint: {e}"))
+                    }
+                    e => Error::Store(crate::store::StoreError::Fatal {
+                        path: std::path::PathBuf::from(url),
+                        message: format!("--endpoint: {e}"),
+                    }),
+                }
+            })?;
         return Ok(Output::Text(format!(
             "sent {} spans to {sent}",
             spans.len()

@@ -122,6 +122,8 @@ pub enum SendError {
     Connect(String, std::io::Error),
     Io(std::io::Error),
     Refused(String),
+    /// The whole send took longer than its deadline.
+    TimedOut(Duration),
 }
 
 impl std::fmt::Display for SendError {
@@ -134,16 +136,37 @@ impl std::fmt::Display for SendError {
             SendError::Connect(a, e) => write!(f, "cannot connect to {a}: {e}"),
             SendError::Io(e) => write!(f, "{e}"),
             SendError::Refused(status) => write!(f, "the collector answered {status}"),
+            SendError::TimedOut(d) => write!(
+                f,
+                "timed out: the collector did not take the export and answer within {} s (--timeout)",
+                d.as_secs()
+            ),
         }
     }
 }
 
 /// POST the spans to `endpoint`; the URL they went to.
+/// The whole send — connect, request, answer — ends by `deadline` from
+/// now: a collector that trickles its answer cannot hold it longer.
 pub fn send(
     endpoint: &str,
     spans: &[Span],
     resource: &[(&'static str, Attr)],
+    deadline: Duration,
 ) -> Result<String, SendError> {
+    let until = std::time::Instant::now() + deadline;
+    let left = || {
+        until
+            .checked_duration_since(std::time::Instant::now())
+            .filter(|d| !d.is_zero())
+            .ok_or(SendError::TimedOut(deadline))
+    };
+    let timed = |e: std::io::Error| match e.kind() {
+        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => {
+            SendError::TimedOut(deadline)
+        }
+        _ => SendError::Io(e),
+    };
     let bad = || SendError::Url(endpoint.to_string());
     let rest = endpoint.strip_prefix("http://").ok_or_else(bad)?;
     let (authority, path) = match rest.find('/') {
@@ -164,27 +187,44 @@ pub fn send(
         .map_err(|e| SendError::Connect(addr.clone(), e))?
         .next()
         .ok_or_else(bad)?;
-    let mut stream = TcpStream::connect_timeout(&target, Duration::from_secs(10))
-        .map_err(|e| SendError::Connect(addr.clone(), e))?;
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .map_err(SendError::Io)?;
-    stream
-        .set_write_timeout(Some(Duration::from_secs(30)))
-        .map_err(SendError::Io)?;
+    let mut stream = TcpStream::connect_timeout(&target, left()?).map_err(|e| match e.kind() {
+        std::io::ErrorKind::TimedOut => SendError::TimedOut(deadline),
+        _ => SendError::Connect(addr.clone(), e),
+    })?;
     let body = encode(spans, resource);
     let head = format!(
         "POST {path} HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/x-protobuf\r\nContent-Length: {}\r\nConnection: close\r\nUser-Agent: dsh-agents/{}\r\n\r\n",
         body.len(),
         env!("CARGO_PKG_VERSION")
     );
-    stream.write_all(head.as_bytes()).map_err(SendError::Io)?;
-    stream.write_all(&body).map_err(SendError::Io)?;
+    let mut request = head.into_bytes();
+    request.extend_from_slice(&body);
+    let mut sent = 0;
+    while sent < request.len() {
+        stream
+            .set_write_timeout(Some(left()?))
+            .map_err(SendError::Io)?;
+        match stream.write(&request[sent..]) {
+            Ok(0) => return Err(SendError::Io(std::io::ErrorKind::WriteZero.into())),
+            Ok(n) => sent += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(timed(e)),
+        }
+    }
+    // Read a piece at a time, each within what is left of the deadline.
     let mut answer = Vec::new();
-    stream
-        .take(64 * 1024)
-        .read_to_end(&mut answer)
-        .map_err(SendError::Io)?;
+    let mut piece = [0u8; 8192];
+    while answer.len() < 64 * 1024 {
+        stream
+            .set_read_timeout(Some(left()?))
+            .map_err(SendError::Io)?;
+        match stream.read(&mut piece) {
+            Ok(0) => break,
+            Ok(n) => answer.extend_from_slice(&piece[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(timed(e)),
+        }
+    }
     let text = String::from_utf8_lossy(&answer);
     let status = text.lines().next().unwrap_or("").trim().to_string();
     let code = status.split(' ').nth(1).unwrap_or("");

@@ -197,12 +197,14 @@ fn exports_match_golden_files_and_errors_are_clear() {
     });
     let s = repo().join("testdata/stores/rc8-cli");
     let s = s.to_str().unwrap();
-    for (args, said) in [
-        (vec!["export", "--otlp"], "<AGENT>"),
-        (vec!["export", "--all"], "--otlp"),
+    // Usage errors exit 2; a collector that cannot be reached is I/O (3).
+    for (args, said, code) in [
+        (vec!["export", "--otlp"], "<AGENT>", 2),
+        (vec!["export", "--all"], "--otlp", 2),
         (
             vec!["export", "--otlp", "--all", "--endpoint", "https://x:1"],
             "not an http://",
+            2,
         ),
         (
             vec![
@@ -213,12 +215,13 @@ fn exports_match_golden_files_and_errors_are_clear() {
                 "http://127.0.0.1:1",
             ],
             "cannot connect",
+            3,
         ),
     ] {
         let mut argv = vec!["--store", s];
         argv.extend(args.iter().copied());
         let r = run(&argv);
-        assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
+        assert_eq!(r.code, code, "{args:?}: {}", r.stderr);
         assert!(r.stderr.contains(said), "{args:?}: {}", r.stderr);
     }
     // -o writes the file; nothing is written in the store.
@@ -264,4 +267,42 @@ fn dash_is_standard_output_and_a_failed_write_is_an_io_error() {
     ]);
     assert_eq!(r.code, 3, "{}", r.stderr);
     assert!(r.stderr.contains("/nonexistent-dir/x.json"), "{}", r.stderr);
+}
+
+#[test]
+fn a_collector_that_trickles_its_answer_is_cut_off_at_the_deadline() {
+    // A collector on loopback that takes the request, then sends one byte
+    // of a header line at a time and never finishes (bounded: it stops by
+    // itself after 60 bytes).
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let server = std::thread::spawn(move || {
+        let (mut conn, _) = listener.accept().unwrap();
+        conn.set_read_timeout(Some(std::time::Duration::from_millis(200)))
+            .unwrap();
+        let mut sink = [0u8; 65536];
+        while std::io::Read::read(&mut conn, &mut sink).is_ok_and(|n| n > 0) {}
+        for b in b"HTTP/1.1 200 OK\r\nX-Slow: ".iter().cycle().take(60) {
+            if std::io::Write::write_all(&mut conn, &[*b]).is_err() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(500));
+        }
+    });
+    let store = repo().join("testdata/stores/team");
+    let url = format!("http://127.0.0.1:{port}");
+    let r = run([
+        "--store",
+        store.to_str().unwrap(),
+        "export",
+        "--otlp",
+        "--all",
+        "--endpoint",
+        &url,
+        "--timeout",
+        "2",
+    ]);
+    assert_eq!(r.code, 3, "{}{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("timed out"), "{}", r.stderr);
+    server.join().unwrap();
 }
