@@ -14,30 +14,7 @@ import assert from 'node:assert/strict'
 import { startFakeModel } from './fake-model.mjs'
 import { startDsh } from './cli.mjs'
 import { dshAgents, waitFor, tempStore } from './harness.mjs'
-
-const ok = (r, what) => { assert.equal(r.code, 0, `${what}: ${r.stderr}`); return r.stdout }
-const states = store => {
-  const out = dshAgents(store, '--json', 'tree', '--all').stdout
-  return Object.fromEntries((out ? JSON.parse(out) : []).flatMap(t => t.members.map(m => [m.id, m.state])))
-}
-const untilState = (store, id, state, ms) => waitFor(`${id} ${state}`, () => states(store)[id] === state, ms)
-const inbox = (store, id) => JSON.parse(dshAgents(store, '--json', 'inbox', id).stdout)
-const logOf = (store, id) => JSON.parse(dshAgents(store, '--json', 'log', id).stdout.split('\n')[0]).log
-const events = (store, id) => readFileSync(logOf(store, id), 'utf8').split('\n').filter(Boolean).slice(1).map(l => JSON.parse(l))
-/** How many `user/message` events of `id`'s log carry each message id. */
-const inTranscript = (store, id) => {
-  const n = new Map()
-  for (const e of events(store, id)) {
-    if (e.type !== 'user/message') continue
-    for (const k of new Set([e.data.id, e.data.source?.dshAgentsMessageId])) if (k) n.set(k, (n.get(k) ?? 0) + 1)
-  }
-  return n
-}
-const drained = (store, id) => {
-  const i = inbox(store, id)
-  return i.nextTurn.length === 0 && i.nextStep.length === 0 && i.handing.length === 0 &&
-    i.dsh.nextTurn.length === 0 && i.dsh.nextStep.length === 0 && states(store)[id] === 'idle'
-}
+import { ok, states, untilState, inbox, logOf, inTranscript, drained } from './views.mjs'
 
 /** Two CPU-bound loops for the test's length when LOAD=1; stop() ends them. */
 function load () {

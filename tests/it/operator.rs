@@ -447,11 +447,9 @@ fn cancel_withdraws_only_pending_messages_and_frees_room() {
     assert!(r.stderr.contains("claimed"), "{}", r.stderr);
 }
 
-#[test]
-fn log_follow_prints_new_turns_and_exits_when_settled() {
-    let store = team("follow");
-    let s = store.path();
-    let mut follow = crate::common::reaped(
+/// `log rev-0001 --follow` on the store `s`, its stdout piped.
+fn follow_reviewer(s: &Path) -> crate::common::Reaped {
+    crate::common::reaped(
         Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
             .args([
                 "--store",
@@ -463,22 +461,33 @@ fn log_follow_prints_new_turns_and_exits_when_settled() {
             .stdout(Stdio::piped())
             .spawn()
             .unwrap(),
-    );
+    )
+}
+
+/// The follower's exit status (a bound for a broken build, not a timing claim).
+fn exits(follow: &mut crate::common::Reaped) -> std::process::ExitStatus {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Some(st) = follow.try_wait().unwrap() {
+            return st;
+        }
+        assert!(Instant::now() < deadline, "log --follow did not exit");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn log_follow_prints_new_turns_and_exits_when_settled() {
+    let store = team("follow");
+    let s = store.path();
+    let mut follow = follow_reviewer(s);
     followup(s, "rev-0001", "a new request");
     let h = handler(s, "sleep 1");
     ok(
         s,
         &["serve", "--as", "rev-0001", "--once", "--quiet", "--", &h],
     );
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let status = loop {
-        if let Some(st) = follow.try_wait().unwrap() {
-            break st;
-        }
-        assert!(Instant::now() < deadline, "log --follow did not exit");
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    assert!(status.success());
+    assert!(exits(&mut follow).success());
     let mut out = String::new();
     std::io::Read::read_to_string(follow.stdout.as_mut().unwrap(), &mut out).unwrap();
     assert!(out.contains("user: a new request"), "{out}");
@@ -828,19 +837,7 @@ fn log_follow_moves_to_a_newer_generation_written_beside_the_log() {
     let store = team("follow-gen");
     let s = store.path();
     let dir = s.join("_no-cwd/rev-0001");
-    let mut follow = crate::common::reaped(
-        Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
-            .args([
-                "--store",
-                s.to_str().unwrap(),
-                "log",
-                "rev-0001",
-                "--follow",
-            ])
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
+    let mut follow = follow_reviewer(s);
     // The follower has printed the old log (and so is following it).
     let stdout = follow.stdout.take().unwrap();
     let (tx, rx) = std::sync::mpsc::channel::<String>();
@@ -883,15 +880,7 @@ fn log_follow_moves_to_a_newer_generation_written_beside_the_log() {
         );
     }
     std::fs::write(dir.join("session.v1.jsonl"), lines.join("\n") + "\n").unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let status = loop {
-        if let Some(st) = follow.try_wait().unwrap() {
-            break st;
-        }
-        assert!(Instant::now() < deadline, "log --follow did not exit");
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    assert!(status.success());
+    assert!(exits(&mut follow).success());
     while let Ok(line) = rx.recv_timeout(Duration::from_secs(20)) {
         out.push_str(&line);
         out.push('\n');
