@@ -3,7 +3,7 @@
 use crate::error::Result;
 use crate::inbox::Inbox;
 use crate::inbox::lock::INBOX;
-use crate::store::delivered::LogMessages;
+use crate::store::delivered::{InLog, LogMessages};
 use crate::store::{Store, reader};
 use crate::tree::Corpus;
 use serde::Serialize;
@@ -224,23 +224,70 @@ fn session_findings(store: &Store, i: usize) -> Vec<Finding> {
         );
     }
     if !store.sessions.inbox_seen_absent(i) {
-        match Inbox::new(&rec.dir()).read() {
-            Err(e) => push(
-                Severity::Error,
-                "inbox-unreadable",
-                &rec.dir().join(INBOX),
-                format!("unreadable inbox: {}", e),
-            ),
-            Ok(fold) if fold.bad_lines > 0 => push(
-                Severity::Error,
-                "inbox-bad-lines",
-                &rec.dir().join(INBOX),
-                format!("{} complete line(s) are not inbox records", fold.bad_lines),
-            ),
-            Ok(_) => {}
-        }
+        let fold = match Inbox::new(&rec.dir()).read() {
+            Err(e) => {
+                push(
+                    Severity::Error,
+                    "inbox-unreadable",
+                    &rec.dir().join(INBOX),
+                    format!("unreadable inbox: {}", e),
+                );
+                None
+            }
+            Ok(fold) => {
+                if fold.bad_lines > 0 {
+                    push(
+                        Severity::Error,
+                        "inbox-bad-lines",
+                        &rec.dir().join(INBOX),
+                        format!("{} complete line(s) are not inbox records", fold.bad_lines),
+                    );
+                }
+                Some(fold)
+            }
+        };
         // Only a session with an inbox was ever handed a message by us.
         if let Ok(log) = LogMessages::read(&rec.log()) {
+            // A copy queued in DSH's own inbox of a subagent no DSH process
+            // holds runs only when a bridge resumes it through its parent:
+            // with no parent in the store, or a parent `serve` holds (it
+            // resumes no DSH child), nothing ever will.
+            let queued: Vec<String> = fold
+                .as_ref()
+                .map(|f| {
+                    f.claimable()
+                        .iter()
+                        .filter(|m| log.state(&m.id) == InLog::DshPending)
+                        .map(|m| m.id.clone())
+                        .collect()
+                })
+                .unwrap_or_default();
+            let stranded = h.origin_subagent
+                && !queued.is_empty()
+                && !crate::inbox::liveness::probe(&rec.dir()).is_live()
+                && h.parent().is_none_or(|p| {
+                    store.get(p).is_none_or(|parent| {
+                        let dir = parent.dir();
+                        crate::inbox::liveness::probe(&dir).is_live()
+                            && !crate::inbox::liveness::held_by_bridge(&dir)
+                    })
+                });
+            if stranded {
+                push(
+                    Severity::Error,
+                    "stranded-in-dsh-inbox",
+                    &rec.log(),
+                    format!(
+                        "message(s) {} to session \"{}\" wait in DSH's own inbox, and nothing will resume it: DSH resumes a subagent only through its parent, which is {}",
+                        queued.join(", "),
+                        h.id(),
+                        match h.parent().and_then(|p| store.get(p)) {
+                            None => "not in the store".to_string(),
+                            Some(p) => format!("held by `serve` ({})", p.header.id()),
+                        }
+                    ),
+                );
+            }
             let twice = log.twice();
             if !twice.is_empty() {
                 push(

@@ -742,3 +742,46 @@ fn check_reports_an_acknowledged_message_that_ran_in_two_completed_turns() {
         r.stdout
     );
 }
+
+#[test]
+fn check_reports_a_message_stranded_in_dshs_inbox_of_an_agent_nothing_will_resume() {
+    let (store, dir) = team();
+    let s = store.path();
+    followup(s, "m-queued", "queued");
+    append_events(
+        &dir.join("session.jsonl"),
+        &[
+            json!({"type":"agent/inbox/spliced","data":{"target":"next-turn","start":0,"inserted":[{"role":"user","id":"rc8-copy","content":[{"type":"text","text":"queued"}],"source":{"kind":"user","dshAgentsMessageId":"m-queued"}}]}}),
+        ],
+    );
+    let stranded = |s: &Path| {
+        let r = run_in(s, &["--json", "check"]);
+        let v: Value = serde_json::from_str(&r.stdout).unwrap();
+        v.as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["code"] == "stranded-in-dsh-inbox")
+            .count()
+    };
+    // Nobody holds the parent: the next DSH process with the plugin runs it.
+    assert_eq!(stranded(s), 0);
+    // `serve` holds the parent: it resumes no DSH child, so nothing will.
+    let _serve = crate::common::reaped(
+        Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
+            .args([
+                "--store",
+                s.to_str().unwrap(),
+                "serve",
+                "--as",
+                "lead-1",
+                "--",
+                "true",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    crate::common::wait_until_locked(&s.join("_no-cwd/lead-1/live.lock"));
+    assert_eq!(stranded(s), 1);
+}
