@@ -433,3 +433,47 @@ pub fn signal(pid: u32, signal: rustix::process::Signal) {
         .expect("a child's pid");
     rustix::process::kill_process(pid, signal).unwrap();
 }
+
+/// Run the binary as an unprivileged user when the tests run as root (as CI
+/// does), so permission faults are real. The binary is copied somewhere that
+/// user can reach: the checkout may live in a private (0700) directory.
+pub fn run_unprivileged(args: &[&str]) -> Run {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    static BIN: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    let bin = BIN.get_or_init(|| {
+        let dir = run_dir("dsh-agents-test-bin-");
+        std::fs::create_dir_all(&dir).unwrap();
+        let bin = dir.join("dsh-agents");
+        std::fs::copy(assert_cmd::cargo::cargo_bin!("dsh-agents"), &bin).unwrap();
+        for (path, mode) in [(dir.as_path(), 0o755), (bin.as_path(), 0o755)] {
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+        }
+        bin
+    });
+    let mut c = std::process::Command::new(bin);
+    c.args(args).env_remove("DSH_STORE").env_remove("DSH_AGENT");
+    if rustix::process::geteuid().is_root() {
+        c.uid(65534).gid(65534);
+    }
+    // A copy just written may be briefly busy (ETXTBSY) while another test
+    // thread forks with its descriptor; try again.
+    let mut tries = 0;
+    let out = loop {
+        match c.output() {
+            Err(e)
+                if e.raw_os_error() == Some(rustix::io::Errno::TXTBSY.raw_os_error())
+                    && tries < 50 =>
+            {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => break other.unwrap(),
+        }
+    };
+    Run {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: out.status.code().unwrap_or(-1),
+    }
+}

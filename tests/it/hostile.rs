@@ -2,7 +2,7 @@
 //! exact outcome (output or error text), no panic, and nothing written
 //! outside the store.
 
-use crate::common::{TempDir, fixture, run, snapshot, write_log};
+use crate::common::{TempDir, fixture, run, run_unprivileged, snapshot, write_log};
 use dsh_agents::formats::encode_frame;
 
 fn root() -> String {
@@ -263,50 +263,6 @@ fn a_session_directory_linked_outside_the_store_is_never_written() {
         before == snapshot(outside.path()),
         "nothing written outside the store"
     );
-}
-
-/// Run the binary as an unprivileged user when the tests run as root (as CI
-/// does), so permission faults are real. The binary is copied somewhere that
-/// user can reach: the checkout may live in a private (0700) directory.
-fn run_unprivileged(args: &[&str]) -> crate::common::Run {
-    use std::os::unix::fs::PermissionsExt;
-    use std::os::unix::process::CommandExt;
-    static BIN: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
-    let bin = BIN.get_or_init(|| {
-        let dir = crate::common::run_dir("dsh-agents-test-bin-");
-        std::fs::create_dir_all(&dir).unwrap();
-        let bin = dir.join("dsh-agents");
-        std::fs::copy(assert_cmd::cargo::cargo_bin!("dsh-agents"), &bin).unwrap();
-        for (path, mode) in [(dir.as_path(), 0o755), (bin.as_path(), 0o755)] {
-            std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
-        }
-        bin
-    });
-    let mut c = std::process::Command::new(bin);
-    c.args(args).env_remove("DSH_STORE").env_remove("DSH_AGENT");
-    if rustix::process::geteuid().is_root() {
-        c.uid(65534).gid(65534);
-    }
-    // A copy just written may be briefly busy (ETXTBSY) while another test
-    // thread forks with its descriptor; try again.
-    let mut tries = 0;
-    let out = loop {
-        match c.output() {
-            Err(e)
-                if e.raw_os_error() == Some(rustix::io::Errno::TXTBSY.raw_os_error())
-                    && tries < 50 =>
-            {
-                tries += 1;
-                std::thread::sleep(std::time::Duration::from_millis(20));
-            }
-            other => break other.unwrap(),
-        }
-    };
-    crate::common::Run {
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        code: out.status.code().unwrap_or(-1),
-    }
 }
 
 fn open_up(dir: &std::path::Path) {

@@ -1,7 +1,7 @@
 //! Store-level failures and bad input: a clear error naming the path, or a
 //! diagnostic row; never a panic; nothing written.
 
-use crate::common::{TempDir, fixture, run, snapshot, write_log};
+use crate::common::{TempDir, fixture, run, run_unprivileged, snapshot, write_log};
 
 fn root() -> String {
     fixture::root("root", 1).to_string()
@@ -582,40 +582,6 @@ fn check_names_each_problem_with_a_stable_code() {
     );
 }
 
-/// Run the binary as a user other than root: directly when the tests are
-/// not root, else through `setpriv` as `nobody` (a copy of the binary in a
-/// directory anyone may enter: the checkout may be private). `None` when
-/// neither can be done here.
-fn run_unprivileged(args: &[&str]) -> Option<crate::common::Run> {
-    // SAFETY: getuid has no preconditions and cannot fail.
-    let uid = unsafe { libc::getuid() };
-    if uid != 0 {
-        return Some(run(args));
-    }
-    let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"]
-        .into_iter()
-        .find(|p| std::path::Path::new(p).exists())?;
-    let bin_dir = crate::common::temp_dir("unpriv-bin");
-    let bin = bin_dir.path().join("dsh-agents");
-    std::fs::copy(assert_cmd::cargo::cargo_bin!("dsh-agents"), &bin).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    for p in [bin_dir.path(), bin.as_path()] {
-        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    let out = std::process::Command::new(setpriv)
-        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-        .arg(&bin)
-        .args(args)
-        .env("DSH_AGENTS_CACHE_DIR", bin_dir.path().join("cache"))
-        .output()
-        .ok()?;
-    Some(crate::common::Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    })
-}
-
 #[test]
 fn an_unreadable_session_directory_is_never_skipped_in_silence() {
     let tmp = store_with_kid();
@@ -635,12 +601,9 @@ fn an_unreadable_session_directory_is_never_skipped_in_silence() {
     let kid = tmp.path().join("_no-cwd/kid");
     std::fs::set_permissions(&kid, std::fs::Permissions::from_mode(0o000)).unwrap();
     let s = tmp.path().to_str().unwrap();
-    let Some(probe) = run_unprivileged(&["--store", s, "tree"]) else {
-        std::fs::set_permissions(&kid, open).unwrap();
-        panic!("no way to run as a user other than root here (setpriv missing)");
-    };
-    let check = run_unprivileged(&["--store", s, "check"]).unwrap();
-    let list = run_unprivileged(&["--store", s, "list-agents", "--as", "root"]).unwrap();
+    let probe = run_unprivileged(&["--store", s, "tree"]);
+    let check = run_unprivileged(&["--store", s, "check"]);
+    let list = run_unprivileged(&["--store", s, "list-agents", "--as", "root"]);
     std::fs::set_permissions(&kid, open).unwrap();
     for (what, r) in [("tree", &probe), ("list-agents", &list)] {
         assert_eq!(r.code, 3, "{what}: {}{}", r.stdout, r.stderr);
