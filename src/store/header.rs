@@ -268,33 +268,46 @@ pub fn parse_header_line(line: &str) -> HeaderParse {
 }
 
 fn parse_header_object(map: &Obj) -> HeaderParse {
-    const NOT: HeaderParse = HeaderParse::NotHeader("first line is not a session header");
+    // Each refusal names the member DSH's header check failed on.
+    let not = |why: &'static str| HeaderParse::NotHeader(why);
     if map.get("type").and_then(Jv::as_str) != Some("session") {
-        return NOT;
+        return not("first line is not a session header (\"type\" is not \"session\")");
     }
     let version = match map.get("version").map(Jv::to_value) {
         Some(Value::Number(n)) if n.as_u64() == Some(0) => None,
         Some(Value::Number(n)) => Some(Box::new(n)),
-        _ => return NOT,
+        _ => {
+            return not(
+                "first line is not a session header (\"version\" is missing or not a number)",
+            );
+        }
     };
     let Some(id) = map.get("id").and_then(Jv::as_str) else {
-        return NOT;
+        return not("first line is not a session header (\"id\" is missing or not a string)");
     };
     let Some(created_at) = safe_nonneg_int(map.get("createdAt")) else {
-        return NOT;
+        return not(
+            "first line is not a session header (\"createdAt\" is missing or not a non-negative safe integer)",
+        );
     };
     let Some(delegation_depth) = safe_nonneg_int(map.get("delegationDepth")) else {
-        return NOT;
+        return not(
+            "first line is not a session header (\"delegationDepth\" is missing or not a non-negative safe integer)",
+        );
     };
     let origin_subagent = match map.get("origin") {
         None => false,
         Some(Jv::Str(s)) if s == "subagent" => true,
-        Some(_) => return NOT,
+        Some(_) => {
+            return not("first line is not a session header (\"origin\" is not \"subagent\")");
+        }
     };
     let agent_preset = match map.get("agentPreset") {
         None => None,
         Some(Jv::Str(s)) => Some(s.as_ref().into()),
-        Some(_) => return NOT,
+        Some(_) => {
+            return not("first line is not a session header (\"agentPreset\" is not a string)");
+        }
     };
     if map.contains_key("sandboxMode") || map.contains_key("approvalPolicy") {
         return HeaderParse::Retired;
@@ -473,6 +486,45 @@ impl std::fmt::Display for RestoreRefusal {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_refused_header_names_the_member_it_failed_on() {
+        let base = r#""type":"session","version":0,"id":"s","createdAt":1,"delegationDepth":0"#;
+        for (line, member) in [
+            (r#"{"type":"other"}"#.to_string(), "\"type\""),
+            (r#"{"type":"session","id":"s"}"#.to_string(), "\"version\""),
+            (
+                r#"{"type":"session","version":0,"createdAt":1,"delegationDepth":0}"#.to_string(),
+                "\"id\"",
+            ),
+            (
+                r#"{"type":"session","version":0,"id":"s","createdAt":-1,"delegationDepth":0}"#
+                    .to_string(),
+                "\"createdAt\"",
+            ),
+            (
+                r#"{"type":"session","version":0,"id":"s","createdAt":1}"#.to_string(),
+                "\"delegationDepth\"",
+            ),
+            (format!(r#"{{{base},"origin":"other"}}"#), "\"origin\""),
+            (format!(r#"{{{base},"agentPreset":3}}"#), "\"agentPreset\""),
+        ] {
+            match parse_header_line(&line) {
+                HeaderParse::NotHeader(why) => {
+                    assert!(
+                        why.starts_with("first line is not a session header"),
+                        "{line}: {why}"
+                    );
+                    assert!(why.contains(member), "{line}: {why}");
+                }
+                _ => panic!("{line}: taken as a header"),
+            }
+        }
+        assert!(matches!(
+            parse_header_line(&format!("{{{base}}}")),
+            HeaderParse::Valid(_)
+        ));
+    }
 
     /// The members kept together in one buffer, and the rare ones kept
     /// apart, read back as written: (members, id, parent, cwd, version).

@@ -61,7 +61,7 @@ fn a_header_that_is_not_first_is_skipped() {
     let r = run(["--store", t.path().to_str().unwrap(), "check"]);
     assert!(
         r.stdout
-            .contains("late/session.jsonl\": first line is not a session header; DSH skips it"),
+            .contains("late/session.jsonl\": first line is not a session header (\"type\" is not \"session\"); DSH skips it"),
         "{}",
         r.stdout
     );
