@@ -889,8 +889,9 @@ impl Bridge {
         {
             report(format_args!("cannot record the claim for {agent}: {e}"));
         }
-        let (messages, agains): (Vec<Message>, Vec<Again>) = fresh.into_iter().unzip();
-        let wanted: Vec<String> = messages.iter().map(|m| m.id.clone()).collect();
+        let agains: HashMap<String, Again> =
+            fresh.iter().map(|(m, a)| (m.id.clone(), *a)).collect();
+        let messages: Vec<Message> = fresh.into_iter().map(|(m, _)| m).collect();
         let fresh = match self.list_handing(agent, dir, messages, queued) {
             Ok(f) => f,
             Err(e) => {
@@ -899,10 +900,7 @@ impl Bridge {
             }
         };
         for m in fresh {
-            let again = wanted
-                .iter()
-                .position(|id| *id == m.id)
-                .map_or(Again::Plain, |i| agains[i]);
+            let again = agains.get(&m.id).copied().unwrap_or(Again::Plain);
             // A cold child takes everything as its next turn.
             let target = if via.is_some() {
                 "next-turn"
