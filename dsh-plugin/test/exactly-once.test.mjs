@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import { startFakeModel } from './fake-model.mjs'
 import { startDsh } from './cli.mjs'
 import { dshAgents, waitFor, tempStore, sleep } from './harness.mjs'
-import { ok, states, untilState, inbox, inTranscript, drained } from './views.mjs'
+import { ok, states, untilState, inbox, logOf, inTranscript, drained } from './views.mjs'
 
 
 const ROUNDS = Number(process.env.BURST_ROUNDS ?? 3)
@@ -17,7 +17,11 @@ test(`SIGKILL mid-burst, ${ROUNDS} rounds of 50 followups: every acknowledged me
   const model = await startFakeModel()
   model.auto(r => r.text('OK'))
   const root = 'session-burst-lead'
-  let dsh = startDsh({ model, mode: 'web', session: root, prompt: 'BURST-TASK' })
+  // Every bridge traces its protocol lines here: a failure shows what each
+  // id went through.
+  const trace = join(tempStore(), 'bridge.trace')
+  const env = { DSH_AGENTS_BRIDGE_TRACE: trace }
+  let dsh = startDsh({ model, mode: 'web', session: root, prompt: 'BURST-TASK', env })
   const { store } = dsh
   const acked = []
   try {
@@ -35,14 +39,19 @@ test(`SIGKILL mid-burst, ${ROUNDS} rounds of 50 followups: every acknowledged me
           await dsh.exit()
         }
       }
-      dsh = startDsh({ model, mode: 'web', session: root, resume: true, store })
+      dsh = startDsh({ model, mode: 'web', session: root, resume: true, store, env })
       await waitFor(`round ${round} drained`, () => drained(store, root), 90000)
         .catch(e => { throw new Error(`${e.message}\n${JSON.stringify(inbox(store, root))}\n${dsh.stderr}`) })
     }
     const seen = inTranscript(store, root)
     const lost = acked.filter(id => !seen.has(id))
     const twice = acked.filter(id => (seen.get(id) ?? 0) > 1)
-    assert.deepEqual({ lost, twice }, { lost: [], twice: [] })
+    const story = ids => {
+      const lines = (() => { try { return readFileSync(trace, 'utf8').split('\n') } catch { return [] } })()
+      const log = readFileSync(logOf(store, root), 'utf8').split('\n')
+      return ids.map(id => [`== ${id}`, ...lines.filter(l => l.includes(`"${id}"`)), '-- log:', ...log.filter(l => l.includes(`"${id}"`)).map(l => l.slice(0, 300))].join('\n')).join('\n')
+    }
+    assert.deepEqual({ lost, twice }, { lost: [], twice: [] }, story([...lost, ...twice]))
     const asked = acked.filter(id => !model.requests.some(q => q.all.includes(`BURST ${id} END`)))
     assert.deepEqual(asked, [], 'every message was in a model request')
     assert.equal(await dsh.stop(), 0)
