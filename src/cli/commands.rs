@@ -260,7 +260,7 @@ pub(super) fn usage(env: &Env, args: &UsageArgs, out: &mut dyn std::io::Write) -
     }
     let by = args.by.into();
     let store = if usage::totals_only(by, args.since, prices.is_some()) && env.settings.read_ahead {
-        Store::open_ahead(&env.root, &usage::EveryLog)?.honest()?
+        Store::open_ahead(&env.root, &usage::EveryLog)?
     } else {
         Store::open(&env.root)?
     };

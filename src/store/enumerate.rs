@@ -237,10 +237,11 @@ impl Store {
         Store::scan_ahead(root, None)
     }
 
-    /// As `open`, reading the logs `ahead` wants whole as they are found.
+    /// As `open`, reading the logs `ahead` wants whole as they are found;
+    /// it finishes as `open` does, so reading ahead never changes an answer.
     pub fn open_ahead(root: &Path, ahead: &dyn ReadAhead) -> Result<Store, StoreError> {
         let store = Store::scan_ahead(root, Some(ahead))?.nonempty()?;
-        store.fail_on_fatal()
+        store.fail_on_fatal()?.honest()
     }
 
     /// `scan`, reading the logs `ahead` wants whole while their header
