@@ -87,6 +87,10 @@ struct Args {
     /// With --drain: stop after this many turns (the rate at that queue length)
     #[arg(long, default_value_t = 1000)]
     turns: usize,
+    /// Time the first v2 send by name after a `spawn` instead, in a
+    /// one-project store of each `--sizes` (needs `cargo build --release`)
+    #[arg(long)]
+    spawn_send: bool,
     /// Internal: time one form on an existing store and print one line
     #[arg(long, num_args = 2, value_names = ["STORE", "FORM"])]
     measure: Option<Vec<String>>,
@@ -522,7 +526,8 @@ type Mode = fn(&Args);
 fn main() {
     let args = Args::parse();
     RANDOM_IDS.store(args.random_ids, std::sync::atomic::Ordering::Relaxed);
-    let modes: [(bool, Mode); 8] = [
+    let modes: [(bool, Mode); 9] = [
+        (args.spawn_send, bench_spawn_send),
         (args.deep, bench_deep),
         (args.log_tail, bench_log_tail),
         (args.drain, bench_drain),
@@ -927,6 +932,65 @@ fn bench_scale(args: &Args) {
             "| 10000 | {what} | {:.1} | {:.1} | {:.1} | |",
             r.0, r.1, r.2
         );
+    }
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+/// A spawn, then the first send to the new agent by name: the name index
+/// takes the spawned session in, so the send never rescans the project
+/// (on every file system, whatever its directory link counts say).
+fn bench_spawn_send(args: &Args) {
+    let bin = binary();
+    let base = std::env::temp_dir().join(format!("dsh-bench-spawn-{}", std::process::id()));
+    let cache = base.join("cache");
+    println!(
+        "first v2 send by name after a spawn, one project; median of {} runs",
+        args.runs
+    );
+    println!("| sessions | spawn ms | send ms | send CPU ms | send peak RSS MiB |");
+    println!("|---:|---:|---:|---:|---:|");
+    for &n in &args.sizes {
+        let dir = base.join(format!("s{n}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        let _ = std::fs::remove_dir_all(&cache);
+        generate(&dir, n, args.fanout, 0, false);
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        let cmd = |argv: &[String]| {
+            let mut c = Command::new(&bin);
+            c.env("DSH_AGENTS_CACHE_DIR", &cache)
+                .arg("--store")
+                .arg(&dir)
+                .args(argv);
+            c
+        };
+        let v = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        // The index is built once, as a user's first send builds it.
+        let warm = run_measured(cmd(&v(&["send-message", "n0", "hi", "--as", "root"])));
+        assert_eq!(warm.3, 0, "the first send succeeds");
+        let mut spawns = Vec::new();
+        let mut sends = Vec::new();
+        for k in 0..args.runs {
+            let name = format!("fresh{k}");
+            let spawn = run_measured(cmd(&v(&[
+                "spawn", "--parent", "root", "--name", &name, "--id", &name,
+            ])));
+            assert_eq!(spawn.3, 0, "spawn {name}");
+            let send = run_measured(cmd(&v(&["send-message", &name, "hi", "--as", "root"])));
+            assert_eq!(send.3, 0, "send to {name}");
+            spawns.push(spawn.0);
+            sends.push(send);
+        }
+        spawns.sort_by(f64::total_cmp);
+        let rss = sends.iter().map(|r| r.2).fold(0.0, f64::max);
+        sends.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mid = sends[sends.len() / 2];
+        println!(
+            "| {n} | {:.1} | {:.1} | {:.1} | {rss:.1} |",
+            spawns[spawns.len() / 2],
+            mid.0,
+            mid.1
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
     let _ = std::fs::remove_dir_all(&base);
 }

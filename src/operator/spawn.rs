@@ -247,7 +247,10 @@ pub fn spawn(corpus: &Corpus, req: &SpawnRequest) -> Result<String, SpawnError> 
     let lines: Vec<String> = events.iter().map(Value::to_string).collect();
     let content = writer::encode_log(encoding, &header_line, &lines)?;
     let project_dir = store.root.join(&project);
-    let before = crate::store::stamps::dir_times(&project_dir);
+    let before = req
+        .cache
+        .as_ref()
+        .and_then(|_| crate::store::stamps::Census::before(&project_dir));
     let log_name = crate::store::generation::LogName { generation, suffix };
     writer::materialize(
         &store.root,

@@ -64,7 +64,7 @@ pub fn note_spawn(
     cache: &Path,
     root: &Path,
     project: &Path,
-    before: Option<super::stamps::Times>,
+    before: Option<super::stamps::Census>,
     child: (&str, Option<&str>, Option<&str>),
 ) {
     let (id, parent, name) = child;
@@ -78,7 +78,7 @@ pub fn note_spawn(
         if state.format != FORMAT || state.stamps.root() != root {
             return None;
         }
-        let after = super::stamps::dir_times(project)?;
+        let after = super::stamps::Census::after(project)?;
         let stamps = state.stamps.after_spawn(project, before?, after)?;
         let mut entries = NameIndex::read(&dir)?.all()?;
         if let (Some(parent), Some(name)) = (parent, name.filter(|n| is_valid_name(n))) {

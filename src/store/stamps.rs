@@ -19,7 +19,7 @@ const SETTLE_NS: i128 = 1_000_000_000;
 
 /// A directory's (mtime, ctime) in nanoseconds, and its link count (on
 /// most file systems 2 + its subdirectories: a session directory added in
-/// the same clock tick still shows).
+/// the same clock tick still shows; 1 where the file system does not count).
 fn mtime_ns(path: &Path) -> Option<Times> {
     let m = std::fs::symlink_metadata(path).ok()?;
     Some((
@@ -32,9 +32,55 @@ fn mtime_ns(path: &Path) -> Option<Times> {
 /// What a stamp records of one directory.
 pub type Times = (i128, i128, u64);
 
-/// The stamp of directory `path` now.
-pub fn dir_times(path: &Path) -> Option<Times> {
-    mtime_ns(path)
+/// A project directory around a spawn's `mkdir`: its times and how many
+/// entries it holds — its link count where the file system counts
+/// subdirectories, else its entries listed (ext4 reports a link count of 1
+/// past ~65,000 subdirectories, btrfs always does), so the after-spawn
+/// check holds on every file system.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Census {
+    times: Times,
+    entries: u64,
+}
+
+impl Census {
+    /// Taken just before the spawn: entries counted first, then the times,
+    /// so a directory made between the two moves the times the stamps hold.
+    pub fn before(path: &Path) -> Option<Census> {
+        let listed = entries_listed(path)?;
+        let times = mtime_ns(path)?;
+        Some(Census {
+            times,
+            entries: if times.2 >= 2 { times.2 } else { listed },
+        })
+    }
+
+    /// Taken just after: times first, then the entries, so a directory
+    /// made between the two is counted and fails the check.
+    pub fn after(path: &Path) -> Option<Census> {
+        let times = mtime_ns(path)?;
+        let entries = if times.2 >= 2 {
+            times.2
+        } else {
+            entries_listed(path)?
+        };
+        Some(Census { times, entries })
+    }
+}
+
+/// How many entries directory `path` lists, when its link count does not
+/// say (`0` when it does: only `Census` reads this).
+fn entries_listed(path: &Path) -> Option<u64> {
+    let m = std::fs::symlink_metadata(path).ok()?;
+    if m.nlink() >= 2 {
+        return Some(0);
+    }
+    let mut n: u64 = 0;
+    for entry in std::fs::read_dir(path).ok()? {
+        entry.ok()?;
+        n = n.saturating_add(1);
+    }
+    Some(n)
 }
 
 fn now_ns() -> i128 {
@@ -168,20 +214,19 @@ impl Stamps {
     }
 
     /// These stamps after a spawn added one session directory to project
-    /// `project`, whose stamp was `before` just before and is `after` now:
+    /// `project`, whose census was `before` just before and is `after` now:
     /// `None` unless nothing else can have changed (the project stood as
-    /// these stamps say, its link count grew by exactly the one directory,
-    /// on a file system that counts subdirectories, and the root is as it
-    /// was), so a spawn need not cost the next send a rescan.
-    pub fn after_spawn(&self, project: &Path, before: Times, after: Times) -> Option<Stamps> {
+    /// these stamps say, it holds exactly the one entry more, and the root
+    /// is as it was), so a spawn need not cost the next send a rescan.
+    pub fn after_spawn(&self, project: &Path, before: Census, after: Census) -> Option<Stamps> {
         let k = self.projects.iter().position(|(p, _)| p == project)?;
-        let counted = before.2 >= 2 && after.2 == before.2 + 1;
+        let one_more = before.entries >= 1 && after.entries == before.entries.checked_add(1)?;
         let root_same = mtime_ns(&self.root)? == self.root_mtime;
-        if self.projects[k].1 != before || !counted || !root_same {
+        if self.projects[k].1 != before.times || !one_more || !root_same {
             return None;
         }
         let mut next = self.clone();
-        next.projects[k].1 = after;
+        next.projects[k].1 = after.times;
         Some(next)
     }
 
@@ -215,5 +260,44 @@ impl Stamps {
                 .cloned(),
         );
         Some(next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The after-spawn check counts entries, never trusts a link count the
+    /// file system does not keep (here 1, as ext4 past ~65,000
+    /// subdirectories and btrfs report).
+    #[test]
+    fn after_spawn_counts_entries_where_links_do_not() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().to_path_buf();
+        let project = root.join("p");
+        std::fs::create_dir(&project).unwrap();
+        let t = mtime_ns(&project).unwrap();
+        let uncounted = (t.0, t.1, 1);
+        let later = (t.0 + 1, t.1 + 1, 1);
+        let stamps = Stamps {
+            root_mtime: mtime_ns(&root).unwrap(),
+            root: root.clone(),
+            projects: vec![(project.clone(), uncounted)],
+            unpublished: Vec::new(),
+        };
+        let census = |times, entries| Census { times, entries };
+        for (before, after, stood, taken) in [
+            (3, 4, uncounted, true),
+            (3, 5, uncounted, false),
+            (3, 3, uncounted, false),
+            (0, 1, uncounted, false),
+            (3, 4, later, false),
+        ] {
+            let next = stamps.after_spawn(&project, census(stood, before), census(later, after));
+            assert_eq!(next.is_some(), taken, "{before} -> {after}, {stood:?}");
+            if let Some(next) = next {
+                assert_eq!(next.projects[0].1, later);
+            }
+        }
     }
 }
