@@ -1130,12 +1130,34 @@ fn bench_log_tail(args: &Args) {
     let _ = std::fs::remove_dir_all(&base);
     println!("| log | command | wall ms | CPU ms | peak RSS MiB |");
     println!("|---|---|---:|---:|---:|");
-    for zstd in [false, true] {
-        let dir = base.join(if zstd { "zstd" } else { "raw" });
+    // (raw or zstd, a subagent's log or a root's, bytes of turns)
+    for (zstd, child, bytes) in [
+        (false, false, 1_000_000_000u64),
+        (false, true, 1_000_000_000),
+        (true, true, 1_000_000_000),
+        (false, true, 100_000_000),
+    ] {
+        let dir = base.join(format!(
+            "{}-{}-{bytes}",
+            if zstd { "zstd" } else { "raw" },
+            child
+        ));
         let session = dir.join("_no-cwd").join("big");
         std::fs::create_dir_all(&session).unwrap();
-        let header =
-            r#"{"type":"session","version":0,"id":"big","createdAt":1,"delegationDepth":0}"#;
+        // A subagent's log: its parent, and its descriptor in its creation
+        // seed, as DSH writes them.
+        let header = if child {
+            let lead = dir.join("_no-cwd").join("lead");
+            std::fs::create_dir_all(&lead).unwrap();
+            std::fs::write(
+                lead.join("session.jsonl"),
+                "{\"type\":\"session\",\"version\":0,\"id\":\"lead\",\"createdAt\":1,\"delegationDepth\":0}\n",
+            )
+            .unwrap();
+            r#"{"type":"session","version":0,"id":"big","createdAt":2,"parentSession":"lead","origin":"subagent","delegationDepth":1,"name":"big"}"#
+        } else {
+            r#"{"type":"session","version":0,"id":"big","createdAt":1,"delegationDepth":0}"#
+        };
         let pad = "lorem ipsum ".repeat(80);
         // Turns of about 1.2 KB up to 1 GB, written in 8 MB batches (one
         // Zstandard frame each, as DSH frames its batches).
@@ -1156,7 +1178,11 @@ fn bench_log_tail(args: &Args) {
         put(&mut f, &format!("{header}\n"));
         let (mut seq, mut turn, mut written) = (0u64, 0u64, 0u64);
         let mut batch = String::new();
-        while written < 1_000_000_000 {
+        if child {
+            batch.push_str("{\"type\":\"subagent/descriptor\",\"seq\":0,\"time\":1,\"data\":{\"version\":2,\"mode\":\"continuable\",\"provider\":\"spawn\",\"label\":\"big work\"}}\n{\"type\":\"session/end-seed\",\"seq\":1,\"time\":1,\"data\":{}}\n");
+            seq = 2;
+        }
+        while written < bytes {
             turn += 1;
             batch.push_str(&format!(
                 "{{\"type\":\"turn/start\",\"seq\":{seq},\"time\":{seq},\"data\":{{\"turn\":{turn}}}}}\n{{\"type\":\"user/message\",\"seq\":{},\"time\":{seq},\"data\":{{\"content\":[{{\"type\":\"text\",\"text\":\"{pad}\"}}],\"source\":{{\"kind\":\"user\"}},\"role\":\"user\",\"id\":\"m{turn}\"}},\"surfaceOp\":\"append\"}}\n{{\"type\":\"turn/end\",\"seq\":{},\"time\":{seq},\"data\":{{\"turn\":{turn},\"reason\":{{\"kind\":\"completed\"}}}}}}\n",
@@ -1176,27 +1202,36 @@ fn bench_log_tail(args: &Args) {
         drop(f);
         let size = std::fs::metadata(session.join(name)).unwrap().len();
         let last = format!("m{turn}");
-        for argv in [
-            vec!["log", "big", "--last", "5"],
-            vec!["log", "big", "--last", "1"],
-            vec!["trace", &last, "--to", "big"],
-            vec!["tree"],
-        ] {
+        let argvs = if bytes < 1_000_000_000 {
+            vec![vec!["log", "big"]]
+        } else {
+            vec![
+                vec!["log", "big", "--last", "5"],
+                vec!["log", "big", "--last", "1"],
+                vec!["trace", &last, "--to", "big"],
+                vec!["tree"],
+            ]
+        };
+        for argv in argvs {
             let r = repeat(args.runs, || {
                 let mut c = Command::new(&bin);
                 c.arg("--store").arg(&dir).args(&argv);
                 c
             });
             println!(
-                "| {} ({:.0} MB on disk, 1 GB of turns) | `{}` | {:.1} | {:.1} | {:.1} |",
+                "| {} {} ({:.0} MB on disk, {:.1} GB of turns) | `{}`{} | {:.1} | {:.1} | {:.1} |",
                 if zstd { "zstd" } else { "raw" },
+                if child { "subagent" } else { "root" },
                 size as f64 / 1e6,
+                bytes as f64 / 1e9,
                 argv.join(" "),
+                exit_mark(r.3),
                 r.0,
                 r.1,
                 r.2
             );
         }
+        let _ = std::fs::remove_dir_all(&dir);
     }
     let _ = std::fs::remove_dir_all(&base);
 }

@@ -172,7 +172,7 @@ pub(super) fn log(env: &Env, args: &LogArgs) -> Result<Output> {
         poll: args.poll,
     };
     let corpus = Corpus::new(&store);
-    let title = log_title(&corpus, target);
+    let title = log_title(&corpus, target, args.last.is_some());
     let mut out = std::io::stdout().lock();
     log_view::log(&mut out, &store.sessions.record(target), &title, opts)?;
     Ok(Output::Raw(String::new()))
@@ -288,7 +288,13 @@ pub(super) fn usage(env: &Env, args: &UsageArgs, out: &mut dyn std::io::Write) -
         if env.json {
             usage::json_to(&corpus, &rows, &unpriced, emit);
         } else {
-            usage::render_to(&corpus, &rows, &req, emit);
+            usage::render_to(
+                &corpus,
+                &rows,
+                &req,
+                crate::operator::table::terminal_width(),
+                emit,
+            );
         }
         Ok(())
     })?;
@@ -364,12 +370,28 @@ fn refuse_uninterruptible(corpus: &Corpus, target: usize) -> Result<()> {
 }
 
 /// The name, mode and label `log` shows first: as the agent's tree sees it.
-fn log_title(corpus: &Corpus, index: usize) -> log_view::Title {
+/// A `--last` read takes the agent's own identity from its log's head, so
+/// its cost follows the turns shown, not the log.
+fn log_title(corpus: &Corpus, index: usize, tail: bool) -> log_view::Title {
+    use crate::store::ahead::Glance;
     let rec = corpus.record(index);
-    let member = corpus
-        .root_of(index)
-        .ok()
-        .and_then(|root| corpus.v2_member(&ScanCache::default(), root, index));
+    let root = corpus.root_of(index).ok();
+    let own = (tail && root != Some(index)).then(|| {
+        match crate::store::log_tail::head_identity(
+            &rec.log(),
+            &rec.header,
+            crate::store::descriptor::Dialect::Seed001,
+        ) {
+            Ok(identity) => Glance::Read {
+                same_header: true,
+                identity,
+                usage: Default::default(),
+            },
+            Err(_) => Glance::Unreadable,
+        }
+    });
+    let member =
+        root.and_then(|root| corpus.v2_member_seen(&ScanCache::default(), root, index, own));
     log_view::Title {
         name: member
             .as_ref()

@@ -130,10 +130,12 @@ fn render_line(line: &Line, c: &Conversation, opts: LogOptions) -> String {
     match line {
         Line::Start(t) => {
             let end = t.end.as_ref().map_or(u64::MAX, |e| e.0);
-            let trigger = c
-                .entries
+            // Entries are in log order: start at the turn's, never walk
+            // every earlier turn's (a whole log would cost turns × entries).
+            let from = c.entries.partition_point(|e| e.seq <= t.start_seq);
+            let trigger = c.entries[from..]
                 .iter()
-                .filter(|e| e.seq > t.start_seq && e.seq < end)
+                .take_while(|e| e.seq < end)
                 .find_map(|e| match &e.item {
                     Item::User { from, .. } if *from != From::RuntimeContext => {
                         Some(from_text(from))

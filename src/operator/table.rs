@@ -63,8 +63,17 @@ pub fn pad_to(text: &str, width: usize) -> String {
     format!("{text}{}", " ".repeat(width.saturating_sub(n)))
 }
 
-/// The terminal's width when standard output is one.
+/// The width to fit: `COLUMNS` when it holds a positive number (as ls, git
+/// and jj honour it, a terminal or not), else the terminal's when standard
+/// output is one.
 pub fn terminal_width() -> Option<usize> {
+    if let Some(n) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|n| *n > 0)
+    {
+        return Some(n);
+    }
     let out = std::io::stdout();
     if !rustix::termios::isatty(&out) {
         return None;

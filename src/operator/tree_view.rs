@@ -291,9 +291,11 @@ pub fn text_to(
 /// The widths the columns get in `width` terminal columns, from the widest
 /// cell of each (`natural`, in `cols` order; two spaces between columns).
 /// When they do not all fit, in this order: a long last-turn text is cut
-/// to 24, the name to 32, the label to 16; then the label, the mode and
-/// the tokens are left out; then the last turn is cut to 20 and the name
-/// to 12; what is still too wide is cut at the line's end. `None` is a column left out.
+/// to 24, the label to 16; then the label, the mode and the tokens are
+/// left out; then the last turn is cut to 12, then left out, then the
+/// pending count; what is still too wide (a name wider than the terminal)
+/// is cut at the line's end. The name is never cut before that: it is the
+/// row's only identifier. `None` is a column left out.
 fn layout(cols: &[Col], natural: &[usize], width: usize) -> Vec<Option<usize>> {
     let mut w: Vec<Option<usize>> = natural.iter().map(|n| Some(*n)).collect();
     let total = |w: &[Option<usize>]| {
@@ -317,14 +319,16 @@ fn layout(cols: &[Col], natural: &[usize], width: usize) -> Vec<Option<usize>> {
             w[k] = None;
         }
     };
+    // NAME is a row's only identifier (an unnamed member's shortest unique
+    // id prefix): it is never cut while another column can give way.
     shrink(&mut w, Col::Last, 24);
-    shrink(&mut w, Col::Name, 32);
     shrink(&mut w, Col::Label, 16);
     drop(&mut w, Col::Label);
     drop(&mut w, Col::Mode);
     drop(&mut w, Col::Tokens);
-    shrink(&mut w, Col::Last, 20);
-    shrink(&mut w, Col::Name, 12);
+    shrink(&mut w, Col::Last, 12);
+    drop(&mut w, Col::Last);
+    drop(&mut w, Col::Pending);
     w
 }
 

@@ -64,7 +64,7 @@ impl TreeView {
 pub fn watch(root: &std::path::Path, view: &TreeView) -> Result<()> {
     use std::io::Write;
     crate::support::signals::install();
-    let tty = crate::operator::table::terminal_width().is_some();
+    let tty = rustix::termios::isatty(std::io::stdout());
     let watcher = crate::inbox::watch::Watcher::new(root, false);
     let mut last = String::new();
     let mut out = std::io::stdout().lock();

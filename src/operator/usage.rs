@@ -402,15 +402,69 @@ fn cells(corpus: &Corpus, r: &Row, req: &Request) -> Vec<String> {
         c.push(s.total().to_string());
     }
     if let Some(cost) = &r.cost {
-        c.push(cost.map_or("?".to_string(), |v| format!("{v:.4}")));
+        c.push(cost.map_or("?".to_string(), cost_text));
     }
     c
 }
 
+/// The columns a narrow terminal leaves out, first to last: the session id
+/// (the agent's name already identifies it), then the finer counts.
+/// TOTAL, SUBTREE and COST always stay, and a count is never cut.
+const GIVE_WAY: [&str; 7] = [
+    "SESSION",
+    "CACHE WRITE",
+    "REASONING",
+    "CACHE READ",
+    "CALLS",
+    "INPUT",
+    "OUTPUT",
+];
+
+/// Which columns show in `width` terminal columns (all without one).
+fn shown(head: &[&str], w: &[usize], width: Option<usize>) -> Vec<bool> {
+    let mut keep = vec![true; head.len()];
+    let Some(width) = width else { return keep };
+    let total = |keep: &[bool]| {
+        let kept: Vec<usize> = w
+            .iter()
+            .zip(keep)
+            .filter(|(_, k)| **k)
+            .map(|(w, _)| *w)
+            .collect();
+        kept.iter().sum::<usize>() + 2 * kept.len().saturating_sub(1)
+    };
+    for name in GIVE_WAY {
+        if total(&keep) <= width {
+            break;
+        }
+        if let Some(k) = head.iter().position(|h| *h == name) {
+            keep[k] = false;
+        }
+    }
+    keep
+}
+
+/// A cost to four decimals; a cost that is not zero never shows as
+/// `0.0000`.
+fn cost_text(v: f64) -> String {
+    if v > 0.0 && v < 0.00005 {
+        "<0.0001".to_string()
+    } else {
+        format!("{v:.4}")
+    }
+}
+
 /// The report as a text table handed to `out` a line at a time: columns
 /// padded to their widest cell (a first pass), counts right-aligned, and
-/// a total line.
-pub fn render_to(corpus: &Corpus, rows: &[Row], req: &Request, out: &mut dyn FnMut(&str)) {
+/// a total line. With a `width`, columns give way (`GIVE_WAY`) until the
+/// table fits; names are cut (to 12 at least) only when that is not enough.
+pub fn render_to(
+    corpus: &Corpus,
+    rows: &[Row],
+    req: &Request,
+    width: Option<usize>,
+    out: &mut dyn FnMut(&str),
+) {
     let head = head(req);
     let names = match req.by {
         By::Model => 1,
@@ -424,20 +478,35 @@ pub fn render_to(corpus: &Corpus, rows: &[Row], req: &Request, out: &mut dyn FnM
             w[k] = w[k].max(cell.chars().count());
         }
     }
+    let keep = shown(&head, &w, width);
+    if let Some(width) = width {
+        let rest: usize = w
+            .iter()
+            .zip(&keep)
+            .skip(1)
+            .filter(|(_, k)| **k)
+            .map(|(w, _)| w + 2)
+            .sum();
+        w[0] = w[0].min(width.saturating_sub(rest).max(12));
+    }
     let mut line = String::new();
     let mut put = |c: &[String], out: &mut dyn FnMut(&str)| {
         line.clear();
         for (k, cell) in c.iter().enumerate() {
+            if !keep[k] {
+                continue;
+            }
             if k > 0 {
                 line.push_str("  ");
             }
+            let cell = crate::operator::table::cut_to(cell, w[k]);
             let pad = " ".repeat(w[k].saturating_sub(cell.chars().count()));
             if k < names {
-                line.push_str(cell);
+                line.push_str(&cell);
                 line.push_str(&pad);
             } else {
                 line.push_str(&pad);
-                line.push_str(cell);
+                line.push_str(&cell);
             }
         }
         let kept = line.trim_end().len();

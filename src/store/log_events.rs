@@ -57,24 +57,32 @@ pub fn events_of_line(line: &[u8], f: &mut dyn FnMut(&serde_json::Value)) {
 /// Call `f` on every complete line after the header of the log at `path`,
 /// raw or Zstandard (empty lines and lines over the cap are skipped).
 pub fn for_each_line(path: &Path, mut f: impl FnMut(&[u8])) -> Result<(), LogError> {
+    for_each_line_while(path, |line| {
+        f(line);
+        true
+    })
+}
+
+/// `for_each_line` until `f` returns false: the rest is not read.
+pub fn for_each_line_while(path: &Path, mut f: impl FnMut(&[u8]) -> bool) -> Result<(), LogError> {
     let file = open_regular(path)?;
     let mut reader = BufReader::with_capacity(64 * 1024, file);
     let mut line_no = 0u64;
     let mut on_line = |line: &[u8]| {
         line_no += 1;
-        if line_no == 1 || line.is_empty() {
-            return;
-        }
-        f(line);
+        line_no == 1 || line.is_empty() || f(line)
     };
     match sniff(&mut reader)? {
         Encoding::Raw => {
             let mut lines = Lines::new(reader, MAX_LINE);
             loop {
-                match lines.next_line()? {
+                let more = match lines.next_line()? {
                     Line::Complete(l) => on_line(l),
                     Line::TooLong(_) => on_line(b""),
                     Line::End { .. } => break,
+                };
+                if !more {
+                    break;
                 }
             }
         }
@@ -86,7 +94,9 @@ pub fn for_each_line(path: &Path, mut f: impl FnMut(&[u8])) -> Result<(), LogErr
                 fragment.extend_from_slice(&plain);
                 let mut start = 0;
                 while let Some(p) = memchr::memchr(b'\n', &fragment[start..]) {
-                    on_line(&fragment[start..start + p]);
+                    if !on_line(&fragment[start..start + p]) {
+                        return Ok(());
+                    }
                     start += p + 1;
                 }
                 fragment.drain(..start);

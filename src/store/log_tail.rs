@@ -3,7 +3,8 @@
 //! on. `log --last N` on a large log then costs what those turns hold, not
 //! what the log holds. A Zstandard log cannot be entered from the end: its
 //! turn starts are counted in a first pass over its lines (no JSON parsed),
-//! and only the last turns' events are parsed in a second.
+//! and only the last turns' events are parsed in a second. A subagent's
+//! identity for a title is read from the log's head, where DSH writes it.
 
 use super::limits::MAX_LINE;
 use super::lines::{Line, Lines};
@@ -123,4 +124,125 @@ pub fn for_each_event_after_turns(
             events_of_line(l, f);
         }
     })
+}
+
+/// The listing identity (last descriptor wins) of the log at `path` as
+/// its head holds it: the events up to the session's first own
+/// `step/start` or `turn/end`. DSH writes a session's descriptors before that (in the
+/// creation seed, or a one-shot's first pre-step), so a title read from
+/// the end of a large log does not read the log whole. (`tree` and the
+/// model tools fold the whole log.)
+pub fn head_identity(
+    path: &Path,
+    header: &super::header::Header,
+    dialect: super::descriptor::Dialect,
+) -> Result<Option<super::descriptor::Identity>, LogError> {
+    let generation = header.generation().unwrap_or(0);
+    let mut cut = super::generation::header_cut(header);
+    let mut fold = super::descriptor::IdentityFold::default();
+    let mut done = false;
+    super::log_events::for_each_line_while(path, |l| {
+        events_of_line(l, &mut |ev| {
+            let seq = ev["seq"].as_u64().unwrap_or(0);
+            let ty = ev["type"].as_str().unwrap_or("");
+            match ty {
+                "subagent/descriptor" => fold.apply_in(&ev["data"], dialect, generation),
+                "step/start" | "turn/end" if cut.is_some_and(|c| seq >= c) => done = true,
+                _ if super::generation::is_inherited_marker(
+                    generation,
+                    ty,
+                    ev["data"]["inherited"] == true,
+                ) =>
+                {
+                    cut = Some(seq);
+                }
+                _ => {}
+            }
+        });
+        !done
+    })?;
+    Ok(fold.identity)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::descriptor::{Dialect, Mode};
+
+    fn descriptor(seq: u64, mode: &str, label: &str) -> String {
+        format!(
+            r#"{{"type":"subagent/descriptor","seq":{seq},"time":1,"data":{{"version":2,"mode":"{mode}","provider":"spawn","label":"{label}"}}}}"#
+        )
+    }
+
+    fn ev(seq: u64, ty: &str) -> String {
+        format!(r#"{{"type":"{ty}","seq":{seq},"time":1,"data":{{"turn":1}}}}"#)
+    }
+
+    /// The head's identity: the descriptors before the session's first own
+    /// step, last wins; a fork's inherited steps do not end the head.
+    #[test]
+    fn head_identity_reads_up_to_the_first_own_step() {
+        let header = r#"{"type":"session","version":0,"id":"k","createdAt":1,"parentSession":"p","origin":"subagent","delegationDepth":1}"#;
+        let fork = r#"{"type":"session","version":0,"id":"k","createdAt":1,"parentSession":"p","origin":"subagent","delegationDepth":1,"seedLength":3}"#;
+        let cases: Vec<(&str, Vec<String>, Option<(Mode, &str)>)> = vec![
+            (
+                header,
+                vec![
+                    descriptor(0, "continuable", "a"),
+                    ev(1, "turn/start"),
+                    ev(2, "step/start"),
+                ],
+                Some((Mode::Continuable, "a")),
+            ),
+            (
+                header,
+                vec![
+                    ev(0, "turn/start"),
+                    descriptor(1, "one-shot", "b"),
+                    ev(2, "step/start"),
+                ],
+                Some((Mode::OneShot, "b")),
+            ),
+            (
+                header,
+                vec![
+                    ev(0, "turn/start"),
+                    ev(1, "step/start"),
+                    descriptor(2, "one-shot", "late"),
+                ],
+                None,
+            ),
+            (
+                fork,
+                vec![
+                    descriptor(0, "continuable", "parent's"),
+                    ev(1, "step/start"),
+                    ev(2, "turn/end"),
+                    descriptor(3, "continuable", "own"),
+                    ev(4, "step/start"),
+                    descriptor(5, "one-shot", "after"),
+                ],
+                Some((Mode::Continuable, "own")),
+            ),
+        ];
+        let tmp = tempfile::tempdir().unwrap();
+        for (k, (header, lines, want)) in cases.into_iter().enumerate() {
+            let path = tmp.path().join(format!("{k}.jsonl"));
+            let body: String = std::iter::once(header.to_string())
+                .chain(lines)
+                .map(|l| l + "\n")
+                .collect();
+            std::fs::write(&path, body).unwrap();
+            let crate::store::header::HeaderParse::Valid(parsed) =
+                crate::store::header::parse_header_line(header)
+            else {
+                panic!("case {k}: a header")
+            };
+            let got = head_identity(&path, &parsed, Dialect::Seed001).unwrap();
+            let got = got.map(|i| (i.mode, i.label.unwrap_or_default()));
+            let want = want.map(|(m, l)| (m, l.to_string()));
+            assert_eq!(got, want, "case {k}");
+        }
+    }
 }

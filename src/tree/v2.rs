@@ -415,6 +415,19 @@ impl<'a> Corpus<'a> {
     /// `None` when the traversal would not reach it. Sends use this so
     /// their cost does not grow with the tree or with log sizes.
     pub fn v2_member(&self, cache: &ScanCache, root: usize, index: usize) -> Option<Member> {
+        self.v2_member_seen(cache, root, index, None)
+    }
+
+    /// `v2_member`, with the member's own log seen as `own` says when
+    /// given (a title read from a large log's head), its ancestors read
+    /// as usual.
+    pub fn v2_member_seen(
+        &self,
+        cache: &ScanCache,
+        root: usize,
+        index: usize,
+        own: Option<Glance>,
+    ) -> Option<Member> {
         if index == root {
             return Some(self.root_member(root));
         }
@@ -454,7 +467,13 @@ impl<'a> Corpus<'a> {
                 return None;
             }
         }
-        let (kind, live) = classify_at(index);
+        let (kind, live) = match own {
+            Some(glance) => {
+                let live = self.live(index);
+                (classify(live, glance), live)
+            }
+            None => classify_at(index),
+        };
         Some(Member {
             index,
             name: self.v2_name(root, index),

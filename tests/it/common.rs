@@ -121,6 +121,7 @@ pub fn cmd() -> assert_cmd::Command {
         "DSH_CALL_ID",
         "DSH_LOCK_TIMEOUT",
         "DSH_INBOX_MAX_PENDING",
+        "COLUMNS",
     ] {
         c.env_remove(var);
     }

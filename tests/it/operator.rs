@@ -888,3 +888,26 @@ fn log_follow_moves_to_a_newer_generation_written_beside_the_log() {
     assert!(out.contains("continues in session.v1.jsonl"), "{out}");
     assert!(out.contains("user: in the new log"), "{out}");
 }
+
+/// Look-alike ids (one long shared prefix) show whole at 80 columns: a
+/// row's NAME is its only identifier, so the label, mode, last turn and
+/// pending count give way first, and two rows never read the same.
+#[test]
+fn tree_never_cuts_the_only_identifier_of_look_alike_ids() {
+    let shared = "0c4f7e2a-9b1d-4c3e-8f6a-2d5b7c9e1f3a-0000";
+    let (a, b) = (format!("{shared}-a"), format!("{shared}-b"));
+    let tmp = crate::common::StoreBuilder::new("look-alike")
+        .root("lead")
+        .child(&a, 2, "lead", "a label long enough to be worth cutting")
+        .child(&b, 3, "lead", "another label long enough to be cut too")
+        .build();
+    let text = ok(tmp.path(), &["tree", "--width", "60"]);
+    for id in [&a, &b] {
+        assert!(text.contains(id.as_str()), "{id} whole in:\n{text}");
+    }
+    assert!(text.lines().all(|l| l.chars().count() <= 60), "{text}");
+    // `COLUMNS` is the width when no `--width` is given.
+    let s = tmp.path().to_str().unwrap();
+    let by_env = crate::common::run_env(["--store", s, "tree"], &[("COLUMNS", "60")]);
+    assert_eq!(by_env.stdout, text);
+}

@@ -120,3 +120,43 @@ fn no_cache_saves_no_edges() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(edges_file(cache.path()).is_none());
 }
+
+/// `log --last N` reads a subagent's identity from its log's head (so its
+/// cost follows the turns shown): on every carried store the title it
+/// shows is the one a whole read shows, for every log DSH can read (only
+/// a whole read checks the rest of a log, and says so).
+#[test]
+fn a_tail_read_titles_every_session_as_a_whole_read_does() {
+    let stores = crate::common::repo().join("testdata/stores");
+    let mut compared = 0;
+    for store in std::fs::read_dir(&stores).unwrap() {
+        let store = store.unwrap().path();
+        if !store.is_dir() {
+            continue;
+        }
+        for project in std::fs::read_dir(&store).unwrap() {
+            let project = project.unwrap().path();
+            if !project.is_dir() {
+                continue;
+            }
+            for session in std::fs::read_dir(&project).unwrap() {
+                let session = session.unwrap().path();
+                let id = session.file_name().unwrap().to_str().unwrap().to_string();
+                let s = store.to_str().unwrap();
+                let whole = crate::common::run(["--store", s, "log", &id]);
+                if whole.code != 0 || whole.stdout.contains("\n!! DSH cannot read this log") {
+                    continue;
+                }
+                let tail = crate::common::run(["--store", s, "log", &id, "--last", "1"]);
+                assert_eq!(tail.code, 0, "{s} {id}: {}", tail.stderr);
+                assert_eq!(
+                    tail.stdout.lines().next(),
+                    whole.stdout.lines().next(),
+                    "{s} {id}"
+                );
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 50, "only {compared} sessions compared");
+}

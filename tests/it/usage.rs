@@ -271,3 +271,74 @@ fn a_forks_inherited_calls_are_not_counted_again() {
         .collect();
     assert_eq!(input, BTreeMap::from([("root", 100), ("fork", 7)]));
 }
+
+/// `usage` fits `COLUMNS` as `tree` does (the session id, then the finer
+/// counts give way; TOTAL and COST stay, no count is cut), and a cost too
+/// small for four decimals is never shown as zero.
+#[test]
+fn usage_fits_columns_and_never_shows_a_cost_as_zero() {
+    let store = repo().join("testdata/stores/rc8-cli");
+    let s = store.to_str().unwrap();
+    let tmp = crate::common::temp_dir("usage-width");
+    let prices = tmp.path().join("prices.json");
+    std::fs::write(
+        &prices,
+        r#"{"deepseek-official/fake-model": {"input": 0.000001, "output": 0.000001}}"#,
+    )
+    .unwrap();
+    let p = prices.to_str().unwrap();
+    let whole = run(["--store", s, "usage", "--prices", p]);
+    assert_eq!(whole.code, 0, "{}", whole.stderr);
+    let widest = whole.stdout.lines().next().unwrap().chars().count();
+    assert!(widest > 80, "the sample is wider than 80: {}", whole.stdout);
+    let narrow =
+        crate::common::run_env(["--store", s, "usage", "--prices", p], &[("COLUMNS", "80")]);
+    assert_eq!(narrow.code, 0, "{}", narrow.stderr);
+    let table: Vec<&str> = narrow
+        .stdout
+        .lines()
+        .filter(|l| !l.contains("model calls"))
+        .collect();
+    for line in &table {
+        assert!(line.chars().count() <= 80, "{line}\n{}", narrow.stdout);
+    }
+    let head = table[0];
+    for kept in ["AGENT", "TOTAL", "COST"] {
+        assert!(head.contains(kept), "{head}");
+    }
+    assert!(!head.contains("SESSION"), "{head}");
+    // Every row's TOTAL is the one the whole table shows.
+    let totals = |text: &str| -> Vec<String> {
+        let lines: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.contains("model calls"))
+            .collect();
+        let col = lines[0]
+            .split_whitespace()
+            .position(|h| h == "TOTAL")
+            .unwrap();
+        let from_end = lines[0].split_whitespace().count() - col;
+        lines[1..]
+            .iter()
+            .map(|l| {
+                let cells: Vec<&str> = l.split_whitespace().collect();
+                cells[cells.len() - from_end].to_string()
+            })
+            .collect()
+    };
+    assert_eq!(totals(&narrow.stdout), totals(&whole.stdout));
+    // A row that spent tokens has a cost that is not zero.
+    let costs: Vec<&str> = whole
+        .stdout
+        .lines()
+        .skip(1)
+        .filter(|l| !l.contains("model calls"))
+        .filter_map(|l| l.split_whitespace().last())
+        .collect();
+    for (total, cost) in totals(&whole.stdout).iter().zip(&costs) {
+        if total != "0" {
+            assert_ne!(*cost, "0.0000", "{}", whole.stdout);
+        }
+    }
+    assert!(costs.contains(&"<0.0001"), "{}", whole.stdout);
+}
