@@ -1149,10 +1149,16 @@ fn bench_log_tail(args: &Args) {
         let header = if child {
             let lead = dir.join("_no-cwd").join("lead");
             std::fs::create_dir_all(&lead).unwrap();
-            std::fs::write(
-                lead.join("session.jsonl"),
-                "{\"type\":\"session\",\"version\":0,\"id\":\"lead\",\"createdAt\":1,\"delegationDepth\":0}\n",
-            )
+            let lead_header = "{\"type\":\"session\",\"version\":0,\"id\":\"lead\",\"createdAt\":1,\"delegationDepth\":0}\n";
+            // One store, one log suffix: DSH writes every log alike.
+            if zstd {
+                std::fs::write(
+                    lead.join("session.jsonl.zstd"),
+                    encode_frame(lead_header.as_bytes()).unwrap(),
+                )
+            } else {
+                std::fs::write(lead.join("session.jsonl"), lead_header)
+            }
             .unwrap();
             r#"{"type":"session","version":0,"id":"big","createdAt":2,"parentSession":"lead","origin":"subagent","delegationDepth":1,"name":"big"}"#
         } else {

@@ -183,6 +183,7 @@ pub(super) fn trace(env: &Env, message_id: &str, to: Option<&str>) -> Result<Out
         Some(to) => env.open.named(Some(to))?,
         None => Store::open(&env.root)?,
     };
+    let message_id = &full_message_id(&store, message_id, to)?;
     let target = message_target(&store, message_id, to)?;
     let t = trace::trace(&Corpus::new(&store), target, message_id)?;
     Ok(Output::Text(if env.json {
@@ -306,6 +307,7 @@ pub(super) fn cancel(env: &Env, message_id: &str, to: Option<&str>) -> Result<Ou
         Some(to) => env.open.own(Some(to))?,
         None => Store::open(&env.root)?,
     };
+    let message_id = &full_message_id(&store, message_id, to)?;
     let target = message_target(&store, message_id, to)?;
     let rec = &store.sessions.record(target);
     let m = Inbox::new(&rec.dir()).cancel(message_id, env.limits)?;
@@ -410,6 +412,53 @@ fn log_title(corpus: &Corpus, index: usize, tail: bool) -> log_view::Title {
 
 /// The session a message id was sent to: `--to`, else the one inbox that
 /// holds the id.
+/// A message id from what was typed: the id itself when an inbox holds
+/// it, else the one id of 4 or more leading characters it starts (in
+/// `--to`'s inbox, or in any), as git takes a commit's prefix. Several
+/// such ids are an error naming them; none leaves the text as typed.
+fn full_message_id(store: &Store, typed: &str, to: Option<&str>) -> Result<String> {
+    if typed.chars().count() < 4 {
+        return Ok(typed.to_string());
+    }
+    let dirs: Vec<std::path::PathBuf> = match to {
+        Some(to) => vec![
+            store
+                .sessions
+                .record(resolve_agent(store, to).map_err(|error| Error::Flag {
+                    flag: "--to",
+                    error,
+                })?)
+                .dir(),
+        ],
+        None => {
+            let all: Vec<std::path::PathBuf> = store.sessions.iter().map(|s| s.dir()).collect();
+            crate::inbox::locate::inboxes_mentioning_prefix(&all, typed)
+                .into_iter()
+                .map(|i| all[i].clone())
+                .collect()
+        }
+    };
+    let mut ids: Vec<String> = Vec::new();
+    for dir in &dirs {
+        for id in Inbox::new(dir).ids_with_prefix(typed)? {
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
+    }
+    if ids.iter().any(|id| id == typed) {
+        return Ok(typed.to_string());
+    }
+    match ids.as_slice() {
+        [one] => Ok(one.clone()),
+        [] => Ok(typed.to_string()),
+        many => Err(Error::usage(format!(
+            "message id prefix \"{typed}\" is ambiguous: {}",
+            many.join(", ")
+        ))),
+    }
+}
+
 fn message_target(store: &Store, id: &str, to: Option<&str>) -> Result<usize> {
     match to {
         Some(to) => resolve_agent(store, to).map_err(|error| Error::Flag {
@@ -437,7 +486,9 @@ fn message_target(store: &Store, id: &str, to: Option<&str>) -> Result<usize> {
 fn spawn_flag(e: SpawnError) -> Error {
     let flag = match &e {
         SpawnError::Store(_) | SpawnError::ParentBusy(_) => None,
-        SpawnError::EmptyId | SpawnError::DuplicateId(_) => Some("--id: "),
+        SpawnError::EmptyId | SpawnError::IdTooLong { .. } | SpawnError::DuplicateId(_) => {
+            Some("--id: ")
+        }
         SpawnError::RelativeCwd(_) | SpawnError::NoProjectDir => Some("--cwd: "),
         SpawnError::UnsafeCreatedAt(_) => Some("--created-at: "),
         SpawnError::NameWithoutParent => Some("--name and --label need --parent: "),

@@ -33,7 +33,13 @@ pub fn man_page(command: Option<&str>) -> Result<String> {
         Some(name) => {
             let sub = cmd
                 .find_subcommand(name)
-                .ok_or_else(|| Error::usage(format!("COMMAND: no command \"{name}\"")))?
+                .ok_or_else(|| {
+                    let names: Vec<&str> = cmd.get_subcommands().map(|c| c.get_name()).collect();
+                    Error::usage(format!(
+                        "COMMAND: no command \"{name}\"{}",
+                        crate::support::suggest::tip(name, names)
+                    ))
+                })?
                 .clone();
             let full: &'static str = Box::leak(format!("dsh-agents-{name}").into_boxed_str());
             sub.name(full)

@@ -22,7 +22,18 @@ pub fn parse() -> Cli {
                 print_json_error(ErrorKind::Usage, &plain(&e));
                 std::process::exit(2);
             }
-            e.exit()
+            if !e.use_stderr() {
+                e.exit()
+            }
+            // One lead for every failure, clap's or the tool's: `Error:`.
+            let text = if colour() {
+                e.render().ansi().to_string()
+            } else {
+                e.render().to_string()
+            };
+            let text = text.replacen("error:", "Error:", 1);
+            let _ = write!(std::io::stderr(), "{text}");
+            std::process::exit(e.exit_code())
         }
     }
 }
@@ -97,11 +108,24 @@ fn blame_environment(cmd: &clap::Command, args: &[OsString], e: clap::Error) -> 
     clap::Error::raw(ClapKind::ValueValidation, format!("{message}\n")).with_cmd(cmd)
 }
 
-/// A clap error's message without the `error: ` lead and the usage tail.
+/// Whether stderr gets colour: a terminal, and `NO_COLOR` unset or empty
+/// (as clap decides for its own errors).
+fn colour() -> bool {
+    rustix::termios::isatty(std::io::stderr())
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+/// A clap error's message without the `error: ` lead and the usage tail,
+/// its tips (`a similar subcommand exists: 'tree'`) kept.
 fn plain(e: &clap::Error) -> String {
     let text = e.render().to_string();
     let first = text.lines().next().unwrap_or("").to_string();
-    first.strip_prefix("error: ").unwrap_or(&first).to_string()
+    let mut message = first.strip_prefix("error: ").unwrap_or(&first).to_string();
+    for tip in text.lines().filter_map(|l| l.trim().strip_prefix("tip: ")) {
+        message.push_str("; ");
+        message.push_str(tip);
+    }
+    message
 }
 
 fn print_json_error(kind: ErrorKind, message: &str) {
@@ -115,7 +139,12 @@ pub fn report(err: &Error, json: bool) -> ExitCode {
     if json {
         print_json_error(err.kind(), &err.to_string());
     } else {
-        let _ = writeln!(std::io::stderr(), "Error: {err}");
+        let lead = if colour() {
+            "\x1b[1;31mError:\x1b[0m"
+        } else {
+            "Error:"
+        };
+        let _ = writeln!(std::io::stderr(), "{lead} {err}");
     }
     err.kind().into()
 }

@@ -403,6 +403,15 @@ impl Inbox {
     }
 
     /// What the inbox records about one message id (unlocked read).
+    /// The message ids this inbox holds that start with `prefix`.
+    pub fn ids_with_prefix(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
+        let Some(file) = self.open_read()? else {
+            return Ok(Vec::new());
+        };
+        super::history::ids_with_prefix(BufReader::new(file), prefix)
+            .map_err(|e| StoreError::io(self.path(), e))
+    }
+
     pub fn history(&self, id: &str) -> Result<History, StoreError> {
         let Some(file) = self.open_read()? else {
             return Ok(History::default());

@@ -32,6 +32,22 @@ pub enum Standing {
     Unknown,
 }
 
+/// The ids of the message records of an inbox that start with `prefix`,
+/// each once, in inbox order.
+pub fn ids_with_prefix(reader: impl BufRead, prefix: &str) -> std::io::Result<Vec<String>> {
+    let mut ids: Vec<String> = Vec::new();
+    for_each_line(reader, |line| {
+        let InboxLine::Line(l) = line else { return };
+        if let Some(Record::Message { id, .. }) = parse::<Value>(l)
+            && id.starts_with(prefix)
+            && !ids.contains(&id)
+        {
+            ids.push(id);
+        }
+    })?;
+    Ok(ids)
+}
+
 impl History {
     /// Read the history of `id` from an inbox.
     pub fn read(reader: impl BufRead, id: &str) -> std::io::Result<History> {

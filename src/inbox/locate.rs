@@ -39,7 +39,18 @@ fn mentions(dir: &std::path::Path, quoted: &[u8]) -> bool {
 
 /// The session directories (indices into `dirs`) whose inbox mentions `id`.
 pub fn inboxes_mentioning(dirs: &[PathBuf], id: &str) -> Vec<usize> {
-    let quoted = serde_json::to_vec(id).unwrap_or_default();
+    inboxes_with(dirs, serde_json::to_vec(id).unwrap_or_default())
+}
+
+/// The session directories whose inbox mentions a JSON string that starts
+/// with `prefix` (a message-id prefix).
+pub fn inboxes_mentioning_prefix(dirs: &[PathBuf], prefix: &str) -> Vec<usize> {
+    let mut quoted = serde_json::to_vec(prefix).unwrap_or_default();
+    quoted.pop();
+    inboxes_with(dirs, quoted)
+}
+
+fn inboxes_with(dirs: &[PathBuf], quoted: Vec<u8>) -> Vec<usize> {
     let hits = crate::support::parallel::par_map(dirs, |d| mentions(d, &quoted));
     hits.into_iter()
         .enumerate()

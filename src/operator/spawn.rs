@@ -50,6 +50,10 @@ pub struct SpawnRequest {
 #[derive(Debug)]
 pub enum SpawnError {
     EmptyId,
+    /// The id's directory name would be longer than a file name can be.
+    IdTooLong {
+        bytes: usize,
+    },
     DuplicateId(String),
     RelativeCwd(String),
     UnsafeCreatedAt(u64),
@@ -78,6 +82,10 @@ impl fmt::Display for SpawnError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SpawnError::EmptyId => f.write_str("a session id cannot be empty"),
+            SpawnError::IdTooLong { bytes } => write!(
+                f,
+                "the session id is too long: its directory name would be {bytes} bytes, and a file name holds at most {MAX_SEGMENT}"
+            ),
             SpawnError::DuplicateId(id) => write!(f, "session \"{id}\" already exists"),
             SpawnError::RelativeCwd(cwd) => write!(f, "\"{cwd}\" is not an absolute path"),
             SpawnError::UnsafeCreatedAt(ms) => write!(f, "{ms} is not a safe integer"),
@@ -117,12 +125,21 @@ impl From<StoreError> for SpawnError {
     }
 }
 
+/// The longest file name (`NAME_MAX` on Linux and macOS file systems).
+const MAX_SEGMENT: usize = 255;
+
 /// Create the session and return its id.
 pub fn spawn(corpus: &Corpus, req: &SpawnRequest) -> Result<String, SpawnError> {
     let store = corpus.store;
     let id = req.id.clone().unwrap_or_else(new_random_id);
-    if encode_segment(&id).is_none() {
-        return Err(SpawnError::EmptyId);
+    match encode_segment(&id) {
+        None => return Err(SpawnError::EmptyId),
+        Some(segment) if segment.len() > MAX_SEGMENT => {
+            return Err(SpawnError::IdTooLong {
+                bytes: segment.len(),
+            });
+        }
+        Some(_) => {}
     }
     if store.get(&id).is_some() {
         return Err(SpawnError::DuplicateId(id));

@@ -689,15 +689,18 @@ mod tests {
                 65,
                 [Some(14), Some(11), None, Some(24), Some(7), None, None],
             ),
-            // Then the last turn down to 20, the name down to 12.
+            // Then the last turn down to 12, then it and the pending count
+            // are left out; the name is never cut.
             (
                 60,
                 [Some(14), Some(11), None, Some(22), Some(7), None, None],
             ),
             (
                 50,
-                [Some(12), Some(11), None, Some(20), Some(7), None, None],
+                [Some(14), Some(11), None, Some(12), Some(7), None, None],
             ),
+            (40, [Some(14), Some(11), None, None, Some(7), None, None]),
+            (30, [Some(14), Some(11), None, None, None, None, None]),
         ];
         for (width, want) in table {
             assert_eq!(layout(&cols, &natural, *width), want.to_vec(), "{width}");

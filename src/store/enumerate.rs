@@ -212,9 +212,24 @@ impl Store {
         Store::scan(root)?.fail_on_fatal()
     }
 
-    /// A store root with no project directory is a typo more often than a
-    /// store: every reading command refuses it.
+    /// A store root with no session directory (no project directory, or
+    /// only empty ones) is a typo more often than a store: every reading
+    /// command refuses both alike, and says how a first session is made.
     pub fn nonempty(self) -> Result<Store, StoreError> {
+        let store = self.has_projects()?;
+        let nothing = store.sessions.is_empty()
+            && store.problems.is_empty()
+            && store.unpublished.is_empty()
+            && store.unsupported.is_empty();
+        if nothing {
+            return Err(StoreError::EmptyStore { path: store.root });
+        }
+        Ok(store)
+    }
+
+    /// The half of `nonempty` a store located by path can check before
+    /// it has read any session: it has a project directory.
+    pub(super) fn has_projects(self) -> Result<Store, StoreError> {
         if self.projects == 0 {
             return Err(StoreError::EmptyStore { path: self.root });
         }

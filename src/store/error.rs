@@ -120,12 +120,13 @@ impl fmt::Display for StoreError {
             ),
             StoreError::NoStore { path } => write!(
                 f,
-                "session store {} does not exist (pass --store DIR or set DSH_STORE)",
+                "session store {} does not exist (pass --store DIR or set DSH_STORE; `spawn` writes a first session only into a directory that exists)",
                 path.display()
             ),
             StoreError::EmptyStore { path } => write!(
                 f,
-                "session store {} holds no project directories: no DSH session was ever written there",
+                "session store {} holds no sessions: no DSH session was ever written there (run DSH with this store, or write a first session with `dsh-agents --store {} spawn`)",
+                path.display(),
                 path.display()
             ),
         }

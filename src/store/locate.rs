@@ -48,7 +48,7 @@ impl Store {
     ) -> Result<Option<Store>, StoreError> {
         let mut store = Store::at(root)?;
         let projects = store.project_dirs()?;
-        let mut store = store.nonempty()?;
+        let mut store = store.has_projects()?;
         store.located_ahead = ahead.map(|a| a.0);
         store.add_located(&projects, ids, up);
         store.located_in = projects;

@@ -185,7 +185,8 @@ mod tests {
     fn head_identity_reads_up_to_the_first_own_step() {
         let header = r#"{"type":"session","version":0,"id":"k","createdAt":1,"parentSession":"p","origin":"subagent","delegationDepth":1}"#;
         let fork = r#"{"type":"session","version":0,"id":"k","createdAt":1,"parentSession":"p","origin":"subagent","delegationDepth":1,"seedLength":3}"#;
-        let cases: Vec<(&str, Vec<String>, Option<(Mode, &str)>)> = vec![
+        type Case<'a> = (&'a str, Vec<String>, Option<(Mode, &'a str)>);
+        let cases: Vec<Case> = vec![
             (
                 header,
                 vec![

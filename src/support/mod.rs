@@ -1,8 +1,10 @@
 //! Small helpers every layer uses: the clock and ids, a parallel map,
-//! JSON written a piece at a time, and Ctrl-C / SIGTERM as a flag.
+//! JSON written a piece at a time, Ctrl-C / SIGTERM as a flag, and "did
+//! you mean".
 
 pub mod clock;
 pub mod fault;
 pub mod json_out;
 pub mod parallel;
 pub mod signals;
+pub mod suggest;

@@ -288,9 +288,18 @@ impl ToolCall {
                 }
             }
             (other, _) => {
+                const TOOLS: [&str; 6] = [
+                    "list_agents",
+                    "send_message",
+                    "interrupt_agent",
+                    "wait_agent",
+                    "subagent_send_message",
+                    "subagent_parent_message",
+                ];
                 return Err(Error::usage(format!(
-                    "unknown tool \"{other}\" for contract {}; tools: list_agents, send_message, interrupt_agent, wait_agent (v2), subagent_send_message, subagent_parent_message",
-                    contract.as_str()
+                    "unknown tool \"{other}\" for contract {}{}; tools: list_agents, send_message, interrupt_agent, wait_agent (v2), subagent_send_message, subagent_parent_message",
+                    contract.as_str(),
+                    crate::support::suggest::tip(other, TOOLS)
                 )));
             }
         })

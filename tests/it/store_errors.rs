@@ -406,6 +406,9 @@ fn missing_file_or_empty_store_roots_fail_every_command() {
     std::fs::write(&file, "x").unwrap();
     let empty = tmp.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
+    // An empty project directory is no different: no session was written.
+    let empty_project = tmp.path().join("empty-project");
+    std::fs::create_dir_all(empty_project.join("_no-cwd")).unwrap();
     let commands: &[&[&str]] = &[
         &["check"],
         &["tree"],
@@ -423,7 +426,8 @@ fn missing_file_or_empty_store_roots_fail_every_command() {
     for (root, why) in [
         (&missing, "does not exist"),
         (&file, "not a directory"),
-        (&empty, "holds no project directories"),
+        (&empty, "holds no sessions"),
+        (&empty_project, "holds no sessions"),
     ] {
         let before = snapshot(tmp.path());
         for args in commands {
