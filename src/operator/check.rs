@@ -303,6 +303,19 @@ fn session_findings(store: &Store, i: usize) -> Vec<Finding> {
             }
         }
     }
+    let left = crate::store::sidecar::leftovers(&rec.dir(), None);
+    if !left.is_empty() {
+        push(
+            Severity::Warning,
+            "leftover-temp",
+            &rec.dir(),
+            format!(
+                "{} temporary file(s) a writer killed mid-write left ({}); the next writer that takes the lock removes them",
+                left.len(),
+                left.join(", ")
+            ),
+        );
+    }
     if let Some(parent) = h.parent()
         && store.get(parent).is_none()
     {

@@ -312,25 +312,8 @@ impl Dir {
     /// mid-replace left (`<name>.<hex>.tmp`). Call only while holding the
     /// lock every writer of those names holds, so none is in use.
     pub fn remove_leftovers(&self, names: &[&str]) {
-        let Ok(entries) = std::fs::read_dir(&self.path) else {
-            return;
-        };
-        for e in entries.flatten() {
-            let file = e.file_name();
-            let Some(file) = file.to_str() else {
-                continue;
-            };
-            let leftover = names.iter().any(|n| {
-                file.strip_prefix(n)
-                    .and_then(|r| r.strip_prefix('.'))
-                    .and_then(|r| r.strip_suffix(".tmp"))
-                    .is_some_and(|hex| {
-                        !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit())
-                    })
-            });
-            if leftover {
-                self.remove(file);
-            }
+        for file in leftovers(&self.path, Some(names)) {
+            self.remove(&file);
         }
     }
 
@@ -402,4 +385,34 @@ mod tests {
         assert_eq!(std::fs::read(&outside).unwrap(), b"keep");
         let _ = std::fs::remove_dir_all(dir);
     }
+}
+
+/// The temporary files (`<name>.<hex>.tmp`) a writer killed mid-replace
+/// left in directory `dir`: of `names` only, or of any name.
+pub fn leftovers(dir: &Path, names: Option<&[&str]>) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let is_hex = |hex: &str| !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit());
+    let mut found: Vec<String> = entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter(|file| {
+            let Some(stem) = file.strip_suffix(".tmp") else {
+                return false;
+            };
+            match names {
+                Some(names) => names.iter().any(|n| {
+                    stem.strip_prefix(n)
+                        .and_then(|r| r.strip_prefix('.'))
+                        .is_some_and(is_hex)
+                }),
+                None => stem
+                    .rsplit_once('.')
+                    .is_some_and(|(name, hex)| !name.is_empty() && is_hex(hex)),
+            }
+        })
+        .collect();
+    found.sort();
+    found
 }

@@ -452,3 +452,30 @@ fn sample_store_outputs_match_golden_files() {
         }
     });
 }
+
+/// Every golden file and differential test reads `testdata/stores` as
+/// committed: a store a user or a test touched (a stray `inbox.jsonl`, an
+/// edited log) is refused here by name, not found as a dozen odd failures.
+#[test]
+fn the_carried_stores_are_as_committed() {
+    let repo = crate::common::repo();
+    let out = std::process::Command::new("git")
+        .args([
+            "status",
+            "--porcelain",
+            "--untracked-files=all",
+            "--",
+            "testdata/stores",
+        ])
+        .current_dir(&repo)
+        .output();
+    let Some(out) = out.ok().filter(|o| o.status.success()) else {
+        eprintln!("not a git checkout (or no git): the carried stores were not compared");
+        return;
+    };
+    let dirty = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        dirty.trim().is_empty(),
+        "testdata/stores differs from what is committed; restore it (`git checkout -- testdata/stores && git clean -fdx testdata/stores`) before testing:\n{dirty}"
+    );
+}

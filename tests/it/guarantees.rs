@@ -834,6 +834,21 @@ fn temporary_files_a_killed_writer_left_are_removed_by_the_next_holder() {
     }
     // Not a leftover of ours: kept.
     std::fs::write(dir.join("inbox.state.notes.tmp"), b"mine").unwrap();
+    // `check` names them (a warning: nothing is lost), and names no other.
+    let r = run_in(s, &["--json", "check"]);
+    let findings: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let left: Vec<&serde_json::Value> = findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "leftover-temp")
+        .collect();
+    assert_eq!(left.len(), 1, "{}", r.stdout);
+    let said = left[0]["message"].as_str().unwrap();
+    for p in planted {
+        assert!(said.contains(p), "{said}");
+    }
+    assert!(!said.contains("notes"), "{said}");
     let r = run_in(s, &["followup", "rev-0001", "hello"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(!dir.join(planted[0]).exists() && !dir.join(planted[1]).exists());
