@@ -3,7 +3,7 @@
 //! (`operator`, `runtime`), and the refusals that concern a flag name it.
 
 use super::args::{CallerArgs, ExportArgs, LogArgs, ServeArgs, SpawnArgs, TreeArgs, UsageArgs};
-use super::dispatch::{Env, Output, stream_to, to_json};
+use super::env::{Env, Output, stream_to, to_json};
 use super::inputs::{caller_flag, display_now, message_body, message_id};
 use crate::error::{Error, ErrorKind, Result};
 use crate::inbox::{Inbox, Target};

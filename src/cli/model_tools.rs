@@ -3,7 +3,7 @@
 //! run in one `Context` over the sessions the call's rules read.
 
 use super::args::{CallerArgs, ToolCommand};
-use super::dispatch::{Env, Output, stream_to};
+use super::env::{Env, Output, stream_to};
 use super::inputs::{caller_flag, message_body, message_id, message_text};
 use crate::error::{Error, Result};
 use crate::inbox::Target;

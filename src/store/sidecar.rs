@@ -342,6 +342,36 @@ impl Dir {
     }
 }
 
+/// The temporary files (`<name>.<hex>.tmp`) a writer killed mid-replace
+/// left in directory `dir`: of `names` only, or of any name.
+pub fn leftovers(dir: &Path, names: Option<&[&str]>) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let is_hex = |hex: &str| !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit());
+    let mut found: Vec<String> = entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter(|file| {
+            let Some(stem) = file.strip_suffix(".tmp") else {
+                return false;
+            };
+            match names {
+                Some(names) => names.iter().any(|n| {
+                    stem.strip_prefix(n)
+                        .and_then(|r| r.strip_prefix('.'))
+                        .is_some_and(is_hex)
+                }),
+                None => stem
+                    .rsplit_once('.')
+                    .is_some_and(|(name, hex)| !name.is_empty() && is_hex(hex)),
+            }
+        })
+        .collect();
+    found.sort();
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -385,34 +415,4 @@ mod tests {
         assert_eq!(std::fs::read(&outside).unwrap(), b"keep");
         let _ = std::fs::remove_dir_all(dir);
     }
-}
-
-/// The temporary files (`<name>.<hex>.tmp`) a writer killed mid-replace
-/// left in directory `dir`: of `names` only, or of any name.
-pub fn leftovers(dir: &Path, names: Option<&[&str]>) -> Vec<String> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let is_hex = |hex: &str| !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit());
-    let mut found: Vec<String> = entries
-        .flatten()
-        .filter_map(|e| e.file_name().to_str().map(str::to_string))
-        .filter(|file| {
-            let Some(stem) = file.strip_suffix(".tmp") else {
-                return false;
-            };
-            match names {
-                Some(names) => names.iter().any(|n| {
-                    stem.strip_prefix(n)
-                        .and_then(|r| r.strip_prefix('.'))
-                        .is_some_and(is_hex)
-                }),
-                None => stem
-                    .rsplit_once('.')
-                    .is_some_and(|(name, hex)| !name.is_empty() && is_hex(hex)),
-            }
-        })
-        .collect();
-    found.sort();
-    found
 }

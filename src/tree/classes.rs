@@ -10,7 +10,7 @@
 //! where keeping it cost 120 bytes a member.
 
 use super::corpus::{live_code, live_of};
-use super::v2::MemberKind;
+use super::member_kind::MemberKind;
 use crate::inbox::liveness::Liveness;
 
 #[derive(Debug, Default)]

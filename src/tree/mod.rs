@@ -8,6 +8,7 @@ pub mod classes;
 pub mod collate;
 pub mod corpus;
 pub mod error;
+pub mod member_kind;
 pub mod name_lookup;
 pub mod names;
 pub mod v1;
