@@ -651,7 +651,7 @@ impl Inbox {
                 limit: MAX_LINE,
             });
         }
-        guard.append(&record)?;
+        super::key_index::append(&mut guard, &record)?;
         self.write_state(&guard, pending + 1);
         let Record::Message { id, .. } = record else {
             unreachable!("built as a message above")
@@ -667,7 +667,7 @@ impl Inbox {
     /// when consumed history dominates it.
     pub fn record(&self, guard: &mut WriteGuard, record: &Record) -> Result<(), StoreError> {
         let before = self.count(&guard.inbox)?;
-        guard.append(record)?;
+        super::key_index::append(guard, record)?;
         let consumed = match record {
             Record::Claim { ids, .. } | Record::Cancel { ids, .. } => ids.len(),
             _ => 0,

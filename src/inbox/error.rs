@@ -72,7 +72,7 @@ impl fmt::Display for DeliveryError {
             DeliveryError::IdReused { id, record } => {
                 let at = match record {
                     Some(n) => format!("inbox record {n}"),
-                    None => format!("kept in {}", super::keyed_archive::ARCHIVE),
+                    None => format!("kept in {}", crate::store::paths::KEYED_ARCHIVE),
                 };
                 write!(
                     f,

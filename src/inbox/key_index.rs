@@ -15,6 +15,7 @@
 
 use super::lock::WriteGuard;
 use super::record::{InboxLine, Record, for_each_line_at, parse};
+use crate::store::StoreError;
 use crate::store::sidecar::read_capped;
 use serde::de::IgnoredAny;
 use std::io::Write;
@@ -44,10 +45,19 @@ fn lines_for<P>(record: &Record<P>, end: u64, out: &mut Vec<u8>) {
     }
 }
 
+/// Append one record to the inbox under `guard`, durable when this
+/// returns, and note it in the index: the one way a record is appended, so
+/// the index never misses one.
+pub fn append(guard: &mut WriteGuard, record: &Record) -> Result<(), StoreError> {
+    guard.append_unindexed(record)?;
+    note(guard, record);
+    Ok(())
+}
+
 /// Note the record just appended (the inbox now ends at `guard.len`).
 /// Best effort: a note that fails leaves an index that does not match,
 /// which the next lookup rebuilds.
-pub fn note(guard: &WriteGuard, record: &Record) {
+fn note(guard: &WriteGuard, record: &Record) {
     // No index yet: the first keyed send builds it whole.
     if !guard.dir.exists(KEYS) {
         return;
@@ -183,7 +193,7 @@ mod tests {
         {
             let mut guard = lock(&dir, Duration::from_secs(5)).unwrap();
             let r: Record = serde_json::from_str(&message("m-2")).unwrap();
-            guard.append(&r).unwrap();
+            append(&mut guard, &r).unwrap();
         }
         check(&["m-2"]);
         // A writer that does not keep the index: it no longer matches and is rebuilt.

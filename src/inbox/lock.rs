@@ -14,8 +14,8 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-pub const INBOX: &str = "inbox.jsonl";
-pub const INBOX_LOCK: &str = "inbox.lock";
+pub use crate::store::paths::INBOX;
+use crate::store::paths::INBOX_LOCK;
 
 /// Held while writing; dropping it unlocks.
 pub struct WriteGuard {
@@ -96,8 +96,9 @@ impl WriteGuard {
         Ok(std::io::BufReader::new(f).take(self.len))
     }
 
-    /// Append one record; durable when this returns.
-    pub fn append(&mut self, record: &Record) -> Result<(), StoreError> {
+    /// Append one record; durable when this returns. The key index is not
+    /// told: every writer appends through `key_index::append`, which is.
+    pub(super) fn append_unindexed(&mut self, record: &Record) -> Result<(), StoreError> {
         let mut line =
             serde_json::to_vec(record).map_err(|e| StoreError::io(&self.path, e.into()))?;
         line.push(b'\n');
@@ -121,7 +122,6 @@ impl WriteGuard {
             return Err(StoreError::io(&self.path, e));
         }
         self.len += line.len() as u64;
-        super::key_index::note(self, record);
         Ok(())
     }
 }

@@ -12,8 +12,8 @@
 //! arguments are left out unless asked for (`content`).
 
 use crate::store::conversation::Ending;
+use crate::store::error::LogError;
 use crate::store::events::safe_int_value;
-use crate::store::log_error::LogError;
 use crate::store::usage::TokenCounts;
 use crate::tree::Corpus;
 use serde_json::{Value, json};

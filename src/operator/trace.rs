@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::inbox::Inbox;
 use crate::inbox::history::{History, Standing};
 use crate::store::conversation::{Ending, From};
-use crate::store::log_error::LogError;
+use crate::store::error::LogError;
 use crate::store::{SessionRecord, StoreError};
 use crate::support::clock::rfc3339;
 use crate::tree::Corpus;

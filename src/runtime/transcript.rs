@@ -4,7 +4,7 @@
 //! holds the agent live, writes here (contract §3).
 
 use crate::inbox::record::Message;
-use crate::store::log_error::LogError;
+use crate::store::error::LogError;
 use crate::store::reader::{self, Encoding};
 use crate::store::sidecar::{Dir, tail_hash};
 use crate::store::writer::{self, SURFACE_APPEND};

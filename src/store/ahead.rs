@@ -5,11 +5,11 @@
 //! and the listing never opens it again.
 
 use super::descriptor::{Dialect, Identity, Mode};
+use super::error::LogError;
 use super::header::Header;
 use super::header::{HeaderParse, validate_for_restore};
 use super::header_probe::{Encoding, FirstLine, HEADER_READ, HeaderError, Rest, first_line};
 use super::lines::Lines;
-use super::log_error::LogError;
 use super::reader::{self, Inspection, Resume, Scanner, scan_raw, scan_zstd};
 use super::usage::TokenCounts;
 use super::zstd_frames::FrameReader;
@@ -45,11 +45,36 @@ pub trait ReadAhead: Sync {
     fn usage(&self) -> bool {
         false
     }
+    /// The longest log read ahead: a longer one is left to the command's
+    /// own inspection.
+    fn max_len(&self) -> u64 {
+        u64::MAX
+    }
 }
 
-/// Every log a command locates by path, read whole as it is probed (a log
-/// located is one the command will inspect): its header probe reads on to
-/// the end, and the glance spares a second open.
+/// Reads nothing ahead.
+struct Nothing(Dialect);
+
+impl ReadAhead for Nothing {
+    fn wanted(&self, _: &Header) -> bool {
+        false
+    }
+    fn dialect(&self) -> Dialect {
+        self.0
+    }
+    fn likely(&self) -> bool {
+        false
+    }
+}
+
+/// A located log longer than this is not read ahead: the command inspects
+/// it through its `scan.cache`, which resumes where the last read of it
+/// ended, so a send's cost does not grow with the target's history.
+const LOCATED_MAX: u64 = 1 << 20;
+
+/// Every log a command locates by path, up to `LOCATED_MAX`, read whole as
+/// it is probed (a log located is one the command will inspect): its header
+/// probe reads on to the end, and the glance spares a second open.
 pub struct Located(pub Dialect);
 
 impl ReadAhead for Located {
@@ -58,6 +83,9 @@ impl ReadAhead for Located {
     }
     fn dialect(&self) -> Dialect {
         self.0
+    }
+    fn max_len(&self) -> u64 {
+        LOCATED_MAX
     }
 }
 
@@ -263,6 +291,12 @@ pub fn read_first_line_ahead(
     };
     let len = meta.len();
     let id = (meta.dev(), meta.ino());
+    let nothing = Nothing(ahead.dialect());
+    let ahead: &dyn ReadAhead = if len > ahead.max_len() {
+        &nothing
+    } else {
+        ahead
+    };
     // Reading stops at the length the log had when opened, as an
     // inspection's does. When most logs are wanted, a log of up to
     // `AHEAD_MAX` is read whole at once, into this thread's buffer, and

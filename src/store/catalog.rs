@@ -7,7 +7,7 @@
 
 use super::descriptor::{Identity, Mode};
 use super::enumerate::SessionRecord;
-use super::log_error::LogError;
+use super::error::LogError;
 use serde_json::Value;
 
 /// One catalog row: the child and what the parent recorded of it.

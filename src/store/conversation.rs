@@ -4,8 +4,8 @@
 //! into turns of user messages, assistant output and tool calls.
 
 pub use super::ending::Ending;
+use super::error::LogError;
 use super::events::safe_int_value as safe_int;
-use super::log_error::LogError;
 use super::log_events::for_each_event;
 use serde_json::Value;
 use std::path::Path;

@@ -13,7 +13,7 @@
 //! process that took it knows whether it is still coming, so the bridge
 //! never re-hands a `Taken` message to that process as if it were lost.
 
-use super::log_error::LogError;
+use super::error::LogError;
 use super::reader::{for_each_own_event, inspect};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};

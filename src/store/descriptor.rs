@@ -34,14 +34,7 @@ pub struct Identity {
     pub label: Option<String>,
 }
 
-/// Which rules to read descriptors by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dialect {
-    /// DSH 0.1.0-rc.8: version 2 only, modes one-shot and continuable.
-    Rc8,
-    /// This design's reading of seed 001: versions 2 and 3, plus `external`.
-    Seed001,
-}
+pub use super::generation::Dialect;
 
 const BASE_KEYS: &[&str] = &["version", "mode", "provider", "label"];
 const CONTINUABLE_KEYS: &[&str] = &["agentProvider", "agentModel", "persona", "toolFilter"];

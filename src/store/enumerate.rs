@@ -21,76 +21,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-/// A log file name, which fixes the store's encoding.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Suffix {
-    Jsonl,
-    JsonlZstd,
-}
+pub use super::log_name::Suffix;
 
-impl Suffix {
-    pub fn file_name(self) -> &'static str {
-        match self {
-            Suffix::Jsonl => "session.jsonl",
-            Suffix::JsonlZstd => "session.jsonl.zstd",
-        }
-    }
-    fn ext(self) -> &'static str {
-        match self {
-            Suffix::Jsonl => ".jsonl",
-            Suffix::JsonlZstd => ".jsonl.zstd",
-        }
-    }
-    fn compression(self) -> &'static str {
-        match self {
-            Suffix::Jsonl => "none",
-            Suffix::JsonlZstd => "zstd",
-        }
-    }
-    fn opposite(self) -> Suffix {
-        match self {
-            Suffix::Jsonl => Suffix::JsonlZstd,
-            Suffix::JsonlZstd => Suffix::Jsonl,
-        }
-    }
-}
-
-/// One session found in the store.
-#[derive(Debug, Clone)]
-pub struct SessionRecord {
-    pub header: Header,
-    /// The project directory the session was found in (one allocation
-    /// shared by the project's sessions).
-    pub(super) project: Arc<PathBuf>,
-    /// The session directory's name when it is not `encodeSegment(id)`
-    /// (a path that only resolves to the derived one); nearly always `None`,
-    /// so it costs a thin pointer.
-    pub(super) dir_name: Option<Box<std::ffi::OsString>>,
-    /// The log file's compression in the session directory.
-    pub suffix: Suffix,
-    /// The log's format generation (the highest in the directory).
-    pub generation: u32,
-}
-
-impl SessionRecord {
-    /// The session directory (where sidecar files live).
-    pub fn dir(&self) -> PathBuf {
-        super::sessions::dir_of(&self.project, self.dir_name.as_deref(), self.header.id())
-    }
-
-    /// The log file's name.
-    pub fn log_name(&self) -> LogName {
-        LogName {
-            generation: self.generation,
-            suffix: self.suffix,
-        }
-    }
-
-    /// The log file.
-    pub fn log(&self) -> PathBuf {
-        self.dir().join(&*self.log_name().file_name())
-    }
-}
+pub use super::sessions::SessionRecord;
 
 /// A problem found while enumerating.
 #[derive(Debug, Clone)]
@@ -533,7 +466,7 @@ impl Store {
         // A generation-0 log keeps rc.8's rule (any version lists, restore
         // refuses it); a newer file must hold the header of its generation.
         if log_name.generation > 0
-            && !super::generation::declares_file_generation(&header, log_name.generation)
+            && !super::header::declares_file_generation(&header, log_name.generation)
         {
             return self.note(
                 &log,

@@ -6,66 +6,6 @@ use super::header::MAX_SAFE_INTEGER;
 use super::jv::{Jv, Obj};
 use serde_json::Value;
 
-/// The rc.8 event vocabulary (`KNOWN_SESSION_EVENT_TYPES`).
-pub const KNOWN_EVENT_TYPES: &[&str] = &[
-    "agent-preset/selected",
-    "agent/inbox/spliced",
-    "approval/asked",
-    "approval/decided",
-    "approval/policy",
-    "assistant/chunk",
-    "assistant/message",
-    "command/done",
-    "command/run",
-    "compaction/end",
-    "compaction/prune",
-    "compaction/start",
-    "compaction/summary",
-    "feedback/record",
-    "goal/change",
-    "hook/invoked",
-    "hook/result",
-    "llm/retry",
-    "llm/retry-started",
-    "permission/preset",
-    "plan/mode",
-    "request/context",
-    "request/header",
-    "sandbox/mode",
-    "schedule/change",
-    "session/end-seed",
-    "session/title",
-    "session/title-llm-request",
-    "step/end",
-    "step/start",
-    "subagent/descriptor",
-    "team/member",
-    "team/message/delivered",
-    "team/message/queued",
-    "team/task",
-    "todo/write",
-    "tool-workflow/agent-end",
-    "tool-workflow/agent-start",
-    "tool-workflow/run-end",
-    "tool-workflow/run-start",
-    "tool/call",
-    "tool/code-dispatch",
-    "tool/code-dispatch-start",
-    "tool/result",
-    "turn/end",
-    "turn/start",
-    "user/message",
-    "web/deepseek-search-llm-request",
-];
-
-/// Whether `ty` is in the vocabulary: one hash, not a string comparison
-/// for each of its types, on every event of every log.
-pub(super) fn is_known_type(ty: &str) -> bool {
-    static KNOWN: std::sync::LazyLock<std::collections::HashSet<&str>> =
-        std::sync::LazyLock::new(|| KNOWN_EVENT_TYPES.iter().copied().collect());
-    KNOWN.contains(ty)
-}
-
 /// A safe integer (`Number.isSafeInteger`) from a number's readings.
 fn safe_int_of(int: Option<i64>, float: Option<f64>) -> Option<i64> {
     if let Some(i) = int {
@@ -483,7 +423,7 @@ mod tests {
     /// Every type of the vocabulary is known, and only those.
     #[test]
     fn known_types_are_found() {
-        for ty in KNOWN_EVENT_TYPES {
+        for ty in crate::store::generation::KNOWN_EVENT_TYPES {
             let event = format!(r#"{{"type":"{ty}","seq":0,"time":1,"data":{{}}}}"#);
             let value = super::super::jv_read::parse(event.as_bytes()).unwrap();
             let unknown = validate_event(&value, 0, 0)

@@ -3,131 +3,84 @@
 //! generation 0, `session.v<N>.jsonl[.zstd]` generation N, the highest
 //! wins), and what differs between the generations this build reads: event
 //! vocabulary, surface types, the replace range's keys, the inherited cut,
-//! descriptor versions and header keys. Every per-generation rule lives here.
+//! descriptor versions and header keys. Every per-generation rule lives here,
+//! as a pure table: no I/O, and nothing of the store's types (file names are
+//! `log_name`, header-derived answers `header`).
 
-use super::descriptor::Dialect;
-use super::enumerate::Suffix;
-use std::borrow::Cow;
-use std::path::{Path, PathBuf};
+pub use super::log_name::{Current, LogName, current_in, current_log};
 
 /// The newest generation this build reads: 1–3 as DSH's own published
 /// codecs write them (0.1.3, 0.1.5), 4 as the reference describes it
 /// (0.2.x: generation 3 plus parent-owned catalogs).
 pub const NEWEST_READ: u32 = 4;
 
-/// A log file name: its generation and compression.
+/// Which rules to read descriptors by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LogName {
-    pub generation: u32,
-    pub suffix: Suffix,
+pub enum Dialect {
+    /// DSH 0.1.0-rc.8: version 2 only, modes one-shot and continuable.
+    Rc8,
+    /// This design's reading of seed 001: versions 2 and 3, plus `external`.
+    Seed001,
 }
 
-impl LogName {
-    pub const fn v0(suffix: Suffix) -> LogName {
-        LogName {
-            generation: 0,
-            suffix,
-        }
-    }
+/// The rc.8 event vocabulary (`KNOWN_SESSION_EVENT_TYPES`).
+pub const KNOWN_EVENT_TYPES: &[&str] = &[
+    "agent-preset/selected",
+    "agent/inbox/spliced",
+    "approval/asked",
+    "approval/decided",
+    "approval/policy",
+    "assistant/chunk",
+    "assistant/message",
+    "command/done",
+    "command/run",
+    "compaction/end",
+    "compaction/prune",
+    "compaction/start",
+    "compaction/summary",
+    "feedback/record",
+    "goal/change",
+    "hook/invoked",
+    "hook/result",
+    "llm/retry",
+    "llm/retry-started",
+    "permission/preset",
+    "plan/mode",
+    "request/context",
+    "request/header",
+    "sandbox/mode",
+    "schedule/change",
+    "session/end-seed",
+    "session/title",
+    "session/title-llm-request",
+    "step/end",
+    "step/start",
+    "subagent/descriptor",
+    "team/member",
+    "team/message/delivered",
+    "team/message/queued",
+    "team/task",
+    "todo/write",
+    "tool-workflow/agent-end",
+    "tool-workflow/agent-start",
+    "tool-workflow/run-end",
+    "tool-workflow/run-start",
+    "tool/call",
+    "tool/code-dispatch",
+    "tool/code-dispatch-start",
+    "tool/result",
+    "turn/end",
+    "turn/start",
+    "user/message",
+    "web/deepseek-search-llm-request",
+];
 
-    /// `session.jsonl`, `session.v3.jsonl.zstd`, ….
-    pub fn file_name(self) -> Cow<'static, str> {
-        match self.generation {
-            0 => Cow::Borrowed(self.suffix.file_name()),
-            n => Cow::Owned(format!(
-                "session.v{n}{}",
-                self.suffix.file_name().trim_start_matches("session")
-            )),
-        }
-    }
-
-    /// The generation a canonical log name carries (DSH's
-    /// `parseSessionFormatLogFilename`: no leading zero, no `.v0`).
-    pub fn parse(name: &str) -> Option<LogName> {
-        let (stem, suffix) = if let Some(stem) = name.strip_suffix(".jsonl.zstd") {
-            (stem, Suffix::JsonlZstd)
-        } else {
-            (name.strip_suffix(".jsonl")?, Suffix::Jsonl)
-        };
-        if stem == "session" {
-            return Some(LogName::v0(suffix));
-        }
-        let digits = stem.strip_prefix("session.v")?;
-        let canonical = !digits.is_empty()
-            && !digits.starts_with('0')
-            && digits.bytes().all(|b| b.is_ascii_digit());
-        let generation = digits.parse::<u32>().ok().filter(|_| canonical)?;
-        Some(LogName { generation, suffix })
-    }
-}
-
-/// Whether `header` declares the generation its log file's name carries:
-/// a newer file holding another generation's header is a store problem
-/// (enumeration), a `session.jsonl` holding a newer header lists but is
-/// refused on read, as rc.8 refuses every version but 0 (restore).
-pub fn declares_file_generation(header: &super::header::Header, file: u32) -> bool {
-    header.generation() == Some(file)
-}
-
-/// The current log of a session directory, from its file names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Current {
-    None,
-    One(LogName),
-    /// Both encodings of the highest generation: a store error.
-    Both(u32),
-}
-
-impl Current {
-    /// Take one more directory entry's name into account.
-    pub fn with(self, name: &[u8]) -> Current {
-        let Some(log) = std::str::from_utf8(name).ok().and_then(LogName::parse) else {
-            return self;
-        };
-        match self {
-            Current::None => Current::One(log),
-            Current::One(b) if log.generation > b.generation => Current::One(log),
-            Current::One(b) if log.generation == b.generation && log.suffix != b.suffix => {
-                Current::Both(log.generation)
-            }
-            Current::Both(g) if log.generation > g => Current::One(log),
-            keep => keep,
-        }
-    }
-}
-
-/// The highest generation among `names` (a directory's entries).
-#[cfg(test)]
-pub fn current_of<'a>(names: impl Iterator<Item = &'a str>) -> Current {
-    names.fold(Current::None, |c, n| c.with(n.as_bytes()))
-}
-
-/// The current log of the session directory `dir` (listing it), if any.
-pub fn current_in(dir: &Path) -> Current {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Current::None;
-    };
-    use std::os::unix::ffi::OsStrExt;
-    entries
-        .flatten()
-        .fold(Current::None, |c, e| c.with(e.file_name().as_bytes()))
-}
-
-/// The path of the current log of `dir` (raw preferred when both exist).
-pub fn current_log(dir: &Path) -> Option<PathBuf> {
-    match current_in(dir) {
-        Current::None => None,
-        Current::One(log) => Some(dir.join(&*log.file_name())),
-        Current::Both(generation) => Some(
-            dir.join(
-                &*LogName {
-                    generation,
-                    suffix: Suffix::Jsonl,
-                }
-                .file_name(),
-            ),
-        ),
-    }
+/// Whether `ty` is in the vocabulary: one hash, not a string comparison
+/// for each of its types, on every event of every log.
+pub(super) fn is_known_type(ty: &str) -> bool {
+    static KNOWN: std::sync::LazyLock<std::collections::HashSet<&str>> =
+        std::sync::LazyLock::new(|| KNOWN_EVENT_TYPES.iter().copied().collect());
+    KNOWN.contains(ty)
 }
 
 /// Event types of generations 0–1 that rc.8's list lacks (DSH 0.1.3's
@@ -139,11 +92,11 @@ const ADDED_IN_1: &[&str] = &[
 ];
 
 /// Whether `ty` is in generation `g`'s vocabulary (beyond rc.8's, which
-/// `events::is_known_type` holds). Generation 2 folds `assistant/chunk`
+/// `is_known_type` holds). Generation 2 folds `assistant/chunk`
 /// into `assistant/attempt`; 3 adds `system/message` and renames the
 /// code-mode dispatch events; 4 adds the parent-owned catalog.
 pub fn known_type(g: u32, ty: &str) -> bool {
-    let rc8 = super::events::is_known_type(ty);
+    let rc8 = is_known_type(ty);
     match g {
         0 => rc8,
         1 => rc8 || ADDED_IN_1.contains(&ty),
@@ -189,21 +142,6 @@ pub fn cut_in_log(g: u32) -> bool {
     g >= 2
 }
 
-/// Where a session's own events start, as far as its header tells:
-/// `seedLength` (generations 0–1), 0 for an unseeded log of generation 2
-/// on, and `None` for a seeded one (its cut is the seq of the inherited
-/// `session/end-seed`, `is_inherited_marker`).
-pub fn header_cut(header: &super::header::Header) -> Option<u64> {
-    let g = header.generation().unwrap_or(0);
-    if !cut_in_log(g) {
-        Some(header.seed_len())
-    } else if header.is_seeded == Some(Ok(true)) {
-        None
-    } else {
-        Some(0)
-    }
-}
-
 /// Whether an event of `ty` with `inherited` data member `inherited_true`
 /// marks the inherited cut in a log of generation `g`.
 pub fn is_inherited_marker(g: u32, ty: &str, inherited_true: bool) -> bool {
@@ -244,6 +182,7 @@ pub fn header_keys(g: u32) -> Option<&'static [&'static str]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::log_name::{Suffix, current_of};
 
     #[test]
     fn log_names() {

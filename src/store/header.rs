@@ -376,7 +376,7 @@ pub fn validate_for_restore(h: &Header, file: u32) -> Result<(), RestoreRefusal>
             newest: super::generation::NEWEST_READ,
         });
     };
-    if !super::generation::declares_file_generation(h, file) {
+    if !declares_file_generation(h, file) {
         return Err(RestoreRefusal::NotTheFileGeneration {
             id: h.id().to_string(),
             generation,
@@ -481,6 +481,29 @@ impl std::fmt::Display for RestoreRefusal {
             }
         }
     }
+}
+
+/// Where a session's own events start, as far as its header tells:
+/// `seedLength` (generations 0–1), 0 for an unseeded log of generation 2
+/// on, and `None` for a seeded one (its cut is the seq of the inherited
+/// `session/end-seed`, `is_inherited_marker`).
+pub fn header_cut(header: &Header) -> Option<u64> {
+    let g = header.generation().unwrap_or(0);
+    if !super::generation::cut_in_log(g) {
+        Some(header.seed_len())
+    } else if header.is_seeded == Some(Ok(true)) {
+        None
+    } else {
+        Some(0)
+    }
+}
+
+/// Whether `header` declares the generation its log file's name carries:
+/// a newer file holding another generation's header is a store problem
+/// (enumeration), a `session.jsonl` holding a newer header lists but is
+/// refused on read, as rc.8 refuses every version but 0 (restore).
+pub fn declares_file_generation(header: &Header, file: u32) -> bool {
+    header.generation() == Some(file)
 }
 
 #[cfg(test)]

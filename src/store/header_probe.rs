@@ -3,10 +3,10 @@
 //! bounded first read; and, for a log enumeration reads ahead
 //! (`store::ahead`), the rest of it in the same open, judged as a glance.
 
+use super::error::LogError;
 use super::header::{HeaderParse, parse_header_line};
 use super::limits::MAX_HEADER;
 use super::lines::{Line, Lines};
-use super::log_error::LogError;
 use super::zstd_frames::{self, Frame, FrameError, FrameReader, ZSTD_MAGIC, ZstdCorruption};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader};

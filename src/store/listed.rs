@@ -14,12 +14,7 @@ pub const LIVE_JSON: &str = "live.json";
 /// Newer DSH's (0.1.3 on) writer lock.
 pub const SESSION_LOCK: &str = "session.lock";
 
-const NAMES: [&str; 4] = [
-    LIVE_LOCK,
-    LIVE_JSON,
-    SESSION_LOCK,
-    crate::inbox::lock::INBOX,
-];
+const NAMES: [&str; 4] = [LIVE_LOCK, LIVE_JSON, SESSION_LOCK, super::paths::INBOX];
 
 /// Which of `NAMES` a listing saw.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -3,11 +3,11 @@
 //! the session's own (after its inherited cut). For logs that already
 //! inspect cleanly; the inspection itself is `store::reader`.
 
+use super::error::LogError;
 use super::header::Header;
 use super::header_probe::{Encoding, frame_err, sniff};
 use super::limits::MAX_LINE;
 use super::lines::{Line, Lines};
-use super::log_error::LogError;
 use super::packed::decode_storage_record;
 
 use super::sidecar::open_regular;
@@ -30,7 +30,7 @@ pub fn for_each_own_event(
     mut f: impl FnMut(&serde_json::Value),
 ) -> Result<(), LogError> {
     let generation = header.generation().unwrap_or(0);
-    let mut cut = super::generation::header_cut(header);
+    let mut cut = super::header::header_cut(header);
     for_each_event(path, |ev| {
         let seq = ev["seq"].as_u64().unwrap_or(0);
         let ty = ev["type"].as_str().unwrap_or("");

@@ -6,9 +6,9 @@
 //! and only the last turns' events are parsed in a second. A subagent's
 //! identity for a title is read from the log's head, where DSH writes it.
 
+use super::error::LogError;
 use super::limits::MAX_LINE;
 use super::lines::{Line, Lines};
-use super::log_error::LogError;
 use super::reader::events_of_line;
 use super::sidecar::open_regular;
 use super::zstd_frames::ZSTD_MAGIC;
@@ -138,7 +138,7 @@ pub fn head_identity(
     dialect: super::descriptor::Dialect,
 ) -> Result<Option<super::descriptor::Identity>, LogError> {
     let generation = header.generation().unwrap_or(0);
-    let mut cut = super::generation::header_cut(header);
+    let mut cut = super::header::header_cut(header);
     let mut fold = super::descriptor::IdentityFold::default();
     let mut done = false;
     super::log_events::for_each_line_while(path, |l| {

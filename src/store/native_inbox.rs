@@ -4,7 +4,7 @@
 //! first splice rc.8 would refuse kept as an error (the session cannot be
 //! resumed past it), and the parked state an aborted turn leaves.
 
-use super::log_error::LogError;
+use super::error::LogError;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

@@ -1,6 +1,16 @@
 //! DSH path codecs: `encodeSegment` for session directories and `projectKey`
 //! for project directories. Both work on UTF-16 code units, exactly as DSH's
-//! JavaScript does, so astral characters become two escapes.
+//! JavaScript does, so astral characters become two escapes. Also the names
+//! of the inbox's files in a session directory, which the store's listing
+//! and the inbox layer both need (the inbox layer builds on the store, never
+//! the other way).
+
+/// A session's inbox (contract §5).
+pub const INBOX: &str = "inbox.jsonl";
+/// The lock every writer of a session's inbox files holds.
+pub const INBOX_LOCK: &str = "inbox.lock";
+/// Keyed messages compaction moved out of the inbox.
+pub const KEYED_ARCHIVE: &str = "inbox.keyed.jsonl";
 
 /// Whether a UTF-16 unit is copied literally (`[A-Za-z0-9._-]`, never `~`).
 fn is_safe_unit(unit: u16) -> bool {

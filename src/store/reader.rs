@@ -7,12 +7,12 @@
 
 use super::descriptor::{DescriptorError, Dialect, Identity, IdentityFold};
 use super::ending::Ending;
+use super::error::LogError;
 use super::events::validate_event;
 use super::header::{Header, HeaderParse, parse_header_line, validate_for_restore};
 use super::jv::Jv;
 use super::limits::{MAX_HEADER, MAX_LINE};
 use super::lines::{Line, Lines};
-use super::log_error::LogError;
 use super::native_inbox::NativeInbox;
 use super::packed::decode_storage_record;
 use super::sidecar::{open_regular_meta, tail_hash};
@@ -417,7 +417,7 @@ pub(super) struct Scanner {
 impl Scanner {
     pub(super) fn new(header: Header, encoding: Encoding, header_bytes: u64) -> Self {
         let generation = header.generation().unwrap_or(0);
-        let cut = super::generation::header_cut(&header);
+        let cut = super::header::header_cut(&header);
         Scanner {
             generation,
             cut,

@@ -3,7 +3,7 @@
 //! reads only what a log gained since the last one. A cache that does not
 //! fit is ignored and the log is read from the start: it never decides.
 
-use super::log_error::LogError;
+use super::error::LogError;
 use super::reader::{Inspection, Resume, inspect_from};
 use super::sidecar::{Dir, read_small};
 use std::cell::RefCell;

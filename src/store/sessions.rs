@@ -5,14 +5,51 @@
 //! every session read the columns (`id`, `parent`, `parent_at`,
 //! `created_at`, `origin_subagent`) without making one.
 
-use super::enumerate::{SessionRecord, Suffix};
 use super::header::{Header, Plain};
 use super::listed::Present;
+use super::log_name::{LogName, Suffix};
 use super::paths::encode_segment;
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+/// One session found in the store.
+#[derive(Debug, Clone)]
+pub struct SessionRecord {
+    pub header: Header,
+    /// The project directory the session was found in (one allocation
+    /// shared by the project's sessions).
+    pub(super) project: Arc<PathBuf>,
+    /// The session directory's name when it is not `encodeSegment(id)`
+    /// (a path that only resolves to the derived one); nearly always `None`,
+    /// so it costs a thin pointer.
+    pub(super) dir_name: Option<Box<std::ffi::OsString>>,
+    /// The log file's compression in the session directory.
+    pub suffix: Suffix,
+    /// The log's format generation (the highest in the directory).
+    pub generation: u32,
+}
+
+impl SessionRecord {
+    /// The session directory (where sidecar files live).
+    pub fn dir(&self) -> PathBuf {
+        dir_of(&self.project, self.dir_name.as_deref(), self.header.id())
+    }
+
+    /// The log file's name.
+    pub fn log_name(&self) -> LogName {
+        LogName {
+            generation: self.generation,
+            suffix: self.suffix,
+        }
+    }
+
+    /// The log file.
+    pub fn log(&self) -> PathBuf {
+        self.dir().join(&*self.log_name().file_name())
+    }
+}
 
 /// One session's fixed part (4-byte aligned: `createdAt` in two halves).
 #[derive(Debug, Clone, Copy)]
@@ -287,8 +324,7 @@ impl Sessions {
     /// counts pending messages need not look (the snapshot its liveness
     /// comes from too).
     pub fn inbox_seen_absent(&self, i: usize) -> bool {
-        self.present(i)
-            .is_some_and(|p| !p.has(crate::inbox::lock::INBOX))
+        self.present(i).is_some_and(|p| !p.has(super::paths::INBOX))
     }
 
     fn suffix(&self, i: usize) -> Suffix {

@@ -8,8 +8,8 @@ use crate::inbox::liveness::{LiveState, Liveness};
 use crate::store::SessionRecord;
 use crate::store::ahead::Glance;
 use crate::store::descriptor::{Dialect, Identity, Mode};
+use crate::store::error::LogError;
 use crate::store::header::ROOT_NAME;
-use crate::store::log_error::LogError;
 use crate::store::reader::{self, Inspection};
 use crate::store::scan_cache::ScanCache;
 
