@@ -50,6 +50,7 @@ pub(super) fn tree(env: &Env, args: &TreeArgs, out: &mut dyn std::io::Write) -> 
         width: args.width.map(usize::from),
         now: display_now()?,
     };
+    crate::support::debug::plan(|| "whole store: a tree shows every session".into());
     if args.watch {
         tree_watch::watch(&env.root, &view)?;
     } else {
@@ -181,7 +182,9 @@ pub(super) fn log(env: &Env, args: &LogArgs) -> Result<Output> {
 pub(super) fn trace(env: &Env, message_id: &str, to: Option<&str>) -> Result<Output> {
     let store = match to {
         Some(to) => env.open.named(Some(to))?,
-        None => Store::open(&env.root)?,
+        None => env
+            .open
+            .whole("no --to: every inbox is searched for the message")?,
     };
     let message_id = &full_message_id(&store, message_id, to)?;
     let target = message_target(&store, message_id, to)?;
@@ -194,7 +197,7 @@ pub(super) fn trace(env: &Env, message_id: &str, to: Option<&str>) -> Result<Out
 }
 
 pub(super) fn export(env: &Env, args: &ExportArgs) -> Result<Output> {
-    let store = Store::open(&env.root)?;
+    let store = env.open.whole("an export reads every tree")?;
     let corpus = Corpus::new(&store);
     let roots: Vec<usize> = match &args.agent {
         Some(a) => vec![corpus.root_of(resolve_agent(&store, a)?)?],
@@ -261,9 +264,13 @@ pub(super) fn usage(env: &Env, args: &UsageArgs, out: &mut dyn std::io::Write) -
     }
     let by = args.by.into();
     let store = if usage::totals_only(by, args.since, prices.is_some()) && env.settings.read_ahead {
+        crate::support::debug::plan(|| {
+            "whole store, every log read as it is found (totals)".into()
+        });
         Store::open_ahead(&env.root, &usage::EveryLog)?
     } else {
-        Store::open(&env.root)?
+        env.open
+            .whole("a usage report of turns, times or prices reads every log after the scan")?
     };
     let agent = args
         .agent
@@ -305,7 +312,9 @@ pub(super) fn usage(env: &Env, args: &UsageArgs, out: &mut dyn std::io::Write) -
 pub(super) fn cancel(env: &Env, message_id: &str, to: Option<&str>) -> Result<Output> {
     let store = match to {
         Some(to) => env.open.own(Some(to))?,
-        None => Store::open(&env.root)?,
+        None => env
+            .open
+            .whole("no --to: every inbox is searched for the message")?,
     };
     let message_id = &full_message_id(&store, message_id, to)?;
     let target = message_target(&store, message_id, to)?;

@@ -40,20 +40,35 @@ impl Open {
         up: Ancestry,
         ahead: Option<&crate::store::ahead::Located>,
     ) -> Result<Store> {
-        let ids =
-            named
-                .zip(others)
-                .filter(|_| !self.settings.full_scan)
-                .map(|(named, mut others)| {
-                    others.push(named);
-                    others
-                });
-        Ok(Store::open_addressing(
-            &self.root,
-            ids.as_deref(),
-            up,
-            ahead,
-        )?)
+        use crate::support::debug::plan;
+        let why = match (named, &others) {
+            _ if self.settings.full_scan => "a full scan was asked for",
+            (None, _) => "no caller named (the only root is found by a scan)",
+            (_, None) => "the command reads every session",
+            (Some(named), Some(others)) => {
+                let mut ids = others.clone();
+                ids.push(named);
+                if let Some(store) = Store::locate_reading(&self.root, &ids, up, ahead)? {
+                    plan(|| {
+                        format!(
+                            "located {} by path (ancestry: {})",
+                            ids.join(", "),
+                            format!("{up:?}").to_lowercase()
+                        )
+                    });
+                    return Ok(store);
+                }
+                "a session is not an exact id found by its path (a prefix or a name)"
+            }
+        };
+        plan(|| format!("whole store: {why}"));
+        Ok(Store::open(&self.root)?)
+    }
+
+    /// The whole store, for a command that reads every session (`why`).
+    pub fn whole(&self, why: &str) -> Result<Store> {
+        crate::support::debug::plan(|| format!("whole store: {why}"));
+        Ok(Store::open(&self.root)?)
     }
 
     /// The store for a command that names one session (or leaves its
@@ -78,6 +93,7 @@ impl Open {
             (Some(cache), Ok(root)) => ahead.with_edges(&edge_cache::load(cache, &root)),
             _ => ahead,
         };
+        crate::support::debug::plan(|| "whole store, the listing's logs read ahead".to_string());
         let store = Store::open_ahead(&self.root, &ahead)?;
         drop(ahead);
         if let Some(cache) = cache {

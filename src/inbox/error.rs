@@ -115,4 +115,26 @@ impl fmt::Display for DeliveryError {
     }
 }
 
-impl std::error::Error for DeliveryError {}
+/// A store failure is shown as its own text (the wrapper adds nothing), so
+/// its cause is the store error's cause: the I/O error underneath is kept.
+impl std::error::Error for DeliveryError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            DeliveryError::Store(e) => std::error::Error::source(e),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_store_failure_keeps_its_cause() {
+        let io = std::io::Error::new(std::io::ErrorKind::PermissionDenied, "denied");
+        let e = DeliveryError::Store(StoreError::io("/x/inbox.jsonl", io));
+        let cause = std::error::Error::source(&e).expect("the I/O error underneath");
+        assert_eq!(cause.to_string(), "denied");
+    }
+}

@@ -123,21 +123,4 @@ impl Store {
             }
         }
     }
-
-    /// The store for a command that addresses `ids` (all exact ids when
-    /// `Some`): located by path when every id is found, else scanned. `None`
-    /// means the command needs the whole store.
-    pub fn open_addressing(
-        root: &Path,
-        ids: Option<&[&str]>,
-        up: Ancestry,
-        ahead: Option<&super::ahead::Located>,
-    ) -> Result<Store, StoreError> {
-        if let Some(ids) = ids.filter(|ids| !ids.is_empty())
-            && let Some(store) = Store::locate_reading(root, ids, up, ahead)?
-        {
-            return Ok(store);
-        }
-        Store::open(root)
-    }
 }

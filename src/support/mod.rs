@@ -3,6 +3,7 @@
 //! you mean".
 
 pub mod clock;
+pub mod debug;
 pub mod fault;
 pub mod json_out;
 pub mod parallel;

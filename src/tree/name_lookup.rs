@@ -18,8 +18,16 @@ pub fn open_for_name(
     caller: Option<&str>,
     agent: &str,
 ) -> Result<Store, StoreError> {
+    let whole = |why: &str| {
+        crate::support::debug::plan(|| format!("whole store: {why}"));
+        Store::open(root)
+    };
     let (Some(cache), Some(caller)) = (cache, caller) else {
-        return Store::open(root);
+        return whole(if cache.is_none() {
+            "no name index (--no-cache)"
+        } else {
+            "no caller named"
+        });
     };
     // Every log located here is inspected under the v2 rules (the caller's
     // ancestry, the candidates): read whole as it is probed, opened once.
@@ -31,11 +39,11 @@ pub fn open_for_name(
         Some(&ahead),
     )?
     else {
-        return Store::open(root);
+        return whole("the caller is not an exact id found by its path");
     };
     // A cache inside the store would be a project directory to DSH.
     if crate::store::name_index::inside_store(cache, &located.root) {
-        return Store::open(root);
+        return whole("the name index would lie inside the store");
     }
     let corpus = Corpus::new(&located);
     let Some(tree_root) = located
@@ -43,11 +51,16 @@ pub fn open_for_name(
         .and_then(|i| corpus.root_of(i).ok())
         .map(|r| corpus.id(r).to_string())
     else {
-        return Store::open(root);
+        return whole("the caller's root is not found up its ancestry");
     };
     let index = match NameIndex::open(cache, &located.root)? {
         Opened::Index(index) => index,
-        Opened::Scanned(store) => return Ok(*store),
+        Opened::Scanned(store) => {
+            crate::support::debug::plan(|| {
+                "whole store: the name index did not fit the store (rebuilt from this scan)".into()
+            });
+            return Ok(*store);
+        }
     };
     // Every session each step of the name path could be, level by level.
     let mut candidates: Vec<String> = vec![agent.to_string()];
@@ -71,5 +84,11 @@ pub fn open_for_name(
         }
     }
     let also: Vec<&str> = candidates.iter().map(String::as_str).collect();
+    crate::support::debug::plan(|| {
+        format!(
+            "located the caller {caller} and {} candidate(s) for \"{agent}\" through the name index",
+            candidates.len()
+        )
+    });
     located.locate_more(&also)
 }

@@ -762,3 +762,60 @@ fn a_spawn_takes_its_session_into_the_name_index() {
         "the index sees the change and rescans: {text}"
     );
 }
+
+/// `DSH_AGENTS_DEBUG=1` says on stderr, in one line, which road a command
+/// took into the store and why it fell back to the whole store; stdout is
+/// the same either way.
+#[test]
+fn debug_names_the_plan_a_command_took() {
+    let tmp =
+        crate::common::copy_store(&crate::common::repo().join("testdata/stores/team"), "plan");
+    let s = tmp.path().to_str().unwrap();
+    for (args, want) in [
+        (
+            vec!["inbox", "rev-0001"],
+            "debug: plan: located rev-0001 by path",
+        ),
+        (
+            vec!["inbox", "rev-"],
+            "debug: plan: whole store: a session is not an exact id found by its path",
+        ),
+        (
+            vec!["tree"],
+            "debug: plan: whole store: a tree shows every session",
+        ),
+        (
+            vec![
+                "--no-cache",
+                "send-message",
+                "reviewer",
+                "hi",
+                "--as",
+                "lead-1",
+                "--id",
+                "plan-1",
+            ],
+            "debug: plan: whole store: no name index (--no-cache)",
+        ),
+        (
+            vec!["trace", "plan-1"],
+            "debug: plan: whole store: no --to: every inbox is searched",
+        ),
+    ] {
+        let mut argv = vec!["--store", s];
+        argv.extend(&args);
+        let with = crate::common::run_env(&argv, &[("DSH_AGENTS_DEBUG", "1")]);
+        let plans: Vec<&str> = with
+            .stderr
+            .lines()
+            .filter(|l| l.starts_with("debug: plan: "))
+            .collect();
+        assert_eq!(plans.len(), 1, "{args:?}: {}", with.stderr);
+        assert!(plans[0].starts_with(want), "{args:?}: {}", with.stderr);
+        if args[0] != "--no-cache" {
+            let without = crate::common::run(&argv);
+            assert_eq!(with.stdout, without.stdout, "{args:?}");
+            assert!(!without.stderr.contains("debug:"), "{args:?}");
+        }
+    }
+}
