@@ -8,6 +8,9 @@
 //! Each form runs in a fresh child process (this program re-invoked with
 //! `--measure`), so its peak resident memory (VmHWM) is its own.
 
+#![allow(clippy::unwrap_used)] // a test or a benchmark stops at its first surprise
+#![allow(unsafe_code)] // `wait4` for a child's peak resident size
+
 use clap::Parser;
 use dsh_agents::formats::encode_frame;
 use dsh_agents::{Cli, Output};

@@ -11,6 +11,9 @@
 //! is compacted again and again under the kills (keyed messages move to
 //! `inbox.keyed.jsonl`).
 
+#![allow(clippy::unwrap_used)] // a test or a benchmark stops at its first surprise
+#![allow(unsafe_code)] // `wait4` for a child's peak resident size
+
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

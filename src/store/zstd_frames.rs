@@ -1,6 +1,8 @@
 //! A structural scanner for DSH's concatenated Zstandard frames (a port of
 //! DSH's `scanZstdFrames`). It finds frame boundaries without decoding, so a
-//! torn final frame is told apart from corruption in a complete one.
+//! torn final frame is told apart from corruption in a complete one. Every
+//! size here comes from file bytes: no lossy cast, no unchecked arithmetic.
+#![deny(clippy::cast_possible_truncation, clippy::arithmetic_side_effects)]
 
 use super::limits::MAX_FRAME;
 use std::io::{self, Read};
@@ -111,20 +113,22 @@ impl<R: Read> FrameReader<R> {
     /// Append exactly `n` bytes to `buf`; `Ok(false)` when the input ends first.
     fn take(&mut self, buf: &mut Vec<u8>, n: usize) -> Result<bool, FrameError> {
         let start = buf.len();
-        if start + n > MAX_FRAME {
+        let Some(end) = start.checked_add(n).filter(|end| *end <= MAX_FRAME) else {
             return Err(FrameError::Corrupt(ZstdCorruption::FrameTooLarge {
                 at: self.offset,
             }));
-        }
-        buf.resize(start + n, 0);
-        let mut filled = 0;
-        while filled < n {
-            match self.inner.read(&mut buf[start + filled..]) {
+        };
+        buf.resize(end, 0);
+        // `filled` stays within `start..=end` (a read returns at most what
+        // its slice holds), so these sums cannot overflow.
+        let mut filled = start;
+        while filled < end {
+            match self.inner.read(&mut buf[filled..]) {
                 Ok(0) => {
-                    buf.truncate(start + filled);
+                    buf.truncate(filled);
                     return Ok(false);
                 }
-                Ok(k) => filled += k,
+                Ok(k) => filled = filled.saturating_add(k).min(end),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(FrameError::Io(e)),
             }
@@ -140,7 +144,7 @@ impl<R: Read> FrameReader<R> {
         let start = self.offset;
         let mut buf = Vec::new();
         let result = self.scan_one(&mut buf, start);
-        self.offset += buf.len() as u64;
+        self.offset = self.offset.saturating_add(buf.len() as u64);
         match result {
             Ok(true) => Ok(Some(Frame::Complete(buf))),
             Ok(false) => {
@@ -171,7 +175,7 @@ impl<R: Read> FrameReader<R> {
         let descriptor = buf[4];
         if descriptor & 0x18 != 0 {
             return Err(FrameError::Corrupt(ZstdCorruption::ReservedBit {
-                at: start + 4,
+                at: start.saturating_add(4),
             }));
         }
         let content_size_flag = descriptor >> 6;
@@ -185,7 +189,10 @@ impl<R: Read> FrameReader<R> {
             0 => usize::from(single_segment),
             f => 1 << f,
         };
-        let remaining = usize::from(!single_segment) + dictionary_bytes + content_size_bytes;
+        // At most 1 + 4 + 8.
+        let remaining = usize::from(!single_segment)
+            .saturating_add(dictionary_bytes)
+            .saturating_add(content_size_bytes);
         if !self.take(buf, remaining)? {
             return Ok(false);
         }
@@ -194,14 +201,18 @@ impl<R: Read> FrameReader<R> {
             if !self.take(buf, 3)? {
                 return Ok(false);
             }
-            let header =
-                u32::from(buf[at]) | u32::from(buf[at + 1]) << 8 | u32::from(buf[at + 2]) << 16;
+            let header = u32::from_le_bytes([
+                buf[at],
+                buf[at.saturating_add(1)],
+                buf[at.saturating_add(2)],
+                0,
+            ]);
             let last = header & 1 != 0;
             let block_type = (header >> 1) & 3;
             let block_size = (header >> 3) as usize;
             if block_type == 3 {
                 return Err(FrameError::Corrupt(ZstdCorruption::ReservedBlock {
-                    at: start + at as u64,
+                    at: start.saturating_add(at as u64),
                 }));
             }
             let payload = if block_type == 1 { 1 } else { block_size };
@@ -247,7 +258,9 @@ pub fn decode_frame(frame: &[u8]) -> io::Result<Vec<u8>> {
     }
     let mut out = Vec::new();
     let decoder = zstd::stream::read::Decoder::with_buffer(frame)?.single_frame();
-    decoder.take(MAX_FRAME as u64 + 1).read_to_end(&mut out)?;
+    decoder
+        .take((MAX_FRAME as u64).saturating_add(1))
+        .read_to_end(&mut out)?;
     if out.len() > MAX_FRAME {
         return Err(io::Error::other("frame decodes past the frame cap"));
     }

@@ -1,6 +1,8 @@
 //! The one integration-test binary: every module drives the real
 //! `dsh-agents` binary.
 
+#![allow(clippy::unwrap_used)] // a test or a benchmark stops at its first surprise
+
 mod bridge;
 mod common;
 mod completions;
