@@ -13,7 +13,7 @@ use crate::operator::{
 };
 use crate::runtime::serve::{ServeOptions, serve};
 use crate::store::Store;
-use crate::store::scan_cache::ScanCache;
+
 use crate::tools::{Context, Contract, identity};
 use crate::tree::Corpus;
 use crate::tree::caller::{resolve_agent, resolve_caller};
@@ -100,7 +100,7 @@ pub(super) fn deliver(
     let store = env.open.own(Some(agent))?;
     let corpus = Corpus::new(&store);
     let target = resolve_agent(&store, agent)?;
-    refuse_unrunnable(&corpus, target)?;
+    deliver::refuse_unrunnable(&corpus, target)?;
     let (text, receipt) = deliver::send_as_user(&corpus, target, &message, list, id, env.limits)?;
     Ok(Output::Text(if env.json {
         to_json(&serde_json::json!({"messageId": receipt.message_id}))
@@ -113,7 +113,7 @@ pub(super) fn interrupt(env: &Env, agent: &str) -> Result<Output> {
     let store = env.open.own(Some(agent))?;
     let corpus = Corpus::new(&store);
     let target = resolve_agent(&store, agent)?;
-    refuse_uninterruptible(&corpus, target)?;
+    deliver::refuse_uninterruptible(&corpus, target)?;
     let text = deliver::interrupt_as_user(&corpus, target, env.limits)?;
     Ok(Output::Text(if env.json {
         to_json(&serde_json::json!({"accepted": true}))
@@ -148,7 +148,7 @@ pub(super) fn serve_agent(env: &Env, args: &ServeArgs) -> Result<Output> {
     let caller = args.caller.agent.as_deref();
     let store = env.open.named(caller)?;
     let agent = resolve_caller(&store, caller).map_err(|e| caller_flag(e.into()))?;
-    refuse_unrunnable(&Corpus::new(&store), agent)?;
+    deliver::refuse_unrunnable(&Corpus::new(&store), agent)?;
     let opts = ServeOptions {
         once: args.once,
         poll: args.poll,
@@ -173,7 +173,7 @@ pub(super) fn log(env: &Env, args: &LogArgs) -> Result<Output> {
         poll: args.poll,
     };
     let corpus = Corpus::new(&store);
-    let title = log_title(&corpus, target, args.last.is_some());
+    let title = log_view::Title::of(&corpus, target, args.last.is_some());
     let mut out = std::io::stdout().lock();
     log_view::log(&mut out, &store.sessions.record(target), &title, opts)?;
     Ok(Output::Raw(String::new()))
@@ -348,75 +348,6 @@ pub(super) fn bridge(env: &Env, check: bool) -> Result<Output> {
         crate::runtime::bridge::Bridge::new(&env.root, env.limits, Box::new(std::io::stdout()));
     bridge.run(std::io::BufReader::new(std::io::stdin()))?;
     Ok(Output::Raw(String::new()))
-}
-
-/// Operator delivery and `serve` need a session that can run a turn.
-fn refuse_unrunnable(corpus: &Corpus, target: usize) -> Result<()> {
-    let cache = ScanCache::default();
-    corpus.runnable(&cache, target).map_err(|why| {
-        Error::usage(format!(
-            "agent \"{}\" cannot run a turn: {}; nothing was written",
-            corpus.id(target),
-            why.why()
-        ))
-    })
-}
-
-/// An operator interrupt needs a turn that can be running: a session whose
-/// log cannot be used, or a one-shot that is not live (its one turn is
-/// over, and it never runs another), is refused. A live one-shot and an
-/// external execution (which an interrupt stops for good) take it.
-fn refuse_uninterruptible(corpus: &Corpus, target: usize) -> Result<()> {
-    use crate::tree::v2::NotRunnable;
-    let cache = ScanCache::default();
-    match corpus.runnable(&cache, target) {
-        Ok(()) | Err(NotRunnable::External) => Ok(()),
-        Err(NotRunnable::OneShot) if corpus.live(target).is_live() => Ok(()),
-        Err(why) => Err(Error::usage(format!(
-            "agent \"{}\" has no turn to interrupt: {}; nothing was written",
-            corpus.id(target),
-            why.why()
-        ))),
-    }
-}
-
-/// The name, mode and label `log` shows first: as the agent's tree sees it.
-/// A `--last` read takes the agent's own identity from its log's head, so
-/// its cost follows the turns shown, not the log.
-fn log_title(corpus: &Corpus, index: usize, tail: bool) -> log_view::Title {
-    use crate::store::ahead::Glance;
-    let rec = corpus.record(index);
-    let root = corpus.root_of(index).ok();
-    let own = (tail && root != Some(index)).then(|| {
-        match crate::store::log_tail::head_identity(
-            &rec.log(),
-            &rec.header,
-            crate::store::descriptor::Dialect::Seed001,
-        ) {
-            Ok(identity) => Glance::Read {
-                same_header: true,
-                identity,
-                usage: Default::default(),
-            },
-            Err(_) => Glance::Unreadable,
-        }
-    });
-    let member =
-        root.and_then(|root| corpus.v2_member_seen(&ScanCache::default(), root, index, own));
-    log_view::Title {
-        name: member
-            .as_ref()
-            .map_or(rec.header.id().to_string(), |m| m.name.clone()),
-        mode: member
-            .as_ref()
-            .map_or("", |m| m.kind.mode().as_str())
-            .to_string(),
-        label: match member.map(|m| m.kind) {
-            Some(crate::tree::v2::MemberKind::Continuable { label }) => label,
-            _ => String::new(),
-        },
-        parent: corpus.parent_of(index).map(|p| corpus.id(p).to_string()),
-    }
 }
 
 /// The session a message id was sent to: `--to`, else the one inbox that

@@ -1,7 +1,7 @@
 //! The operator acting as the user: `followup` (next turn), `steer` (next
 //! step) and `interrupt`, framed as DSH frames user input.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::inbox::deliver::NewMessage;
 use crate::inbox::framing::{Framing, InterruptCause};
 use crate::inbox::{Inbox, Limits, Receipt, Target};
@@ -60,4 +60,34 @@ pub fn interrupt_as_user(corpus: &Corpus, target: usize, limits: Limits) -> Resu
         "interrupt requested for agent {}",
         corpus.id(target)
     ))
+}
+
+/// Operator delivery and `serve` need a session that can run a turn.
+pub fn refuse_unrunnable(corpus: &Corpus, target: usize) -> Result<()> {
+    let cache = ScanCache::default();
+    corpus.runnable(&cache, target).map_err(|why| {
+        Error::usage(format!(
+            "agent \"{}\" cannot run a turn: {}; nothing was written",
+            corpus.id(target),
+            why.why()
+        ))
+    })
+}
+
+/// An operator interrupt needs a turn that can be running: a session whose
+/// log cannot be used, or a one-shot that is not live (its one turn is
+/// over, and it never runs another), is refused. A live one-shot and an
+/// external execution (which an interrupt stops for good) take it.
+pub fn refuse_uninterruptible(corpus: &Corpus, target: usize) -> Result<()> {
+    use crate::tree::v2::NotRunnable;
+    let cache = ScanCache::default();
+    match corpus.runnable(&cache, target) {
+        Ok(()) | Err(NotRunnable::External) => Ok(()),
+        Err(NotRunnable::OneShot) if corpus.live(target).is_live() => Ok(()),
+        Err(why) => Err(Error::usage(format!(
+            "agent \"{}\" has no turn to interrupt: {}; nothing was written",
+            corpus.id(target),
+            why.why()
+        ))),
+    }
 }

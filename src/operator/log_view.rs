@@ -6,9 +6,11 @@
 use crate::error::{Error, Result};
 use crate::inbox::{Inbox, watch};
 use crate::store::conversation::{Conversation, Ending, Entry, From, Item, Turn};
+use crate::store::scan_cache::ScanCache;
 use crate::store::{SessionRecord, StoreError};
 use crate::support::clock::{human_duration, rfc3339};
 use crate::support::signals;
+use crate::tree::Corpus;
 use serde_json::{Value, json};
 use std::io::Write;
 use std::time::Duration;
@@ -450,4 +452,46 @@ pub fn log(
         next = print(out, &rec, &c, next, opts)?;
     }
     Ok(())
+}
+
+impl Title {
+    /// The name, mode and label `log` shows first: as the agent's tree sees it.
+    /// A `--last` read takes the agent's own identity from its log's head, so
+    /// its cost follows the turns shown, not the log.
+    pub fn of(corpus: &Corpus, index: usize, tail: bool) -> Title {
+        use crate::store::ahead::Glance;
+        let rec = corpus.record(index);
+        let root = corpus.root_of(index).ok();
+        let own =
+            (tail && root != Some(index)).then(|| {
+                match crate::store::log_tail::head_identity(
+                    &rec.log(),
+                    &rec.header,
+                    crate::store::descriptor::Dialect::Seed001,
+                ) {
+                    Ok(identity) => Glance::Read {
+                        same_header: true,
+                        identity,
+                        usage: Default::default(),
+                    },
+                    Err(_) => Glance::Unreadable,
+                }
+            });
+        let member =
+            root.and_then(|root| corpus.v2_member_seen(&ScanCache::default(), root, index, own));
+        Title {
+            name: member
+                .as_ref()
+                .map_or(rec.header.id().to_string(), |m| m.name.clone()),
+            mode: member
+                .as_ref()
+                .map_or("", |m| m.kind.mode().as_str())
+                .to_string(),
+            label: match member.map(|m| m.kind) {
+                Some(crate::tree::v2::MemberKind::Continuable { label }) => label,
+                _ => String::new(),
+            },
+            parent: corpus.parent_of(index).map(|p| corpus.id(p).to_string()),
+        }
+    }
 }
