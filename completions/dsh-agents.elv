@@ -44,6 +44,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand claim 'Consume pending input as the agent loop does at a step boundary; print it as JSON'
             cand identity 'Print what the caller is told of itself: its name, who delegated it, its tree''s root'
             cand tree 'Every tree in the store (or the one holding AGENT): hierarchy, state, last turn, pending inbox, tokens'
+            cand top 'The tree live in a terminal: each agent''s log, inbox, usage and traces beside it, and followup, steer, interrupt and cancel on keys'
             cand check 'Verify the whole store; report every problem with its path'
             cand log 'Show AGENT''s transcript: each turn, what the model saw and did, and how the turn ended'
             cand trace 'Show where a message went: sent, claimed, in the transcript, or why not'
@@ -247,6 +248,16 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'dsh-agents;top'= {
+            cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
+            cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
+            cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
+            cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
+            cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'dsh-agents;check'= {
             cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
             cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
@@ -385,6 +396,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand claim 'Consume pending input as the agent loop does at a step boundary; print it as JSON'
             cand identity 'Print what the caller is told of itself: its name, who delegated it, its tree''s root'
             cand tree 'Every tree in the store (or the one holding AGENT): hierarchy, state, last turn, pending inbox, tokens'
+            cand top 'The tree live in a terminal: each agent''s log, inbox, usage and traces beside it, and followup, steer, interrupt and cancel on keys'
             cand check 'Verify the whole store; report every problem with its path'
             cand log 'Show AGENT''s transcript: each turn, what the model saw and did, and how the turn ended'
             cand trace 'Show where a message went: sent, claimed, in the transcript, or why not'
@@ -427,6 +439,8 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
         &'dsh-agents;help;identity'= {
         }
         &'dsh-agents;help;tree'= {
+        }
+        &'dsh-agents;help;top'= {
         }
         &'dsh-agents;help;check'= {
         }

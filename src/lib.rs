@@ -12,6 +12,7 @@
 //! | `tools/` | one file per model tool, argument validation, the tool context | §5, §7 |
 //! | `operator/` | tree view, inbox view, check, spawn, user delivery | §2 |
 //! | `runtime/` | `serve` and the transcript it writes | §7 |
+//! | `top/` | the live terminal view and its actions | — |
 //! | `cli/` | clap definitions and dispatch | §2, §8 |
 //!
 //! The public surface is the command line (`cli`), the error type, and
@@ -24,6 +25,7 @@ pub(crate) mod operator;
 pub(crate) mod runtime;
 pub(crate) mod store;
 pub(crate) mod support;
+pub(crate) mod top;
 pub(crate) mod tools;
 pub(crate) mod tree;
 

@@ -146,6 +146,14 @@ pub enum Command {
     )]
     /// Every tree in the store (or the one holding AGENT): hierarchy, state, last turn, pending inbox, tokens
     Tree(TreeArgs),
+    #[command(
+        after_help = "Keys: j/k move, h/l fold, Tab or 1-4 tabs (Log, Inbox, Usage, Trace), s followup, S steer, i interrupt (asks y/n), [ ] choose a message, c cancel it, / filter, ? help, q quit.\n\nExamples:\n  dsh-agents top\n  dsh-agents top reviewer"
+    )]
+    /// The tree live in a terminal: each agent's log, inbox, usage and traces beside it, and followup, steer, interrupt and cancel on keys
+    Top {
+        /// Only the tree holding this agent (a name path, Session id or unique prefix)
+        agent: Option<String>,
+    },
     #[command(after_help = "Examples:\n  dsh-agents check\n  dsh-agents --json check")]
     /// Verify the whole store; report every problem with its path
     Check,

@@ -161,6 +161,15 @@ pub(super) fn serve_agent(env: &Env, args: &ServeArgs) -> Result<Output> {
     Ok(Output::Raw(String::new()))
 }
 
+pub(super) fn top(env: &Env, agent: Option<&str>) -> Result<Output> {
+    let now = std::env::var_os("DSH_AGENTS_NOW_MS")
+        .is_some()
+        .then(display_now)
+        .transpose()?;
+    crate::top::term::run(&env.root, agent, now, env.limits)?;
+    Ok(Output::Raw(String::new()))
+}
+
 pub(super) fn log(env: &Env, args: &LogArgs) -> Result<Output> {
     let store = env.open.named(Some(&args.agent))?;
     let target = resolve_agent(&store, &args.agent)?;

@@ -4,7 +4,7 @@
 //! number (130 for Ctrl-C, 143 for SIGTERM), as shells expect of a command
 //! a signal stopped.
 
-use signal_hook::consts::{SIGINT, SIGTERM};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The number of the signal that asked us to stop; 0 while none has.
@@ -24,6 +24,12 @@ pub fn install() {
         // stops the process as before: nothing to report.
         let _ = signal_hook::flag::register_usize(signal, &SIGNAL, signal as usize);
     }
+}
+
+/// SIGHUP too, for a command that owns a terminal (`top`): a closed
+/// terminal stops it cleanly, and it exits 129.
+pub fn install_hangup() {
+    let _ = signal_hook::flag::register_usize(SIGHUP, &SIGNAL, SIGHUP as usize);
 }
 
 pub fn stop_requested() -> bool {

@@ -1,0 +1,179 @@
+//! What `top` shows, read from the store: the tree pane's lines (the text
+//! `tree --width W` prints, each row tied to its member), the header's
+//! counts, and the selected agent's tab. Read through the views the
+//! commands print with, so the pane never disagrees with them.
+
+use crate::error::Result;
+use crate::inbox::Target;
+use crate::operator::tree_measure::Filter;
+use crate::operator::tree_watch::TreeView;
+use crate::operator::{inbox_view, log_view, trace, usage};
+use crate::store::Store;
+use crate::tree::Corpus;
+use crate::tree::caller::resolve_agent;
+use serde_json::Value;
+use std::path::Path;
+
+/// One member of a shown tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Member {
+    pub id: String,
+    pub name: String,
+    pub parent: Option<String>,
+    pub state: String,
+}
+
+/// One line of the tree pane: its text, and the member when it is a row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeLine {
+    pub text: String,
+    pub member: Option<Member>,
+}
+
+/// The tree pane and the header's counts at one moment.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Snapshot {
+    pub lines: Vec<TreeLine>,
+    /// Members by state word (`running`, `idle`, …), in first-seen order.
+    pub states: Vec<(String, usize)>,
+    /// Tokens every shown tree's model calls reported.
+    pub tokens: u64,
+}
+
+/// The tree pane for the store at `root` (one tree with `agent`) at
+/// `width` columns against the clock `now`.
+pub fn snapshot(root: &Path, agent: Option<&str>, width: usize, now: i64) -> Result<Snapshot> {
+    let view = |json| TreeView {
+        agent: agent.map(str::to_string),
+        all: false,
+        usage: true,
+        filter: Filter::default(),
+        json,
+        width: Some(width),
+        now,
+    };
+    let text = view(false).frame(root)?;
+    let trees: Value = serde_json::from_str(&view(true).frame(root)?).unwrap_or(Value::Null);
+    let mut members = Vec::new();
+    let mut states: Vec<(String, usize)> = Vec::new();
+    let mut tokens = 0u64;
+    for tree in trees.as_array().into_iter().flatten() {
+        let list = tree["members"].as_array().cloned().unwrap_or_default();
+        if let Some(root) = list.first() {
+            tokens = tokens.saturating_add(root["subtreeTokens"].as_u64().unwrap_or(0));
+        }
+        for m in list {
+            let state = m["state"].as_str().unwrap_or("").to_string();
+            match states.iter_mut().find(|(s, _)| *s == state) {
+                Some((_, n)) => *n += 1,
+                None => states.push((state.clone(), 1)),
+            }
+            members.push(Member {
+                id: m["id"].as_str().unwrap_or("").to_string(),
+                name: m["name"].as_str().unwrap_or("").to_string(),
+                parent: m["parent"].as_str().map(str::to_string),
+                state,
+            });
+        }
+    }
+    // The rows of the text are the members, in the same pre-order.
+    let mut next = members.into_iter();
+    let lines = text
+        .lines()
+        .map(|l| {
+            let is_row = !l.is_empty()
+                && !l.starts_with("tree ")
+                && !l.starts_with("NAME")
+                && !l.starts_with("PENDING ")
+                && !l.starts_with('(');
+            TreeLine {
+                text: l.to_string(),
+                member: if is_row { next.next() } else { None },
+            }
+        })
+        .collect();
+    Ok(Snapshot {
+        lines,
+        states,
+        tokens,
+    })
+}
+
+/// The right pane's tabs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tab {
+    Log,
+    Inbox,
+    Usage,
+    Trace,
+}
+
+impl Tab {
+    pub const ALL: [Tab; 4] = [Tab::Log, Tab::Inbox, Tab::Usage, Tab::Trace];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Tab::Log => "Log",
+            Tab::Inbox => "Inbox",
+            Tab::Usage => "Usage",
+            Tab::Trace => "Trace",
+        }
+    }
+}
+
+/// What the selected agent's tab shows, and the ids of its pending
+/// messages (the Inbox tab's cursor moves over them).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Detail {
+    pub text: String,
+    pub pending: Vec<String>,
+}
+
+/// The tab `tab` of agent `id`, `width` columns wide; `message` is the
+/// message the Trace tab follows.
+pub fn detail(root: &Path, id: &str, tab: Tab, width: usize, message: Option<&str>) -> Result<Detail> {
+    let store = Store::open(root)?;
+    let target = resolve_agent(&store, id)?;
+    let corpus = Corpus::new(&store);
+    let rec = store.sessions.record(target);
+    let view = inbox_view::InboxView::read(&rec)?;
+    let pending: Vec<String> = [Target::NextStep, Target::NextTurn]
+        .into_iter()
+        .flat_map(|t| view.fold.pending(t).into_iter().map(|m| m.id.clone()))
+        .collect();
+    let text = match tab {
+        Tab::Log => {
+            let title = log_view::Title::of(&corpus, target, true);
+            let opts = log_view::LogOptions {
+                last: Some(20),
+                reasoning: false,
+                full: false,
+                json: false,
+                follow: false,
+                poll: false,
+            };
+            let mut out = Vec::new();
+            log_view::log(&mut out, &rec, &title, opts)?;
+            String::from_utf8_lossy(&out).into_owned()
+        }
+        Tab::Inbox => view.render(Some(width)),
+        Tab::Usage => {
+            let req = usage::Request {
+                agent: Some(target),
+                tree: true,
+                since: None,
+                by: usage::By::Model,
+                prices: None,
+            };
+            let (rows, _) = usage::report(&corpus, &req);
+            let mut text = String::new();
+            usage::render_to(&corpus, &rows, &req, Some(width), &mut |t| text.push_str(t));
+            text
+        }
+        Tab::Trace => match message {
+            Some(m) => trace::trace(&corpus, target, m)?.render(),
+            None => "no pending message to trace: choose one in the Inbox tab ([ and ])".into(),
+        },
+    };
+    Ok(Detail { text, pending })
+}

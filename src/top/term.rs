@@ -1,0 +1,169 @@
+//! `top`'s terminal and loop: the alternate screen in raw mode (restored on
+//! quit, on an error, on a panic — ratatui's hook — and on SIGTERM, SIGHUP
+//! and SIGINT), keys handed to the model, its actions done through the
+//! operator commands' own calls, and the view re-read once a second or
+//! right after an action (an unchanged re-read changes nothing on screen).
+
+use super::app::{Action, App, Mode};
+use super::data::{self, Detail};
+use super::view::{self, Shown};
+use crate::error::{Error, Result};
+use crate::inbox::{Inbox, Limits, Target};
+use crate::operator::deliver;
+use crate::store::Store;
+use crate::support::signals;
+use crate::tree::Corpus;
+use crate::tree::caller::resolve_agent;
+use ratatui::crossterm::event::{self, Event, KeyEventKind};
+use ratatui::crossterm::execute;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// How often the view is read again while nothing happens.
+const TICK: Duration = Duration::from_secs(1);
+
+/// Run `top` on the store at `root` (one tree with `agent`). `now`: a
+/// fixed clock for relative times (`DSH_AGENTS_NOW_MS`), else the real one.
+pub fn run(root: &Path, agent: Option<&str>, now: Option<i64>, limits: Limits) -> Result<()> {
+    if !rustix::termios::isatty(std::io::stdout()) {
+        return Err(Error::usage(
+            "top needs a terminal on standard output; for frames a pipe can take, use `tree --watch`",
+        ));
+    }
+    // Fail before the screen is taken: a bad store or agent is said plainly.
+    data::snapshot(root, agent, 100, now.unwrap_or_else(crate::support::clock::now_ms))?;
+    signals::install();
+    signals::install_hangup();
+    let colour = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let mut terminal = ratatui::init();
+    let _ = execute!(std::io::stdout(), event::EnableBracketedPaste);
+    let result = run_loop(&mut terminal, root, agent, now, limits, colour);
+    let _ = execute!(std::io::stdout(), event::DisableBracketedPaste);
+    ratatui::restore();
+    result
+}
+
+fn run_loop(
+    terminal: &mut ratatui::DefaultTerminal,
+    root: &Path,
+    agent: Option<&str>,
+    now: Option<i64>,
+    limits: Limits,
+    colour: bool,
+) -> Result<()> {
+    let clock = || now.unwrap_or_else(crate::support::clock::now_ms);
+    let store_label = root.display().to_string();
+    let mut width = view::tree_width(terminal.size().map_or(80, |s| s.width));
+    let mut app = App::new(data::snapshot(root, agent, width, clock())?);
+    let mut detail = Detail::default();
+    let mut due = Instant::now();
+    loop {
+        if signals::stop_requested() {
+            return Ok(());
+        }
+        if Instant::now() >= due {
+            width = view::tree_width(terminal.size().map_or(80, |s| s.width));
+            match data::snapshot(root, agent, width, clock()) {
+                // An unchanged read leaves the model as it was.
+                Ok(s) if s != app.snapshot => app.refresh(s),
+                Ok(_) => {}
+                Err(e) => app.status = format!("error: {e}"),
+            }
+            detail = match &app.selected {
+                Some(id) => {
+                    let pane = usize::from(terminal.size().map_or(80, |s| s.width))
+                        .saturating_sub(width + 4)
+                        .max(20);
+                    data::detail(root, id, app.tab, pane, app.message()).unwrap_or_else(|e| Detail {
+                        text: format!("error: {e}"),
+                        pending: Vec::new(),
+                    })
+                }
+                None => Detail::default(),
+            };
+            app.set_pending(detail.pending.clone());
+            due = Instant::now() + TICK;
+        }
+        let clock_text = crate::support::clock::rfc3339(clock());
+        terminal
+            .draw(|f| {
+                view::draw(
+                    f,
+                    &app,
+                    &Shown {
+                        store: &store_label,
+                        clock: &clock_text,
+                        detail: &detail.text,
+                        colour,
+                    },
+                )
+            })
+            .map_err(|e| crate::store::StoreError::io("the terminal", e))?;
+        if !event::poll(Duration::from_millis(100)).unwrap_or(false) {
+            continue;
+        }
+        let before = (app.selected.clone(), app.tab, app.message);
+        match event::read() {
+            Ok(Event::Key(key)) if key.kind != KeyEventKind::Release => {
+                for action in app.handle(key) {
+                    if action == Action::Quit {
+                        return Ok(());
+                    }
+                    app.status = act(root, &action, limits);
+                    due = Instant::now();
+                }
+            }
+            Ok(Event::Paste(text)) => {
+                if let Mode::Edit { text: typed, .. } = &mut app.mode {
+                    typed.push_str(&text.replace(['\r', '\n'], " "));
+                }
+            }
+            Ok(Event::Resize(..)) => due = Instant::now(),
+            _ => {}
+        }
+        if (app.selected.clone(), app.tab, app.message) != before {
+            due = Instant::now();
+        }
+    }
+}
+
+/// Do `action`; what the status line says of it.
+fn act(root: &Path, action: &Action, limits: Limits) -> String {
+    match try_act(root, action, limits) {
+        Ok(said) => said,
+        Err(e) => format!("error: {e}"),
+    }
+}
+
+fn try_act(root: &Path, action: &Action, limits: Limits) -> Result<String> {
+    let store = Store::open(root)?;
+    let corpus = Corpus::new(&store);
+    match action {
+        Action::Quit => Ok(String::new()),
+        Action::Send { agent, text, steer } => {
+            let target = resolve_agent(&store, agent)?;
+            deliver::refuse_unrunnable(&corpus, target)?;
+            let list = if *steer {
+                Target::NextStep
+            } else {
+                Target::NextTurn
+            };
+            let (_, receipt) = deliver::send_as_user(&corpus, target, text, list, None, limits)?;
+            Ok(format!(
+                "{} {} queued for {agent}",
+                if *steer { "steer" } else { "followup" },
+                receipt.message_id
+            ))
+        }
+        Action::Interrupt { agent } => {
+            let target = resolve_agent(&store, agent)?;
+            deliver::refuse_uninterruptible(&corpus, target)?;
+            deliver::interrupt_as_user(&corpus, target, limits)
+        }
+        Action::Cancel { agent, message } => {
+            let target = resolve_agent(&store, agent)?;
+            let m = Inbox::new(&store.sessions.dir(target)).cancel(message, limits)?;
+            Ok(format!("canceled message {} to {agent}", m.id))
+        }
+    }
+}

@@ -1,0 +1,252 @@
+//! One `top` frame: a header (store, counts by state, tokens, clock), the
+//! tree pane (the text `tree --width W` prints, W the pane's inner width,
+//! the selected row reversed), the selected agent's tabs, the status line
+//! and the key hints on the bottom line; the help overlay on top. Colour
+//! only where `NO_COLOR` is unset; the selection is shown by reversal, so
+//! it shows without colour too.
+
+use super::app::{App, BINDINGS, Mode};
+use super::data::Tab;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Tabs};
+
+/// The tree pane's inner width for a terminal `width` columns wide: more
+/// than half of it, at least 40 columns (`tree`'s narrowest).
+pub fn tree_width(width: u16) -> usize {
+    let pane = (width as usize * 3 / 5).max(42);
+    pane.saturating_sub(2).max(40)
+}
+
+/// What the frame shows besides the model.
+pub struct Shown<'a> {
+    pub store: &'a str,
+    pub clock: &'a str,
+    pub detail: &'a str,
+    pub colour: bool,
+}
+
+pub fn draw(frame: &mut Frame, app: &App, shown: &Shown) {
+    let area = frame.area();
+    let [head, body, status, hints] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(3),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    let tree_cols = u16::try_from(tree_width(area.width) + 2).unwrap_or(u16::MAX).min(area.width);
+    let [left, right] =
+        Layout::horizontal([Constraint::Length(tree_cols), Constraint::Min(0)]).areas(body);
+    let colour = |c: Color| {
+        if shown.colour {
+            Style::default().fg(c)
+        } else {
+            Style::default()
+        }
+    };
+    // Header.
+    let counts: Vec<String> = app
+        .snapshot
+        .states
+        .iter()
+        .map(|(s, n)| format!("{n} {s}"))
+        .collect();
+    let header = format!(
+        "{} · {} · {} tokens · {}",
+        shown.store,
+        if counts.is_empty() {
+            "no agents".to_string()
+        } else {
+            counts.join(", ")
+        },
+        app.snapshot.tokens,
+        shown.clock
+    );
+    frame.render_widget(Paragraph::new(header).style(Style::default().add_modifier(Modifier::BOLD)), head);
+    // Tree pane.
+    let visible = app.visible();
+    let inner_height = usize::from(left.height.saturating_sub(2));
+    let at = visible.iter().position(|(_, sel)| *sel).unwrap_or(0);
+    let skip = at.saturating_sub(inner_height.saturating_sub(1));
+    let lines: Vec<Line> = visible
+        .into_iter()
+        .skip(skip)
+        .map(|(text, selected)| {
+            let style = if selected {
+                Style::default().add_modifier(Modifier::REVERSED)
+            } else if text.contains(" corrupt ") || text.contains(" unavailable ") || text.contains(" unsupported ") {
+                colour(Color::Red)
+            } else if text.contains(" running ") {
+                colour(Color::Green)
+            } else {
+                Style::default()
+            };
+            Line::from(Span::styled(text, style))
+        })
+        .collect();
+    frame.render_widget(
+        Paragraph::new(lines).block(Block::default().borders(Borders::ALL).title(" tree ")),
+        left,
+    );
+    // Tabs and the selected agent's tab.
+    let [tabs_area, detail_area] =
+        Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(right);
+    let titles: Vec<String> = Tab::ALL
+        .iter()
+        .enumerate()
+        .map(|(k, t)| format!("{} {}", k + 1, t.title()))
+        .collect();
+    let selected_tab = Tab::ALL.iter().position(|t| *t == app.tab).unwrap_or(0);
+    frame.render_widget(
+        Tabs::new(titles)
+            .select(selected_tab)
+            .highlight_style(Style::default().add_modifier(Modifier::REVERSED)),
+        tabs_area,
+    );
+    let detail_lines: Vec<&str> = shown.detail.lines().collect();
+    let room = usize::from(detail_area.height.saturating_sub(2));
+    // The log follows its tail; the other tabs start at their top.
+    let from = if app.tab == Tab::Log {
+        detail_lines.len().saturating_sub(room)
+    } else {
+        0
+    };
+    let title = match (&app.selected, app.tab) {
+        (Some(id), Tab::Inbox | Tab::Trace) => match app.message() {
+            Some(m) => format!(" {id} · message {m} "),
+            None => format!(" {id} "),
+        },
+        (Some(id), _) => format!(" {id} "),
+        (None, _) => " no agent ".to_string(),
+    };
+    frame.render_widget(
+        Paragraph::new(detail_lines[from..].join("\n"))
+            .block(Block::default().borders(Borders::ALL).title(title)),
+        detail_area,
+    );
+    // Status: the editor, the question, the filter, or what happened last.
+    let status_text = match &app.mode {
+        Mode::Edit { agent, steer, text } => format!(
+            "{} to {agent}: {text}▏ (Enter sends, Esc drops)",
+            if *steer { "steer" } else { "followup" }
+        ),
+        Mode::Confirm { agent } => format!("interrupt {agent}? y/n"),
+        Mode::Filter => format!("filter: {}▏ (Enter keeps, Esc clears)", app.filter),
+        _ => app.status.clone(),
+    };
+    frame.render_widget(Paragraph::new(status_text), status);
+    frame.render_widget(
+        Paragraph::new("q quit  j/k move  h/l fold  Tab/1-4 tabs  s followup  S steer  i interrupt  c cancel  / filter  ? help")
+            .style(colour(Color::DarkGray)),
+        hints,
+    );
+    if app.mode == Mode::Help {
+        let lines: Vec<Line> = BINDINGS
+            .iter()
+            .map(|(k, what)| Line::from(format!("{k:<12} {what}")))
+            .collect();
+        let h = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX).min(area.height);
+        let w = 60.min(area.width);
+        let popup = Rect {
+            x: area.x + (area.width - w) / 2,
+            y: area.y + (area.height - h) / 2,
+            width: w,
+            height: h,
+        };
+        frame.render_widget(Clear, popup);
+        frame.render_widget(
+            Paragraph::new(lines).block(Block::default().borders(Borders::ALL).title(" keys ")),
+            popup,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::top::data;
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    const NOW: i64 = 1_800_000_000_000;
+
+    fn store(name: &str) -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("testdata/stores")
+            .join(name)
+    }
+
+    /// The frame `top` draws for `store` in a `w`×`h` terminal, after `keys`.
+    fn frame(name: &str, w: u16, h: u16, keys: &[char]) -> String {
+        use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+        let root = store(name);
+        let mut app = App::new(data::snapshot(&root, None, tree_width(w), NOW).unwrap());
+        for k in keys {
+            app.handle(KeyEvent::new(KeyCode::Char(*k), KeyModifiers::NONE));
+        }
+        let pane = usize::from(w).saturating_sub(tree_width(w) + 4).max(20);
+        let detail = app
+            .selected
+            .clone()
+            .map(|id| data::detail(&root, &id, app.tab, pane, app.message()).unwrap())
+            .unwrap_or_default();
+        app.set_pending(detail.pending.clone());
+        let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+        terminal
+            .draw(|f| {
+                draw(
+                    f,
+                    &app,
+                    &Shown {
+                        store: name,
+                        clock: "2027-01-15T08:00:00.000Z",
+                        detail: &detail.text,
+                        colour: false,
+                    },
+                )
+            })
+            .unwrap();
+        format!("{}", terminal.backend())
+    }
+
+    #[test]
+    fn frames_at_80_and_120_columns() {
+        for (name, w, h, keys) in [
+            ("team", 80, 24, &[][..]),
+            ("team", 120, 40, &[][..]),
+            // The corrupt and the unavailable rows are rows, never dropped.
+            ("team", 120, 40, &['G'][..]),
+            ("team", 80, 24, &['?'][..]),
+            ("rc8-inbox", 120, 30, &['j', '2'][..]),
+            ("rc8-cli", 100, 30, &['3'][..]),
+        ] {
+            let keys_name: String = keys.iter().map(|k| if *k == '?' { 'h' } else { *k }).collect();
+            insta::assert_snapshot!(format!("{name}-{w}x{h}-{keys_name}"), frame(name, w, h, keys));
+        }
+    }
+
+    /// The tree pane holds what `tree --width W` prints for the store.
+    #[test]
+    fn the_tree_pane_is_the_tree_command_text() {
+        for name in ["team", "rc8-inbox", "rc8-cli", "rc8-live"] {
+            let w = 120;
+            let snap = data::snapshot(&store(name), None, tree_width(w), NOW).unwrap();
+            let view = crate::operator::tree_watch::TreeView {
+                agent: None,
+                all: false,
+                usage: true,
+                filter: Default::default(),
+                json: false,
+                width: Some(tree_width(w)),
+                now: NOW,
+            };
+            let text = view.frame(&store(name)).unwrap();
+            let pane: Vec<&str> = snap.lines.iter().map(|l| l.text.as_str()).collect();
+            assert_eq!(pane, text.lines().collect::<Vec<_>>(), "{name}");
+            assert!(snap.lines.iter().any(|l| l.member.is_some()), "{name}");
+        }
+    }
+}
