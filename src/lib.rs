@@ -25,8 +25,8 @@ pub(crate) mod operator;
 pub(crate) mod runtime;
 pub(crate) mod store;
 pub(crate) mod support;
-pub(crate) mod top;
 pub(crate) mod tools;
+pub(crate) mod top;
 pub(crate) mod tree;
 
 pub use cli::{Cli, Output, completions, parse, report, run, run_to};

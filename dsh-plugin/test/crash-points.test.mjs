@@ -177,9 +177,13 @@ test(`three DSH processes on one store, 15 agents, 300 sends by name path, one p
   const store = tempStore()
   const homes = Object.fromEntries(procs.map(p => [p, join(tempStore(), 'home')]))
   const roots = Object.fromEntries(procs.map(p => [p, `session-three-${p}`]))
+  // Each process's bridge traces its protocol lines: a failure shows what
+  // each id went through.
+  const traces = Object.fromEntries(procs.map(p => [p, join(tempStore(), `bridge-${p}.trace`)]))
   const start = (p, resume = false) => startDsh({
     model, mode: 'web', store, home: homes[p], session: roots[p], resume,
     prompt: `ROOT ${p} SPAWN:${p}-c1,${p}-c2,${p}-c3`,
+    env: { DSH_AGENTS_BRIDGE_TRACE: traces[p] },
   })
   const dsh = Object.fromEntries(procs.map(p => [p, start(p)]))
   const acked = new Map()
@@ -234,7 +238,12 @@ test(`three DSH processes on one store, 15 agents, 300 sends by name path, one p
     const seen = new Map(all.map(m => [m.id, inTranscript(store, m.id)]))
     const lost = [...acked].filter(([id, to]) => !seen.get(to).has(id)).map(([id]) => id)
     const twice = [...acked].filter(([id, to]) => (seen.get(to).get(id) ?? 0) > 1).map(([id]) => id)
-    assert.deepEqual({ lost, twice }, { lost: [], twice: [] })
+    const story = ids => ids.map(id => {
+      const lines = procs.flatMap(p => { try { return readFileSync(traces[p], 'utf8').split('\n').filter(l => l.includes(`"${id}"`)).map(l => `${p}: ${l}`) } catch { return [] } })
+      const log = readFileSync(logOf(store, acked.get(id)), 'utf8').split('\n').filter(l => l.includes(id)).map(l => l.slice(0, 300))
+      return [`== ${id} to ${acked.get(id)}`, ...lines, '-- log:', ...log].join('\n')
+    }).join('\n')
+    assert.deepEqual({ lost, twice }, { lost: [], twice: [] }, story([...lost, ...twice]))
     for (const p of procs) assert.equal(await dsh[p].stop(), 0)
     assert.match(ok(dshAgents(store, 'check'), 'check'), /ok/)
   } finally {

@@ -20,7 +20,9 @@ const GROUPS: &[(&str, &[&str])] = &[
     ),
     (
         "Operator: look",
-        &["tree", "log", "inbox", "trace", "usage", "export", "check"],
+        &[
+            "tree", "top", "log", "inbox", "trace", "usage", "export", "check",
+        ],
     ),
     (
         "Operator: act as the user",

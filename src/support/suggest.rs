@@ -19,7 +19,7 @@ pub fn tip<'a>(typed: &str, candidates: impl IntoIterator<Item = &'a str>) -> St
 }
 
 /// Levenshtein distance over characters.
-fn distance(a: &str, b: &str) -> usize {
+pub fn distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {

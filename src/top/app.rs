@@ -13,9 +13,18 @@ use std::collections::HashSet;
 pub enum Action {
     Quit,
     /// Queue `text` for `agent`: its next turn, or (`steer`) its next step.
-    Send { agent: String, text: String, steer: bool },
-    Interrupt { agent: String },
-    Cancel { agent: String, message: String },
+    Send {
+        agent: String,
+        text: String,
+        steer: bool,
+    },
+    Interrupt {
+        agent: String,
+    },
+    Cancel {
+        agent: String,
+        message: String,
+    },
 }
 
 /// What the keyboard is bound to right now.
@@ -23,9 +32,15 @@ pub enum Action {
 pub enum Mode {
     Normal,
     /// Typing a followup (`steer`: a steer) for `agent`.
-    Edit { agent: String, steer: bool, text: String },
+    Edit {
+        agent: String,
+        steer: bool,
+        text: String,
+    },
     /// Asked "interrupt `agent`? y/n".
-    Confirm { agent: String },
+    Confirm {
+        agent: String,
+    },
     /// Typing a name filter.
     Filter,
     Help,
@@ -122,9 +137,12 @@ impl App {
         let f = self.filter.to_lowercase();
         let matches = |m: &Member| m.name.to_lowercase().contains(&f);
         matches(m)
-            || self.snapshot.lines.iter().filter_map(|l| l.member.as_ref()).any(|d| {
-                matches(d) && self.ancestors(d).any(|a| a.id == m.id)
-            })
+            || self
+                .snapshot
+                .lines
+                .iter()
+                .filter_map(|l| l.member.as_ref())
+                .any(|d| matches(d) && self.ancestors(d).any(|a| a.id == m.id))
     }
 
     /// The tree pane's lines as shown, each with whether it is selected; a
@@ -196,7 +214,8 @@ impl App {
 
     /// What `key` does.
     pub fn handle(&mut self, key: KeyEvent) -> Vec<Action> {
-        let ctrl_c = key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
+        let ctrl_c =
+            key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
         if ctrl_c {
             return vec![Action::Quit];
         }
@@ -226,7 +245,11 @@ impl App {
                 self.refresh(self.snapshot.clone());
                 Vec::new()
             }
-            Mode::Edit { agent, steer, mut text } => match key.code {
+            Mode::Edit {
+                agent,
+                steer,
+                mut text,
+            } => match key.code {
                 KeyCode::Esc => {
                     self.status = "not sent".into();
                     Vec::new()
@@ -402,10 +425,17 @@ mod tests {
         a.handle(key(KeyCode::Char('j')));
         a.handle(key(KeyCode::Char('h')));
         let shown: Vec<String> = a.visible().into_iter().map(|v| v.0).collect();
-        assert!(shown.contains(&"reviewer row [+1]".to_string()), "{shown:?}");
+        assert!(
+            shown.contains(&"reviewer row [+1]".to_string()),
+            "{shown:?}"
+        );
         assert!(!shown.iter().any(|l| l.starts_with("reviewer/checker")));
         a.handle(key(KeyCode::Char('j')));
-        assert_eq!(a.selected.as_deref(), Some("sct-1"), "a folded row is skipped");
+        assert_eq!(
+            a.selected.as_deref(),
+            Some("sct-1"),
+            "a folded row is skipped"
+        );
         a.handle(key(KeyCode::Char('k')));
         a.handle(key(KeyCode::Enter));
         assert_eq!(a.visible().len(), 5, "Enter unfolds");

@@ -131,7 +131,13 @@ pub struct Detail {
 
 /// The tab `tab` of agent `id`, `width` columns wide; `message` is the
 /// message the Trace tab follows.
-pub fn detail(root: &Path, id: &str, tab: Tab, width: usize, message: Option<&str>) -> Result<Detail> {
+pub fn detail(
+    root: &Path,
+    id: &str,
+    tab: Tab,
+    width: usize,
+    message: Option<&str>,
+) -> Result<Detail> {
     let store = Store::open(root)?;
     let target = resolve_agent(&store, id)?;
     let corpus = Corpus::new(&store);

@@ -31,7 +31,12 @@ pub fn run(root: &Path, agent: Option<&str>, now: Option<i64>, limits: Limits) -
         ));
     }
     // Fail before the screen is taken: a bad store or agent is said plainly.
-    data::snapshot(root, agent, 100, now.unwrap_or_else(crate::support::clock::now_ms))?;
+    data::snapshot(
+        root,
+        agent,
+        100,
+        now.unwrap_or_else(crate::support::clock::now_ms),
+    )?;
     signals::install();
     signals::install_hangup();
     let colour = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
@@ -74,9 +79,11 @@ fn run_loop(
                     let pane = usize::from(terminal.size().map_or(80, |s| s.width))
                         .saturating_sub(width + 4)
                         .max(20);
-                    data::detail(root, id, app.tab, pane, app.message()).unwrap_or_else(|e| Detail {
-                        text: format!("error: {e}"),
-                        pending: Vec::new(),
+                    data::detail(root, id, app.tab, pane, app.message()).unwrap_or_else(|e| {
+                        Detail {
+                            text: format!("error: {e}"),
+                            pending: Vec::new(),
+                        }
                     })
                 }
                 None => Detail::default(),

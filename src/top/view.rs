@@ -37,7 +37,9 @@ pub fn draw(frame: &mut Frame, app: &App, shown: &Shown) {
         Constraint::Length(1),
     ])
     .areas(area);
-    let tree_cols = u16::try_from(tree_width(area.width) + 2).unwrap_or(u16::MAX).min(area.width);
+    let tree_cols = u16::try_from(tree_width(area.width) + 2)
+        .unwrap_or(u16::MAX)
+        .min(area.width);
     let [left, right] =
         Layout::horizontal([Constraint::Length(tree_cols), Constraint::Min(0)]).areas(body);
     let colour = |c: Color| {
@@ -65,7 +67,10 @@ pub fn draw(frame: &mut Frame, app: &App, shown: &Shown) {
         app.snapshot.tokens,
         shown.clock
     );
-    frame.render_widget(Paragraph::new(header).style(Style::default().add_modifier(Modifier::BOLD)), head);
+    frame.render_widget(
+        Paragraph::new(header).style(Style::default().add_modifier(Modifier::BOLD)),
+        head,
+    );
     // Tree pane.
     let visible = app.visible();
     let inner_height = usize::from(left.height.saturating_sub(2));
@@ -77,7 +82,10 @@ pub fn draw(frame: &mut Frame, app: &App, shown: &Shown) {
         .map(|(text, selected)| {
             let style = if selected {
                 Style::default().add_modifier(Modifier::REVERSED)
-            } else if text.contains(" corrupt ") || text.contains(" unavailable ") || text.contains(" unsupported ") {
+            } else if text.contains(" corrupt ")
+                || text.contains(" unavailable ")
+                || text.contains(" unsupported ")
+            {
                 colour(Color::Red)
             } else if text.contains(" running ") {
                 colour(Color::Green)
@@ -148,7 +156,9 @@ pub fn draw(frame: &mut Frame, app: &App, shown: &Shown) {
             .iter()
             .map(|(k, what)| Line::from(format!("{k:<12} {what}")))
             .collect();
-        let h = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX).min(area.height);
+        let h = u16::try_from(lines.len() + 2)
+            .unwrap_or(u16::MAX)
+            .min(area.height);
         let w = 60.min(area.width);
         let popup = Rect {
             x: area.x + (area.width - w) / 2,
@@ -223,8 +233,14 @@ mod tests {
             ("rc8-inbox", 120, 30, &['j', '2'][..]),
             ("rc8-cli", 100, 30, &['3'][..]),
         ] {
-            let keys_name: String = keys.iter().map(|k| if *k == '?' { 'h' } else { *k }).collect();
-            insta::assert_snapshot!(format!("{name}-{w}x{h}-{keys_name}"), frame(name, w, h, keys));
+            let keys_name: String = keys
+                .iter()
+                .map(|k| if *k == '?' { 'h' } else { *k })
+                .collect();
+            insta::assert_snapshot!(
+                format!("{name}-{w}x{h}-{keys_name}"),
+                frame(name, w, h, keys)
+            );
         }
     }
 

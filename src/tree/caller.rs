@@ -103,9 +103,9 @@ fn suggestions(store: &Store, text: &str) -> Vec<String> {
     };
     for (i, rec) in store.sessions.iter().enumerate() {
         let h = &rec.header;
-        let mut best = edit_distance(text, h.id());
+        let mut best = crate::support::suggest::distance(text, h.id());
         if let Some(name) = h.valid_name() {
-            best = best.min(edit_distance(text, name));
+            best = best.min(crate::support::suggest::distance(text, name));
         }
         if best <= limit {
             let shown = match h.valid_name() {
@@ -117,24 +117,6 @@ fn suggestions(store: &Store, text: &str) -> Vec<String> {
     }
     scored.sort();
     scored.into_iter().take(3).map(|(_, s)| s).collect()
-}
-
-/// Levenshtein distance over characters.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diag = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let next = (diag + usize::from(ca != *cb))
-                .min(row[j] + 1)
-                .min(row[j + 1] + 1);
-            diag = row[j + 1];
-            row[j + 1] = next;
-        }
-    }
-    row[b.len()]
 }
 
 /// The caller: the named session (a Session id, a unique prefix, or a name
@@ -226,7 +208,7 @@ mod tests {
             ("kitten", "sitting", 3),
             ("ü", "u", 1),
         ] {
-            assert_eq!(edit_distance(a, b), d, "{a} / {b}");
+            assert_eq!(crate::support::suggest::distance(a, b), d, "{a} / {b}");
         }
     }
 
