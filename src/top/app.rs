@@ -297,10 +297,10 @@ impl App {
                 }
             }
             KeyCode::Enter => {
-                if let Some(a) = agent.filter(|a| self.has_children(a)) {
-                    if !self.folded.remove(&a) {
-                        self.folded.insert(a);
-                    }
+                if let Some(a) = agent.filter(|a| self.has_children(a))
+                    && !self.folded.remove(&a)
+                {
+                    self.folded.insert(a);
                 }
             }
             KeyCode::Tab => {

@@ -1012,3 +1012,20 @@ fn trace_and_cancel_take_a_unique_message_id_prefix() {
         r.stdout
     );
 }
+
+/// `top` on a stdout that is not a terminal refuses, pointing at `tree
+/// --watch`, and writes nothing.
+#[test]
+fn top_refuses_a_stdout_that_is_not_a_terminal() {
+    let tmp = copy_store(&repo().join("testdata/stores/team"), "top-pipe");
+    let before = snapshot(tmp.path());
+    let r = crate::common::run_in(tmp.path(), &["top"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.starts_with("Error: top needs a terminal") && r.stderr.contains("tree --watch"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stdout.is_empty());
+    assert_eq!(snapshot(tmp.path()), before);
+}
