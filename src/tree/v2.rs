@@ -233,15 +233,15 @@ impl<'a> Corpus<'a> {
         below: Bits,
         reached: usize,
     ) -> V2Walk<'_, 'a> {
-        let stack: Vec<_> = self
-            .subagent_children_of(self.id(root))
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .map(|c| (c, Some(String::new()), 0))
-            .collect();
+        let stack = vec![Frame {
+            children: self.children_of(self.id(root)),
+            next: 0,
+            level: 0,
+            path_len: 0,
+            named: true,
+        }];
         let mut visited = Bits::default();
-        if !stack.is_empty() {
+        if self.subagent_children_of(self.id(root)).next().is_some() {
             visited.set(root);
         }
         V2Walk {
@@ -252,6 +252,7 @@ impl<'a> Corpus<'a> {
             reached,
             left: reached,
             stack,
+            path: String::new(),
             visited,
             ready: std::collections::VecDeque::new(),
             activity,
@@ -588,6 +589,19 @@ pub struct Traversal {
     reached: usize,
 }
 
+/// The children of one member still to visit.
+struct Frame<'c> {
+    children: &'c [u32],
+    next: usize,
+    /// The children's level below the root.
+    level: usize,
+    /// How much of `V2Walk::path` is the member's own name path.
+    path_len: usize,
+    /// Whether the member and every member above it has a name (else its
+    /// children are named by their Session ids).
+    named: bool,
+}
+
 /// The v2 pre-order walk of one tree (`Corpus::v2_walk`).
 pub struct V2Walk<'c, 'a> {
     corpus: &'c Corpus<'a>,
@@ -601,8 +615,13 @@ pub struct V2Walk<'c, 'a> {
     reached: usize,
     /// Members reached and not yet handed out.
     left: usize,
-    /// Members still to visit: position, the parent's name path, level.
-    stack: Vec<(usize, Option<String>, usize)>,
+    /// The members whose children are still to visit, root first: one
+    /// frame a level, so the walk holds its depth, never a level's width.
+    stack: Vec<Frame<'c>>,
+    /// The name path of the deepest named frame's member (each frame
+    /// knows how much of it is its own): names cost the depth once, not
+    /// once a level.
+    path: String,
     /// Members handed out (or made ready): a second path to one finds
     /// nothing.
     visited: Bits,
@@ -628,10 +647,20 @@ impl V2Walk<'_, '_> {
         let corpus = self.corpus;
         let mut batch: Vec<(usize, String, Option<Classified>)> = Vec::new();
         while batch.len() < WALK_BATCH {
-            let Some((index, parent_path, level)) = self.stack.pop() else {
+            let Some(top) = self.stack.last_mut() else {
                 break;
             };
-            if self.visited.set(index) {
+            let Some(&child) = top.children.get(top.next) else {
+                self.stack.pop();
+                if let Some(parent) = self.stack.last() {
+                    self.path.truncate(parent.path_len);
+                }
+                continue;
+            };
+            top.next += 1;
+            let (level, named) = (top.level, top.named);
+            let index = child as usize;
+            if !corpus.store.sessions.origin_subagent(index) || self.visited.set(index) {
                 continue;
             }
             let (class, down) = match &mut self.course {
@@ -654,16 +683,25 @@ impl V2Walk<'_, '_> {
                 Course::Given => (None, self.below.get(index)),
             };
             let sessions = &corpus.store.sessions;
-            let path = child_path(parent_path.as_deref(), sessions.valid_name(index));
-            let name = path
-                .clone()
-                .unwrap_or_else(|| sessions.id(index).to_string());
+            let step = sessions.valid_name(index).filter(|_| named);
+            let name = match step {
+                Some(step) if self.path.is_empty() => step.to_string(),
+                Some(step) => format!("{}/{step}", self.path),
+                None => sessions.id(index).to_string(),
+            };
             if down {
-                let children: Vec<usize> =
-                    corpus.subagent_children_of(sessions.id(index)).collect();
-                for child in children.into_iter().rev() {
-                    self.stack.push((child, path.clone(), level + 1));
+                // The member's own path extends its parent's, so popping
+                // its frame later truncates back to the parent's.
+                if step.is_some() {
+                    self.path.clone_from(&name);
                 }
+                self.stack.push(Frame {
+                    children: corpus.children_of(sessions.id(index)),
+                    next: 0,
+                    level: level + 1,
+                    path_len: self.path.len(),
+                    named: step.is_some(),
+                });
             }
             batch.push((index, name, class));
         }
