@@ -34,6 +34,11 @@ struct Args {
     /// not `sa-0000000` upwards, where every parent sorts before its children
     #[arg(long)]
     random_ids: bool,
+    /// The logs' format generation: 0 writes `session.jsonl` (rc.8), N
+    /// writes `session.vN.jsonl` with its closed header (`version` N,
+    /// `isSeeded`, no `name`) and version-3 descriptors
+    #[arg(long, default_value_t = 0)]
+    generation: u32,
     #[arg(long, default_value_t = 5)]
     runs: usize,
     /// Where to write the store [default: a temp dir, removed afterwards]
@@ -127,6 +132,9 @@ const FORMS: &[(&str, &[&str])] = &[
     ("tree (all trees)", &["tree"]),
 ];
 
+/// The generation `generate` writes (`--generation`).
+static GENERATION: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
 /// Whether `id` makes ids in no tree order (`--random-ids`).
 static RANDOM_IDS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
@@ -144,6 +152,13 @@ fn id(i: usize) -> String {
 fn generate(dir: &Path, n: usize, fanout: usize, extra: usize, zstd: bool) -> u64 {
     let project = dir.join("_no-cwd");
     let mut bytes = 0u64;
+    let generation = GENERATION.load(std::sync::atomic::Ordering::Relaxed);
+    // From generation 2 on the header's keys are closed: no `name`.
+    let (version, seeded, descriptor) = match generation {
+        0 => (0, "", 2),
+        1 => (1, "", 3),
+        g => (g, r#","isSeeded":false"#, 3),
+    };
     let mut write = |sid: &str, header: String, events: Vec<String>| {
         let d = project.join(sid);
         std::fs::create_dir_all(&d).unwrap();
@@ -156,10 +171,11 @@ fn generate(dir: &Path, n: usize, fanout: usize, extra: usize, zstd: bool) -> u6
             format!("{header}\n{body}").into_bytes()
         };
         bytes += content.len() as u64;
-        let name = if zstd {
-            "session.jsonl.zstd"
-        } else {
-            "session.jsonl"
+        let name = match (generation, zstd) {
+            (0, true) => "session.jsonl.zstd".to_string(),
+            (0, false) => "session.jsonl".to_string(),
+            (g, true) => format!("session.v{g}.jsonl.zstd"),
+            (g, false) => format!("session.v{g}.jsonl"),
         };
         std::fs::write(d.join(name), content).unwrap();
     };
@@ -177,7 +193,9 @@ fn generate(dir: &Path, n: usize, fanout: usize, extra: usize, zstd: bool) -> u6
     };
     write(
         "root",
-        r#"{"type":"session","version":0,"id":"root","createdAt":1,"delegationDepth":0}"#.into(),
+        format!(
+            r#"{{"type":"session","version":{version},"id":"root","createdAt":1,"delegationDepth":0{seeded}}}"#
+        ),
         vec![turn(0), end(1)],
     );
     for i in 0..n {
@@ -191,14 +209,19 @@ fn generate(dir: &Path, n: usize, fanout: usize, extra: usize, zstd: bool) -> u6
         } else {
             "continuable"
         };
+        let name = if generation >= 2 {
+            String::new()
+        } else {
+            format!(r#","name":"n{i}""#)
+        };
         let header = format!(
-            r#"{{"type":"session","version":0,"id":"{}","createdAt":{},"parentSession":"{parent}","origin":"subagent","delegationDepth":1,"name":"n{i}"}}"#,
+            r#"{{"type":"session","version":{version},"id":"{}","createdAt":{},"parentSession":"{parent}","origin":"subagent","delegationDepth":1{seeded}{name}}}"#,
             id(i),
             1000 + i
         );
         let mut events = vec![turn(0), msg(1, "work")];
         events.push(format!(
-            r#"{{"type":"subagent/descriptor","seq":2,"time":3,"data":{{"version":2,"mode":"{mode}","provider":"spawn","label":"task {i}"}}}}"#
+            r#"{{"type":"subagent/descriptor","seq":2,"time":3,"data":{{"version":{descriptor},"mode":"{mode}","provider":"spawn","label":"task {i}"}}}}"#
         ));
         for k in 0..extra {
             events.push(msg(events.len(), &format!("more {k} ").repeat(20)));
@@ -529,6 +552,7 @@ type Mode = fn(&Args);
 fn main() {
     let args = Args::parse();
     RANDOM_IDS.store(args.random_ids, std::sync::atomic::Ordering::Relaxed);
+    GENERATION.store(args.generation, std::sync::atomic::Ordering::Relaxed);
     let modes: [(bool, Mode); 9] = [
         (args.spawn_send, bench_spawn_send),
         (args.deep, bench_deep),
@@ -775,10 +799,11 @@ fn bench_scale(args: &Args) {
         let dir = base.join(format!("s{n}"));
         let _ = std::fs::remove_dir_all(&dir);
         let bytes = generate(&dir, n, args.fanout, args.events, zstd);
+        // Every generation's log name (`session.jsonl`, `session.vN.jsonl`, …).
         let log = if zstd {
-            "session.jsonl.zstd"
+            "'session*.jsonl.zstd'"
         } else {
-            "session.jsonl"
+            "'session*.jsonl'"
         };
         let shell = |script: String| {
             move || {
@@ -844,6 +869,10 @@ fn bench_scale(args: &Args) {
             ("v1 list-agents --scope descendants", v(V1_DESCENDANTS)),
             ("tree", v(&["tree"])),
             ("check", v(&["check"])),
+            (
+                "export --otlp --all -o /dev/null",
+                v(&["export", "--otlp", "--all", "-o", "/dev/null"]),
+            ),
             (
                 "v1 send-message (by id)",
                 v(&[

@@ -9,7 +9,8 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::inbox::{Inbox, Target};
 use crate::operator::spawn::{SpawnError, SpawnRequest};
 use crate::operator::{
-    check, deliver, inbox_view, log_view, otel, spawn, trace, tree_measure, tree_watch, usage,
+    check, deliver, inbox_view, log_view, otel, otlp_http, spawn, trace, tree_measure, tree_watch,
+    usage,
 };
 use crate::runtime::serve::{ServeOptions, serve};
 use crate::store::Store;
@@ -205,52 +206,87 @@ pub(super) fn trace(env: &Env, message_id: &str, to: Option<&str>) -> Result<Out
     }))
 }
 
-pub(super) fn export(env: &Env, args: &ExportArgs) -> Result<Output> {
+pub(super) fn export(env: &Env, args: &ExportArgs, out: &mut dyn std::io::Write) -> Result<Output> {
     let store = env.open.whole("an export reads every tree")?;
     let corpus = Corpus::new(&store);
     let roots: Vec<usize> = match &args.agent {
         Some(a) => vec![corpus.root_of(resolve_agent(&store, a)?)?],
         None => corpus.roots().collect(),
     };
-    let (spans, unreadable) = otel::spans(&corpus, &roots, args.content);
-    for (id, why) in &unreadable {
-        eprintln!("warning: {id}: log not exported: {why}");
-    }
+    let warn = |id: &str, why: crate::store::error::LogError| {
+        eprintln!("warning: {id}: log not exported: {why}")
+    };
     let resource = otel::resource(&store.root);
     if let Some(url) = &args.endpoint {
         let deadline = std::time::Duration::from_secs(args.timeout);
-        let sent =
-            crate::operator::otlp_http::send(url, &spans, &resource, deadline).map_err(|e| {
-                // A bad URL is the user's; a collector that fails us is I/O (exit 3).
-                match e {
-                    crate::operator::otlp_http::SendError::Url(_) => {
-                        Error::usage(format!("--endpoint: {e}"))
-                    }
-                    e => Error::Store(crate::store::StoreError::Fatal {
-                        path: std::path::PathBuf::from(url),
-                        message: format!("--endpoint: {e}"),
-                    }),
+        // A bad URL is the user's; a collector that fails us is I/O (exit 3).
+        let failed = |e: otlp_http::SendError| match e {
+            otlp_http::SendError::Url(_) => Error::usage(format!("--endpoint: {e}")),
+            e => Error::Store(crate::store::StoreError::Fatal {
+                path: std::path::PathBuf::from(url),
+                message: format!("--endpoint: {e}"),
+            }),
+        };
+        let collector = otlp_http::Collector::new(url, deadline).map_err(failed)?;
+        let mut batch = Vec::with_capacity(otlp_http::BATCH);
+        let mut sent = 0u64;
+        otel::each_span(
+            &corpus,
+            &roots,
+            args.content,
+            |s| {
+                batch.push(s);
+                if batch.len() == otlp_http::BATCH {
+                    collector.post(&batch, &resource)?;
+                    sent += batch.len() as u64;
+                    batch.clear();
                 }
-            })?;
+                Ok(())
+            },
+            warn,
+        )
+        .map_err(failed)?;
+        // An empty export still says so to the collector.
+        if !batch.is_empty() || sent == 0 {
+            collector.post(&batch, &resource).map_err(failed)?;
+            sent += batch.len() as u64;
+        }
         return Ok(Output::Text(format!(
-            "sent {} spans to {sent}",
-            spans.len()
+            "sent {sent} spans to {}",
+            collector.url()
         )));
     }
-    let text = serde_json::to_string(&otel::to_json(&spans, &resource)).unwrap_or_default();
+    // Writing the file or stdout is I/O, not a bad argument: exit 3.
+    let written = |path: &std::path::Path| {
+        let path = path.to_path_buf();
+        move |e: std::io::Error| Error::Store(crate::store::StoreError::io(&path, e))
+    };
+    let stream = |out: &mut dyn std::io::Write| -> std::io::Result<u64> {
+        let mut w = otel::JsonWriter::begin(out, &resource)?;
+        otel::each_span(&corpus, &roots, args.content, |s| w.span(&s), warn)?;
+        let (spans, out) = w.end()?;
+        out.write_all(b"\n")?;
+        out.flush()?;
+        Ok(spans)
+    };
     match &args.output {
         // `-o -` is standard output, as curl, ripgrep and jq take it.
-        None => Ok(Output::Text(text)),
-        Some(path) if path.as_os_str() == "-" => Ok(Output::Text(text)),
-        Some(path) => {
-            // Writing the file is I/O, not a bad argument: exit 3.
-            std::fs::write(path, format!("{text}\n"))
-                .map_err(|e| Error::Store(crate::store::StoreError::io(path, e)))?;
+        Some(path) if path.as_os_str() != "-" => {
+            let file = std::fs::File::create(path).map_err(written(path))?;
+            let spans = stream(&mut std::io::BufWriter::new(file)).map_err(written(path))?;
             Ok(Output::Text(format!(
-                "wrote {} spans to {}",
-                spans.len(),
+                "wrote {spans} spans to {}",
                 path.display()
             )))
+        }
+        _ => {
+            match stream(&mut std::io::BufWriter::with_capacity(64 * 1024, out)) {
+                // A closed pipe ends the writing quietly (contract §8).
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    Err(written(std::path::Path::new("stdout"))(e))
+                }
+                _ => Ok(Output::Raw(String::new())),
+            }
         }
     }
 }

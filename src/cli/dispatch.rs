@@ -55,7 +55,7 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
         Command::Serve(args) => commands::serve_agent(&env, args),
         Command::Log(args) => commands::log(&env, args),
         Command::Trace { message_id, to } => commands::trace(&env, message_id, to.as_deref()),
-        Command::Export(args) => commands::export(&env, args),
+        Command::Export(args) => commands::export(&env, args, out),
         Command::Usage(args) => commands::usage(&env, args, out),
         Command::Cancel { message_id, to } => commands::cancel(&env, message_id, to.as_deref()),
         Command::Bridge { check } => commands::bridge(&env, *check),

@@ -10,6 +10,10 @@
 //! running when it started. Trace and span ids are hashes of session ids
 //! and seqs: a re-export gives the same ids. Message text and tool
 //! arguments are left out unless asked for (`content`).
+//!
+//! Invariant: the export streams. Spans are handed on as logs are read,
+//! a bounded number at a time; what is held is the sessions on the way down
+//! to the one being read, never the store's spans.
 
 use crate::store::conversation::Ending;
 use crate::store::error::LogError;
@@ -213,11 +217,16 @@ fn read_turns(corpus: &Corpus, index: usize) -> Result<(Vec<Turn>, i64), LogErro
     Ok((turns, last))
 }
 
-/// Where a session's spans went, for its children to find their parents.
+/// Where a session's spans went, for its children to find their parents;
+/// kept while a child of it is still to come, and dropped with its last.
 struct Placed {
     /// Per turn: (trace id, invoke span id, start, end).
     turns: Vec<([u8; 16], [u8; 8], i64, i64)>,
     tools: Vec<PlacedTool>,
+    /// Its spans, held until its children found which calls delegated them.
+    spans: Vec<Span>,
+    /// Its children still to come.
+    waiting: usize,
 }
 
 /// A tool call's span, and what tells whether it delegated a child's turn.
@@ -229,6 +238,8 @@ struct PlacedTool {
     end: i64,
     arguments: String,
     result: String,
+    /// A child's turn was found to come from it (a PRODUCER).
+    delegated: bool,
 }
 
 impl PlacedTool {
@@ -243,18 +254,26 @@ impl PlacedTool {
     }
 }
 
-/// The spans of the trees of `roots`, in pre-order of their sessions, and
-/// the sessions whose logs could not be read.
-pub fn spans(
+/// How many sessions' logs are read at once (in parallel): what the export
+/// holds grows with this, never with the store.
+const READ_AT_ONCE: usize = 256;
+
+/// Every span of the trees of `roots`, handed to `emit` as it is made: a
+/// session's spans together and in order, a session with children after
+/// all of its children's (a call's kind, PRODUCER or not, is known only
+/// once they are read). What is held at any time is the logs being read
+/// and the sessions on the way down to the one being read, never the
+/// store's spans. A session whose log cannot be read goes to `unreadable`
+/// and its children start their own traces. Stops at `emit`'s first error.
+pub fn each_span<E>(
     corpus: &Corpus,
     roots: &[usize],
     content: bool,
-) -> (Vec<Span>, Vec<(String, LogError)>) {
-    let mut out = Vec::new();
-    let mut unreadable = Vec::new();
-    let mut placed: std::collections::HashMap<usize, Placed> = Default::default();
-    let mut order: Vec<usize> = Vec::new();
+    mut emit: impl FnMut(Span) -> Result<(), E>,
+    mut unreadable: impl FnMut(&str, LogError),
+) -> Result<(), E> {
     let mut seen = vec![false; corpus.store.sessions.len()];
+    let mut order: Vec<usize> = Vec::new();
     for root in roots {
         let mut stack = vec![*root];
         while let Some(i) = stack.pop() {
@@ -266,200 +285,266 @@ pub fn spans(
             stack.extend(kids.into_iter().rev());
         }
     }
-    let read = crate::support::parallel::par_map(&order, |i| read_turns(corpus, *i));
-    for (index, turns) in order.iter().copied().zip(read) {
-        let (turns, last) = match turns {
-            Ok(t) => t,
-            Err(e) => {
-                unreadable.push((corpus.id(index).to_string(), e));
-                continue;
+    // The parent each exported session hangs under, and how many each waits for.
+    let parent_of = |i: usize| corpus.parent_of(i).filter(|p| seen[*p]);
+    let mut waiting: std::collections::HashMap<usize, usize> = Default::default();
+    for &i in &order {
+        if let Some(p) = parent_of(i) {
+            *waiting.entry(p).or_default() += 1;
+        }
+    }
+    let mut placed: std::collections::HashMap<usize, Placed> = Default::default();
+    for chunk in order.chunks(READ_AT_ONCE) {
+        let read = crate::support::parallel::par_map(chunk, |i| read_turns(corpus, *i));
+        for (index, turns) in chunk.iter().copied().zip(read) {
+            let parent = parent_of(index);
+            match turns {
+                Ok((turns, last)) => {
+                    let mut mine = place(
+                        corpus,
+                        index,
+                        &turns,
+                        last,
+                        parent.and_then(|p| placed.get_mut(&p)),
+                        content,
+                    );
+                    mine.waiting = waiting.get(&index).copied().unwrap_or(0);
+                    if mine.waiting == 0 {
+                        flush(mine, &mut emit)?;
+                    } else {
+                        placed.insert(index, mine);
+                    }
+                }
+                Err(e) => unreadable(corpus.id(index), e),
             }
-        };
-        let id = corpus.id(index);
-        let name = corpus
-            .root_of(index)
-            .map_or_else(|_| id.to_string(), |r| corpus.v2_name(r, index));
-        let parent = corpus.parent_of(index).and_then(|p| placed.get(&p));
-        let mut mine = Placed {
-            turns: Vec::new(),
-            tools: Vec::new(),
-        };
-        for turn in &turns {
-            let seq = turn.start_seq.to_string();
-            let invoke = span_id(&[id.as_bytes(), b"turn", seq.as_bytes()]);
-            let end = turn.end.as_ref().map_or(last, |(t, _)| *t);
-            // The call that delegated this turn: the latest before it that
-            // names this session.
-            let created = corpus.store.sessions.created_at(index);
-            let delegated = parent.and_then(|p| {
-                p.tools
-                    .iter()
-                    .filter(|t| t.delegates(id, created, turn.start))
-                    .max_by_key(|t| t.start)
-            });
-            let (trace, parent_span, kind, mut links) = match delegated {
-                Some(t) => (
+            // Its parent's last child: the parent's spans are complete.
+            if let Some(p) = parent
+                && let Some(pl) = placed.get_mut(&p)
+            {
+                pl.waiting -= 1;
+                if pl.waiting == 0
+                    && let Some(pl) = placed.remove(&p)
+                {
+                    flush(pl, &mut emit)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Hand on a session's spans, its calls that delegated a child's turn as
+/// PRODUCERs.
+fn flush<E>(placed: Placed, emit: &mut impl FnMut(Span) -> Result<(), E>) -> Result<(), E> {
+    let producers: Vec<[u8; 8]> = placed
+        .tools
+        .iter()
+        .filter(|t| t.delegated)
+        .map(|t| t.span)
+        .collect();
+    for mut s in placed.spans {
+        if producers.contains(&s.span_id) {
+            s.kind = Kind::Producer;
+        }
+        emit(s)?;
+    }
+    Ok(())
+}
+
+/// The spans of one session's `turns`, nested under the calls of `parent`
+/// that delegated them (marked there).
+fn place(
+    corpus: &Corpus,
+    index: usize,
+    turns: &[Turn],
+    last: i64,
+    mut parent: Option<&mut Placed>,
+    content: bool,
+) -> Placed {
+    let id = corpus.id(index);
+    let name = corpus
+        .root_of(index)
+        .map_or_else(|_| id.to_string(), |r| corpus.v2_name(r, index));
+    let mut mine = Placed {
+        turns: Vec::new(),
+        tools: Vec::new(),
+        spans: Vec::new(),
+        waiting: 0,
+    };
+    let out = &mut mine.spans;
+    for turn in turns {
+        let seq = turn.start_seq.to_string();
+        let invoke = span_id(&[id.as_bytes(), b"turn", seq.as_bytes()]);
+        let end = turn.end.as_ref().map_or(last, |(t, _)| *t);
+        // The call that delegated this turn: the latest before it that
+        // names this session.
+        let created = corpus.store.sessions.created_at(index);
+        let delegated = parent.as_deref_mut().and_then(|p| {
+            p.tools
+                .iter_mut()
+                .filter(|t| t.delegates(id, created, turn.start))
+                .max_by_key(|t| t.start)
+        });
+        let (trace, parent_span, kind, mut links) = match delegated {
+            Some(t) => {
+                t.delegated = true;
+                (
                     t.trace,
                     Some(t.span),
                     Kind::Consumer,
                     vec![(t.trace, t.span)],
-                ),
-                None => {
-                    let trace = trace_id(&[id.as_bytes(), b"trace", seq.as_bytes()]);
-                    // Linked to the parent's turn running when it started.
-                    let running = parent.and_then(|p| {
-                        p.turns
-                            .iter()
-                            .find(|(_, _, s, e)| *s <= turn.start && turn.start <= *e)
-                    });
-                    let links = running
-                        .map(|(t, s, _, _)| vec![(*t, *s)])
-                        .unwrap_or_default();
-                    (trace, None, Kind::Internal, links)
-                }
-            };
-            let mut attributes = vec![
-                ("gen_ai.operation.name", Attr::Str("invoke_agent".into())),
-                ("gen_ai.agent.id", Attr::Str(id.to_string())),
-                ("gen_ai.agent.name", Attr::Str(name.clone())),
-                ("gen_ai.conversation.id", Attr::Str(id.to_string())),
-                ("dsh.turn.number", Attr::Int(int64(turn.number))),
-            ];
-            let mut error = None;
-            match &turn.end {
-                Some((_, ending)) => {
-                    attributes.push(("dsh.turn.ending", Attr::Str(ending.word().to_string())));
-                    if let Ending::Error(m) = ending {
-                        error = Some(m.clone());
-                    }
-                }
-                None => attributes.push(("dsh.turn.ending", Attr::Str("open".into()))),
+                )
             }
-            links.dedup();
+            None => {
+                let trace = trace_id(&[id.as_bytes(), b"trace", seq.as_bytes()]);
+                // Linked to the parent's turn running when it started.
+                let running = parent.as_deref().and_then(|p| {
+                    p.turns
+                        .iter()
+                        .find(|(_, _, s, e)| *s <= turn.start && turn.start <= *e)
+                });
+                let links = running
+                    .map(|(t, s, _, _)| vec![(*t, *s)])
+                    .unwrap_or_default();
+                (trace, None, Kind::Internal, links)
+            }
+        };
+        let mut attributes = vec![
+            ("gen_ai.operation.name", Attr::Str("invoke_agent".into())),
+            ("gen_ai.agent.id", Attr::Str(id.to_string())),
+            ("gen_ai.agent.name", Attr::Str(name.clone())),
+            ("gen_ai.conversation.id", Attr::Str(id.to_string())),
+            ("dsh.turn.number", Attr::Int(int64(turn.number))),
+        ];
+        let mut error = None;
+        match &turn.end {
+            Some((_, ending)) => {
+                attributes.push(("dsh.turn.ending", Attr::Str(ending.word().to_string())));
+                if let Ending::Error(m) = ending {
+                    error = Some(m.clone());
+                }
+            }
+            None => attributes.push(("dsh.turn.ending", Attr::Str("open".into()))),
+        }
+        links.dedup();
+        out.push(Span {
+            trace_id: trace,
+            span_id: invoke,
+            parent: parent_span,
+            name: format!("invoke_agent {name}"),
+            kind,
+            start_ns: ns(turn.start),
+            end_ns: ns(end),
+            attributes,
+            links,
+            error,
+        });
+        mine.turns.push((trace, invoke, turn.start, end));
+        for step in &turn.steps {
+            out.push(step_span(id, trace, invoke, step, end));
+        }
+        for tool in &turn.tools {
+            let span = span_id(&[
+                id.as_bytes(),
+                b"tool",
+                tool.call_id.as_bytes(),
+                seq.as_bytes(),
+            ]);
+            let mut attributes = vec![
+                ("gen_ai.operation.name", Attr::Str("execute_tool".into())),
+                ("gen_ai.tool.name", Attr::Str(tool.name.clone())),
+                ("gen_ai.tool.call.id", Attr::Str(tool.call_id.clone())),
+                ("gen_ai.tool.type", Attr::Str("function".into())),
+            ];
+            if content {
+                attributes.push((
+                    "gen_ai.tool.call.arguments",
+                    Attr::Str(tool.arguments.clone()),
+                ));
+                attributes.push(("gen_ai.tool.call.result", Attr::Str(tool.result.clone())));
+            }
             out.push(Span {
                 trace_id: trace,
-                span_id: invoke,
-                parent: parent_span,
-                name: format!("invoke_agent {name}"),
-                kind,
-                start_ns: ns(turn.start),
-                end_ns: ns(end),
+                span_id: span,
+                parent: Some(invoke),
+                name: format!("execute_tool {}", tool.name),
+                // PRODUCER once a child's turn is found to come from it.
+                kind: Kind::Internal,
+                start_ns: ns(tool.start),
+                end_ns: ns(tool.end.unwrap_or(end)),
                 attributes,
-                links,
-                error,
+                links: Vec::new(),
+                error: tool.is_error.then(|| tool.result.clone()),
             });
-            mine.turns.push((trace, invoke, turn.start, end));
-            for step in &turn.steps {
-                let s = step.seq.to_string();
-                let model = step.model.clone().unwrap_or_default();
-                let u = &step.usage;
-                let mut attributes = vec![
-                    ("gen_ai.operation.name", Attr::Str("chat".into())),
-                    ("gen_ai.conversation.id", Attr::Str(id.to_string())),
-                ];
-                if let Some(p) = &step.provider {
-                    attributes.push(("gen_ai.provider.name", Attr::Str(p.clone())));
-                }
-                if step.model.is_some() {
-                    attributes.push(("gen_ai.request.model", Attr::Str(model.clone())));
-                }
-                if u.calls > 0 {
-                    let input = u
-                        .input_tokens
-                        .saturating_add(u.cache_read_tokens)
-                        .saturating_add(u.cache_write_tokens);
-                    attributes.push(("gen_ai.usage.input_tokens", Attr::Int(int64(input))));
-                    attributes.push((
-                        "gen_ai.usage.output_tokens",
-                        Attr::Int(int64(u.output_tokens)),
-                    ));
-                    if u.cache_read_tokens > 0 {
-                        attributes.push((
-                            "gen_ai.usage.cache_read.input_tokens",
-                            Attr::Int(int64(u.cache_read_tokens)),
-                        ));
-                    }
-                    if u.cache_write_tokens > 0 {
-                        attributes.push((
-                            "gen_ai.usage.cache_creation.input_tokens",
-                            Attr::Int(int64(u.cache_write_tokens)),
-                        ));
-                    }
-                }
-                out.push(Span {
-                    trace_id: trace,
-                    span_id: span_id(&[id.as_bytes(), b"step", s.as_bytes()]),
-                    parent: Some(invoke),
-                    name: if model.is_empty() {
-                        "chat".into()
-                    } else {
-                        format!("chat {model}")
-                    },
-                    kind: Kind::Client,
-                    start_ns: ns(step.start),
-                    end_ns: ns(step.end.unwrap_or(end)),
-                    attributes,
-                    links: Vec::new(),
-                    error: None,
-                });
-            }
-            for tool in &turn.tools {
-                let span = span_id(&[
-                    id.as_bytes(),
-                    b"tool",
-                    tool.call_id.as_bytes(),
-                    seq.as_bytes(),
-                ]);
-                let mut attributes = vec![
-                    ("gen_ai.operation.name", Attr::Str("execute_tool".into())),
-                    ("gen_ai.tool.name", Attr::Str(tool.name.clone())),
-                    ("gen_ai.tool.call.id", Attr::Str(tool.call_id.clone())),
-                    ("gen_ai.tool.type", Attr::Str("function".into())),
-                ];
-                if content {
-                    attributes.push((
-                        "gen_ai.tool.call.arguments",
-                        Attr::Str(tool.arguments.clone()),
-                    ));
-                    attributes.push(("gen_ai.tool.call.result", Attr::Str(tool.result.clone())));
-                }
-                out.push(Span {
-                    trace_id: trace,
-                    span_id: span,
-                    parent: Some(invoke),
-                    name: format!("execute_tool {}", tool.name),
-                    // PRODUCER once a child's turn is found to come from it.
-                    kind: Kind::Internal,
-                    start_ns: ns(tool.start),
-                    end_ns: ns(tool.end.unwrap_or(end)),
-                    attributes,
-                    links: Vec::new(),
-                    error: tool.is_error.then(|| tool.result.clone()),
-                });
-                mine.tools.push(PlacedTool {
-                    trace,
-                    span,
-                    name: tool.name.clone(),
-                    start: tool.start,
-                    end: tool.end.unwrap_or(end),
-                    arguments: tool.arguments.clone(),
-                    result: tool.result.clone(),
-                });
-            }
-        }
-        placed.insert(index, mine);
-    }
-    let producers: std::collections::HashSet<[u8; 8]> = out
-        .iter()
-        .filter(|s| s.kind == Kind::Consumer)
-        .filter_map(|s| s.parent)
-        .collect();
-    for s in &mut out {
-        if producers.contains(&s.span_id) {
-            s.kind = Kind::Producer;
+            mine.tools.push(PlacedTool {
+                trace,
+                span,
+                name: tool.name.clone(),
+                start: tool.start,
+                end: tool.end.unwrap_or(end),
+                arguments: tool.arguments.clone(),
+                result: tool.result.clone(),
+                delegated: false,
+            });
         }
     }
-    (out, unreadable)
+    mine
+}
+
+/// A model step's `chat` span.
+fn step_span(id: &str, trace: [u8; 16], invoke: [u8; 8], step: &Step, end: i64) -> Span {
+    let s = step.seq.to_string();
+    let model = step.model.clone().unwrap_or_default();
+    let u = &step.usage;
+    let mut attributes = vec![
+        ("gen_ai.operation.name", Attr::Str("chat".into())),
+        ("gen_ai.conversation.id", Attr::Str(id.to_string())),
+    ];
+    if let Some(p) = &step.provider {
+        attributes.push(("gen_ai.provider.name", Attr::Str(p.clone())));
+    }
+    if step.model.is_some() {
+        attributes.push(("gen_ai.request.model", Attr::Str(model.clone())));
+    }
+    if u.calls > 0 {
+        let input = u
+            .input_tokens
+            .saturating_add(u.cache_read_tokens)
+            .saturating_add(u.cache_write_tokens);
+        attributes.push(("gen_ai.usage.input_tokens", Attr::Int(int64(input))));
+        attributes.push((
+            "gen_ai.usage.output_tokens",
+            Attr::Int(int64(u.output_tokens)),
+        ));
+        if u.cache_read_tokens > 0 {
+            attributes.push((
+                "gen_ai.usage.cache_read.input_tokens",
+                Attr::Int(int64(u.cache_read_tokens)),
+            ));
+        }
+        if u.cache_write_tokens > 0 {
+            attributes.push((
+                "gen_ai.usage.cache_creation.input_tokens",
+                Attr::Int(int64(u.cache_write_tokens)),
+            ));
+        }
+    }
+    Span {
+        trace_id: trace,
+        span_id: span_id(&[id.as_bytes(), b"step", s.as_bytes()]),
+        parent: Some(invoke),
+        name: if model.is_empty() {
+            "chat".into()
+        } else {
+            format!("chat {model}")
+        },
+        kind: Kind::Client,
+        start_ns: ns(step.start),
+        end_ns: ns(step.end.unwrap_or(end)),
+        attributes,
+        links: Vec::new(),
+        error: None,
+    }
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -481,48 +566,85 @@ pub fn resource(store: &std::path::Path) -> Vec<(&'static str, Attr)> {
     ]
 }
 
-/// OTLP/JSON (`ExportTraceServiceRequest`): ids in hex, times and 64-bit
-/// integers as strings, enums as numbers.
-pub fn to_json(spans: &[Span], resource: &[(&'static str, Attr)]) -> Value {
-    let spans: Vec<Value> = spans
-        .iter()
-        .map(|s| {
-            let mut v = json!({
-                "traceId": hex(&s.trace_id),
-                "spanId": hex(&s.span_id),
-                "name": s.name,
-                "kind": s.kind as i32,
-                "startTimeUnixNano": s.start_ns.to_string(),
-                "endTimeUnixNano": s.end_ns.to_string(),
-                "attributes": s.attributes.iter().map(|(k, a)| attr_json(k, a)).collect::<Vec<_>>(),
-                "status": match &s.error {
-                    Some(m) => json!({"code": 2, "message": m}),
-                    None => json!({}),
-                },
-            });
-            if let Some(p) = s.parent {
-                v["parentSpanId"] = json!(hex(&p));
-            }
-            if !s.links.is_empty() {
-                v["links"] = s
-                    .links
-                    .iter()
-                    .map(|(t, sp)| json!({"traceId": hex(t), "spanId": hex(sp)}))
-                    .collect();
-            }
-            v
+/// One span in OTLP/JSON: ids in hex, times and 64-bit integers as
+/// strings, enums as numbers.
+fn span_json(s: &Span) -> Value {
+    let mut v = json!({
+        "traceId": hex(&s.trace_id),
+        "spanId": hex(&s.span_id),
+        "name": s.name,
+        "kind": s.kind as i32,
+        "startTimeUnixNano": s.start_ns.to_string(),
+        "endTimeUnixNano": s.end_ns.to_string(),
+        "attributes": s.attributes.iter().map(|(k, a)| attr_json(k, a)).collect::<Vec<_>>(),
+        "status": match &s.error {
+            Some(m) => json!({"code": 2, "message": m}),
+            None => json!({}),
+        },
+    });
+    if let Some(p) = s.parent {
+        v["parentSpanId"] = json!(hex(&p));
+    }
+    if !s.links.is_empty() {
+        v["links"] = s
+            .links
+            .iter()
+            .map(|(t, sp)| json!({"traceId": hex(t), "spanId": hex(sp)}))
+            .collect();
+    }
+    v
+}
+
+/// OTLP/JSON (`ExportTraceServiceRequest`) written a span at a time: the
+/// document is the one `serde_json` gives for the whole request, its
+/// `spans` array (the last field, keys being sorted) filled as spans come.
+pub struct JsonWriter<W: std::io::Write> {
+    out: W,
+    /// What closes the document after the last span.
+    tail: String,
+    spans: u64,
+}
+
+impl<W: std::io::Write> JsonWriter<W> {
+    pub fn begin(mut out: W, resource: &[(&'static str, Attr)]) -> std::io::Result<Self> {
+        let whole = json!({
+            "resourceSpans": [{
+                "resource": {"attributes": resource.iter().map(|(k, a)| attr_json(k, a)).collect::<Vec<_>>()},
+                "scopeSpans": [{
+                    "scope": {"name": "dsh-agents", "version": env!("CARGO_PKG_VERSION")},
+                    "spans": [],
+                }],
+                "schemaUrl": SCHEMA_URL,
+            }]
         })
-        .collect();
-    json!({
-        "resourceSpans": [{
-            "resource": {"attributes": resource.iter().map(|(k, a)| attr_json(k, a)).collect::<Vec<_>>()},
-            "scopeSpans": [{
-                "scope": {"name": "dsh-agents", "version": env!("CARGO_PKG_VERSION")},
-                "spans": spans,
-            }],
-            "schemaUrl": SCHEMA_URL,
-        }]
-    })
+        .to_string();
+        const EMPTY: &str = "\"spans\":[]";
+        let at = whole
+            .find(EMPTY)
+            .map_or(whole.len(), |i| i + EMPTY.len() - 1);
+        out.write_all(&whole.as_bytes()[..at])?;
+        Ok(JsonWriter {
+            out,
+            tail: whole[at..].to_string(),
+            spans: 0,
+        })
+    }
+
+    pub fn span(&mut self, s: &Span) -> std::io::Result<()> {
+        if self.spans > 0 {
+            self.out.write_all(b",")?;
+        }
+        serde_json::to_writer(&mut self.out, &span_json(s))?;
+        self.spans += 1;
+        Ok(())
+    }
+
+    /// Close the document; the spans written and the writer.
+    pub fn end(mut self) -> std::io::Result<(u64, W)> {
+        self.out.write_all(self.tail.as_bytes())?;
+        self.out.flush()?;
+        Ok((self.spans, self.out))
+    }
 }
 
 /// OTLP integers are signed 64-bit: a count above `i64::MAX` is sent as

@@ -3,7 +3,8 @@
 //! opentelemetry-proto's `collector/trace/v1`, `trace/v1`, `common/v1`,
 //! `resource/v1`), POSTed to `<endpoint>/v1/traces` over plain HTTP/1.1.
 //! The encoder is the few messages the export writes, not a protobuf
-//! library; TLS is left to a local collector.
+//! library; TLS is left to a local collector. Spans go in batches, a
+//! request each, all within one deadline.
 
 use super::otel::{Attr, SCHEMA_URL, Span};
 use std::io::{Read, Write};
@@ -145,97 +146,129 @@ impl std::fmt::Display for SendError {
     }
 }
 
-/// POST the spans to `endpoint`; the URL they went to.
-/// The whole send — connect, request, answer — ends by `deadline` from
-/// now: a collector that trickles its answer cannot hold it longer.
-pub fn send(
-    endpoint: &str,
-    spans: &[Span],
-    resource: &[(&'static str, Attr)],
+/// Spans a request: a request stays a few MiB at most.
+pub const BATCH: usize = 2048;
+
+/// A collector the export is POSTed to, a batch of spans a request (one
+/// connection each). Every request — connect, send, answer — ends by one
+/// deadline set when the collector is named: a collector that trickles its
+/// answer cannot hold the export longer.
+pub struct Collector {
+    authority: String,
+    path: String,
+    target: std::net::SocketAddr,
+    addr: String,
+    until: std::time::Instant,
     deadline: Duration,
-) -> Result<String, SendError> {
-    let until = std::time::Instant::now() + deadline;
-    let left = || {
-        until
+}
+
+impl Collector {
+    pub fn new(endpoint: &str, deadline: Duration) -> Result<Collector, SendError> {
+        let until = std::time::Instant::now() + deadline;
+        let bad = || SendError::Url(endpoint.to_string());
+        let rest = endpoint.strip_prefix("http://").ok_or_else(bad)?;
+        let (authority, path) = match rest.find('/') {
+            Some(i) if &rest[i..] != "/" => (&rest[..i], rest[i..].to_string()),
+            Some(i) => (&rest[..i], "/v1/traces".to_string()),
+            None => (rest, "/v1/traces".to_string()),
+        };
+        if authority.is_empty() || authority.contains(['@', ' ']) {
+            return Err(bad());
+        }
+        let addr = if authority.contains(':') {
+            authority.to_string()
+        } else {
+            format!("{authority}:80")
+        };
+        let target = addr
+            .to_socket_addrs()
+            .map_err(|e| SendError::Connect(addr.clone(), e))?
+            .next()
+            .ok_or_else(bad)?;
+        Ok(Collector {
+            authority: authority.to_string(),
+            path,
+            target,
+            addr,
+            until,
+            deadline,
+        })
+    }
+
+    /// Where the spans go.
+    pub fn url(&self) -> String {
+        format!("http://{}{}", self.authority, self.path)
+    }
+
+    fn left(&self) -> Result<Duration, SendError> {
+        self.until
             .checked_duration_since(std::time::Instant::now())
             .filter(|d| !d.is_zero())
-            .ok_or(SendError::TimedOut(deadline))
-    };
-    let timed = |e: std::io::Error| match e.kind() {
-        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => {
-            SendError::TimedOut(deadline)
+            .ok_or(SendError::TimedOut(self.deadline))
+    }
+
+    /// POST one batch of spans; a collector that does not answer 2xx fails it.
+    pub fn post(&self, spans: &[Span], resource: &[(&'static str, Attr)]) -> Result<(), SendError> {
+        let deadline = self.deadline;
+        let timed = |e: std::io::Error| match e.kind() {
+            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => {
+                SendError::TimedOut(deadline)
+            }
+            _ => SendError::Io(e),
+        };
+        let mut stream =
+            TcpStream::connect_timeout(&self.target, self.left()?).map_err(|e| match e.kind() {
+                std::io::ErrorKind::TimedOut => SendError::TimedOut(deadline),
+                _ => SendError::Connect(self.addr.clone(), e),
+            })?;
+        let body = encode(spans, resource);
+        let head = format!(
+            "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/x-protobuf\r\nContent-Length: {}\r\nConnection: close\r\nUser-Agent: dsh-agents/{}\r\n\r\n",
+            self.path,
+            self.authority,
+            body.len(),
+            env!("CARGO_PKG_VERSION")
+        );
+        let mut request = head.into_bytes();
+        request.extend_from_slice(&body);
+        let mut sent = 0;
+        while sent < request.len() {
+            stream
+                .set_write_timeout(Some(self.left()?))
+                .map_err(SendError::Io)?;
+            match stream.write(&request[sent..]) {
+                Ok(0) => return Err(SendError::Io(std::io::ErrorKind::WriteZero.into())),
+                Ok(n) => sent += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(timed(e)),
+            }
         }
-        _ => SendError::Io(e),
-    };
-    let bad = || SendError::Url(endpoint.to_string());
-    let rest = endpoint.strip_prefix("http://").ok_or_else(bad)?;
-    let (authority, path) = match rest.find('/') {
-        Some(i) if &rest[i..] != "/" => (&rest[..i], rest[i..].to_string()),
-        Some(i) => (&rest[..i], "/v1/traces".to_string()),
-        None => (rest, "/v1/traces".to_string()),
-    };
-    if authority.is_empty() || authority.contains(['@', ' ']) {
-        return Err(bad());
-    }
-    let addr = if authority.contains(':') {
-        authority.to_string()
-    } else {
-        format!("{authority}:80")
-    };
-    let target = addr
-        .to_socket_addrs()
-        .map_err(|e| SendError::Connect(addr.clone(), e))?
-        .next()
-        .ok_or_else(bad)?;
-    let mut stream = TcpStream::connect_timeout(&target, left()?).map_err(|e| match e.kind() {
-        std::io::ErrorKind::TimedOut => SendError::TimedOut(deadline),
-        _ => SendError::Connect(addr.clone(), e),
-    })?;
-    let body = encode(spans, resource);
-    let head = format!(
-        "POST {path} HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/x-protobuf\r\nContent-Length: {}\r\nConnection: close\r\nUser-Agent: dsh-agents/{}\r\n\r\n",
-        body.len(),
-        env!("CARGO_PKG_VERSION")
-    );
-    let mut request = head.into_bytes();
-    request.extend_from_slice(&body);
-    let mut sent = 0;
-    while sent < request.len() {
-        stream
-            .set_write_timeout(Some(left()?))
-            .map_err(SendError::Io)?;
-        match stream.write(&request[sent..]) {
-            Ok(0) => return Err(SendError::Io(std::io::ErrorKind::WriteZero.into())),
-            Ok(n) => sent += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(timed(e)),
+        // Read a piece at a time, each within what is left of the deadline.
+        let mut answer = Vec::new();
+        let mut piece = [0u8; 8192];
+        while answer.len() < 64 * 1024 {
+            stream
+                .set_read_timeout(Some(self.left()?))
+                .map_err(SendError::Io)?;
+            match stream.read(&mut piece) {
+                Ok(0) => break,
+                Ok(n) => answer.extend_from_slice(&piece[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(timed(e)),
+            }
         }
-    }
-    // Read a piece at a time, each within what is left of the deadline.
-    let mut answer = Vec::new();
-    let mut piece = [0u8; 8192];
-    while answer.len() < 64 * 1024 {
-        stream
-            .set_read_timeout(Some(left()?))
-            .map_err(SendError::Io)?;
-        match stream.read(&mut piece) {
-            Ok(0) => break,
-            Ok(n) => answer.extend_from_slice(&piece[..n]),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(timed(e)),
+        let text = String::from_utf8_lossy(&answer);
+        let status = text.lines().next().unwrap_or("").trim().to_string();
+        let code = status.split(' ').nth(1).unwrap_or("");
+        if !code.starts_with('2') {
+            return Err(SendError::Refused(if status.is_empty() {
+                "nothing".to_string()
+            } else {
+                status
+            }));
         }
+        Ok(())
     }
-    let text = String::from_utf8_lossy(&answer);
-    let status = text.lines().next().unwrap_or("").trim().to_string();
-    let code = status.split(' ').nth(1).unwrap_or("");
-    if !code.starts_with('2') {
-        return Err(SendError::Refused(if status.is_empty() {
-            "nothing".to_string()
-        } else {
-            status
-        }));
-    }
-    Ok(format!("http://{authority}{path}"))
 }
 
 #[cfg(test)]

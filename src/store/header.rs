@@ -84,8 +84,8 @@ struct Rare {
     parent_other: Option<Value>,
 }
 
-/// A header with no rare member and version 0: what a compact store keeps
-/// of it to make it again.
+/// A header with no rare member and a small integer version: what a
+/// compact store keeps of it to make it again.
 #[derive(Debug, Clone, Copy)]
 pub struct Plain<'a> {
     pub id: &'a str,
@@ -95,12 +95,19 @@ pub struct Plain<'a> {
     pub delegation_depth: i64,
     pub is_seeded: Option<Result<bool, ()>>,
     pub origin_subagent: bool,
+    /// `version` when it is a small non-zero integer (the generation DSH
+    /// 0.1.3+ writes in it); `None` for 0.
+    pub version: Option<u8>,
 }
 
 impl Header {
     /// The header's parts, when nothing but them is set.
     pub fn plain(&self) -> Option<Plain<'_>> {
-        (self.version.is_none() && self.rare.is_none()).then(|| Plain {
+        let version = match &self.version {
+            None => None,
+            Some(n) => Some(n.as_u64().and_then(|v| u8::try_from(v).ok())?),
+        };
+        self.rare.is_none().then(|| Plain {
             id: self.id(),
             parent: self.parent(),
             cwd: self.cwd_str(),
@@ -108,6 +115,7 @@ impl Header {
             delegation_depth: self.delegation_depth,
             is_seeded: self.is_seeded,
             origin_subagent: self.origin_subagent,
+            version,
         })
     }
 
@@ -127,7 +135,7 @@ impl Header {
             has_cwd: p.cwd.is_some(),
             created_at: p.created_at,
             delegation_depth: p.delegation_depth,
-            version: None,
+            version: p.version.map(|v| Box::new(Number::from(v))),
             is_seeded: p.is_seeded,
             origin_subagent: p.origin_subagent,
             rare: None,

@@ -82,6 +82,11 @@ const EXTRA: u8 = 1 << 6;
 /// The parent is a session held before this one, by position (its id is
 /// not held twice).
 const PARENT_AT: u8 = 1 << 7;
+/// In `Row::generation`: the generation's bits, and the bit saying the
+/// header's `version` is the generation (as generations 3 and 4 write it),
+/// so such a header is made again from the row, not kept whole.
+const GENERATION: u8 = 0x7f;
+const VERSION_IS_GENERATION: u8 = 0x80;
 
 /// A project directory and the `cwd` its sessions' headers hold (nearly
 /// every session of a project shares one).
@@ -200,7 +205,15 @@ impl Sessions {
             Some(Ok(false)) => 2,
             Some(Err(())) => 3,
         }) << SEEDED_SHIFT;
-        let kept_whole = depth.is_none() || plain.is_none();
+        // The generation fits 7 bits (enumeration reads none past
+        // `NEWEST_READ`); the eighth says the header's `version` is it.
+        let generation = u8::try_from(generation).unwrap_or(u8::MAX).min(GENERATION);
+        let version = plain.as_ref().and_then(|p| p.version);
+        let version_kept = match version {
+            None => true,
+            Some(v) => v == generation,
+        };
+        let kept_whole = depth.is_none() || plain.is_none() || !version_kept;
         if kept_whole || dir_name.is_some() {
             flags |= EXTRA;
         }
@@ -211,8 +224,12 @@ impl Sessions {
             text,
             parent: parent_at.unwrap_or(id_len),
             delegation_depth: depth.unwrap_or(0),
-            // Enumeration reads no generation past `NEWEST_READ`.
-            generation: u8::try_from(generation).unwrap_or(u8::MAX),
+            generation: generation
+                | if version.is_some() {
+                    VERSION_IS_GENERATION
+                } else {
+                    0
+                },
             flags,
             present: present.map_or(0, Present::bits),
         });
@@ -310,7 +327,7 @@ impl Sessions {
     }
 
     pub fn generation(&self, i: usize) -> u32 {
-        u32::from(self.rows[i].generation)
+        u32::from(self.rows[i].generation & GENERATION)
     }
 
     /// What the directory's listing saw of the liveness files (`None`: not
@@ -374,6 +391,8 @@ impl Sessions {
                 _ => Some(Err(())),
             },
             origin_subagent: r.flags & SUBAGENT != 0,
+            version: (r.generation & VERSION_IS_GENERATION != 0)
+                .then_some(r.generation & GENERATION),
         })
     }
 
@@ -438,6 +457,14 @@ mod tests {
             r#"{"type":"session","version":0,"id":"","createdAt":8,"delegationDepth":0,"parentSession":{"x":1}}"#,
             r#"{"type":"session","version":0,"id":"h","createdAt":9007199254740991,"delegationDepth":255,"cwd":"/w"}"#,
             r#"{"type":"session","version":0,"id":"i","createdAt":4294967296,"delegationDepth":256,"cwd":"/w"}"#,
+            // Generations 0 to 4 in turn (`i % 5`): a version that is not
+            // the log's generation, or not an integer, is kept whole; the
+            // one generations 2 to 4 write is made again from the row.
+            r#"{"type":"session","version":3,"id":"j","createdAt":10,"delegationDepth":0}"#,
+            r#"{"type":"session","version":1.0,"id":"k","createdAt":11,"delegationDepth":0}"#,
+            r#"{"type":"session","version":2,"id":"l","createdAt":12,"delegationDepth":0,"isSeeded":false}"#,
+            r#"{"type":"session","version":3,"id":"m","createdAt":13,"delegationDepth":1,"parentSession":"l","origin":"subagent","cwd":"/w"}"#,
+            r#"{"type":"session","version":4,"id":"n","createdAt":14,"delegationDepth":2,"parentSession":"m","origin":"subagent","cwd":"/w","isSeeded":false}"#,
         ];
         let project = Arc::new(PathBuf::from("/s/p"));
         let other = Arc::new(PathBuf::from("/s/q"));
@@ -481,6 +508,11 @@ mod tests {
             assert_eq!(r.generation, generation);
             assert_eq!(r.dir(), dir_of(&proj, name.as_ref(), h.id()));
             assert_eq!(s.dir(i), r.dir());
+        }
+        let whole = |i: usize| s.extra(i).is_some_and(|e| e.header.is_some());
+        assert!(whole(10) && whole(11), "an odd version is kept whole");
+        for (i, line) in lines.iter().enumerate().skip(12) {
+            assert!(!whole(i), "{line}: made again from its row");
         }
     }
 }

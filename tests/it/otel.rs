@@ -306,3 +306,95 @@ fn a_collector_that_trickles_its_answer_is_cut_off_at_the_deadline() {
     assert!(r.stderr.contains("timed out"), "{}", r.stderr);
     server.join().unwrap();
 }
+
+#[test]
+fn a_large_export_is_posted_in_batches_and_every_span_arrives() {
+    // One session of 2,500 one-step turns: 5,000 spans, more than one
+    // request holds.
+    let tmp = crate::common::temp_dir("otel-batches");
+    let dir = tmp.path().join("store/_no-cwd/big");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut log = String::from(
+        r#"{"type":"session","version":0,"id":"big","createdAt":1,"delegationDepth":0}"#,
+    );
+    log.push('\n');
+    for t in 0..2500u64 {
+        let (s, time) = (t * 4, t * 10 + 1);
+        for (k, ty) in ["turn/start", "step/start", "step/end", "turn/end"]
+            .iter()
+            .enumerate()
+        {
+            let end = if *ty == "turn/end" {
+                r#","reason":{"kind":"completed"}"#
+            } else {
+                ""
+            };
+            log.push_str(&format!(
+                r#"{{"type":"{ty}","seq":{},"time":{},"data":{{"turn":{}{end}}}}}"#,
+                s + k as u64,
+                time + k as u64,
+                t + 1
+            ));
+            log.push('\n');
+        }
+    }
+    std::fs::write(dir.join("session.jsonl"), log).unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    // Each request read whole by its Content-Length, answered 200; the
+    // bodies come back when the export closes the last connection.
+    let server = std::thread::spawn(move || {
+        let mut bodies = Vec::new();
+        listener.set_nonblocking(false).unwrap();
+        loop {
+            let (mut conn, _) = listener.accept().unwrap();
+            let mut got = Vec::new();
+            let mut piece = [0u8; 65536];
+            let body = loop {
+                let n = std::io::Read::read(&mut conn, &mut piece).unwrap();
+                assert!(n > 0, "the request ended early");
+                got.extend_from_slice(&piece[..n]);
+                let Some(head) = got.windows(4).position(|w| w == b"\r\n\r\n") else {
+                    continue;
+                };
+                let text = String::from_utf8_lossy(&got[..head]).to_lowercase();
+                let len: usize = text
+                    .lines()
+                    .find_map(|l| l.strip_prefix("content-length: "))
+                    .unwrap()
+                    .trim()
+                    .parse()
+                    .unwrap();
+                if got.len() >= head + 4 + len {
+                    break got[head + 4..head + 4 + len].to_vec();
+                }
+            };
+            std::io::Write::write_all(&mut conn, b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+                .unwrap();
+            let spans = body
+                .windows(b"gen_ai.operation.name".len())
+                .filter(|w| *w == b"gen_ai.operation.name")
+                .count();
+            bodies.push(spans);
+            if bodies.iter().sum::<usize>() >= 5000 {
+                return bodies;
+            }
+        }
+    });
+    let r = run([
+        "--store",
+        tmp.path().join("store").to_str().unwrap(),
+        "export",
+        "--otlp",
+        "--all",
+        "--endpoint",
+        &format!("http://127.0.0.1:{port}"),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.starts_with("sent 5000 spans to"), "{}", r.stdout);
+    let bodies = server.join().unwrap();
+    assert!(bodies.len() > 1, "one request held every span: {bodies:?}");
+    assert_eq!(bodies.iter().sum::<usize>(), 5000, "{bodies:?}");
+    // The file export of the same store holds the same spans.
+    assert_eq!(spans(&export(&tmp.path().join("store"))).len(), 5000);
+}
