@@ -53,6 +53,7 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             [CompletionResult]::new('trace', 'trace', [CompletionResultType]::ParameterValue, 'Show where a message went: sent, claimed, in the transcript, or why not')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'The tree as OpenTelemetry traces (OTLP/JSON to a file or stdout, OTLP/HTTP to a collector)')
             [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Tokens each agent''s model calls used (and their cost, given prices)')
+            [CompletionResult]::new('fleet', 'fleet', [CompletionResultType]::ParameterValue, 'Agents on many hosts, over NATS JetStream: the hub, a host''s daemon, its status')
             [CompletionResult]::new('cancel', 'cancel', [CompletionResultType]::ParameterValue, 'Withdraw a pending message before it is delivered')
             [CompletionResult]::new('spawn', 'spawn', [CompletionResultType]::ParameterValue, 'Create a session (a root, or a child with --parent) and print its id')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions')
@@ -353,6 +354,103 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'dsh-agents;fleet' {
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
+            [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract model tools speak (list-agents, send-message, call, …)')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds (commands that write an inbox)')
+            [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound for sends: pending messages an inbox may hold before a send is rejected')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON instead of text (errors too, on stderr)')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Resolve v2 names by scanning the store, without the name index in the cache directory')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Write the hub''s nats-server configurations, one NKey per host (and admin.nk) and fleet.json')
+            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Create the hub''s streams, buckets and per-host consumers (idempotent)')
+            [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Serve this store as a host of the fleet: forward its outbox, take its mail into inboxes, keep receipts')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'The fleet as this host last saw it: hosts and when each was last seen, the outbox, every cross-host send and how far it got')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'dsh-agents;fleet;config' {
+            [CompletionResult]::new('--hosts', '--hosts', [CompletionResultType]::ParameterName, 'The fleet''s host names (ASCII letters, digits, - and _)')
+            [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'Where the files go')
+            [CompletionResult]::new('--nodes', '--nodes', [CompletionResultType]::ParameterName, 'Hub nodes: 3 for a fleet that survives a node, 1 to try it')
+            [CompletionResult]::new('--port', '--port', [CompletionResultType]::ParameterName, 'The first node''s client port (the next nodes take the next ones; cluster ports are 100 above)')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
+            [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract model tools speak (list-agents, send-message, call, …)')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds (commands that write an inbox)')
+            [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound for sends: pending messages an inbox may hold before a send is rejected')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON instead of text (errors too, on stderr)')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Resolve v2 names by scanning the store, without the name index in the cache directory')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'dsh-agents;fleet;init' {
+            [CompletionResult]::new('--nats', '--nats', [CompletionResultType]::ParameterName, 'The hub''s URLs, comma-separated')
+            [CompletionResult]::new('--creds', '--creds', [CompletionResultType]::ParameterName, 'The admin NKey seed file (`fleet config` writes admin.nk)')
+            [CompletionResult]::new('--hosts', '--hosts', [CompletionResultType]::ParameterName, 'The fleet''s hosts [default: those `fleet config` wrote into fleet.json beside --creds]')
+            [CompletionResult]::new('--replicas', '--replicas', [CompletionResultType]::ParameterName, 'Copies of every stream and bucket (the hub''s node count, at most 5)')
+            [CompletionResult]::new('--ack-wait', '--ack-wait', [CompletionResultType]::ParameterName, 'Seconds a mail taken by a host waits for its ack before the hub hands it out again')
+            [CompletionResult]::new('--dedup-window', '--dedup-window', [CompletionResultType]::ParameterName, 'Seconds the hub drops a republished mail by its id (past it the target''s inbox still does)')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
+            [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract model tools speak (list-agents, send-message, call, …)')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds (commands that write an inbox)')
+            [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound for sends: pending messages an inbox may hold before a send is rejected')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON instead of text (errors too, on stderr)')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Resolve v2 names by scanning the store, without the name index in the cache directory')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'dsh-agents;fleet;run' {
+            [CompletionResult]::new('--host', '--host', [CompletionResultType]::ParameterName, 'This host''s name in the fleet (ASCII letters, digits, - and _)')
+            [CompletionResult]::new('--nats', '--nats', [CompletionResultType]::ParameterName, 'The hub''s URLs, comma-separated')
+            [CompletionResult]::new('--creds', '--creds', [CompletionResultType]::ParameterName, 'This host''s NKey seed file (`fleet config` writes HOST.nk)')
+            [CompletionResult]::new('--tls-ca', '--tls-ca', [CompletionResultType]::ParameterName, 'A CA certificate: speak TLS to the hub and trust only it')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
+            [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract model tools speak (list-agents, send-message, call, …)')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds (commands that write an inbox)')
+            [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound for sends: pending messages an inbox may hold before a send is rejected')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON instead of text (errors too, on stderr)')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Resolve v2 names by scanning the store, without the name index in the cache directory')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'dsh-agents;fleet;status' {
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
+            [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract model tools speak (list-agents, send-message, call, …)')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds (commands that write an inbox)')
+            [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound for sends: pending messages an inbox may hold before a send is rejected')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON instead of text (errors too, on stderr)')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Resolve v2 names by scanning the store, without the name index in the cache directory')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'dsh-agents;fleet;help' {
+            [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Write the hub''s nats-server configurations, one NKey per host (and admin.nk) and fleet.json')
+            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Create the hub''s streams, buckets and per-host consumers (idempotent)')
+            [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Serve this store as a host of the fleet: forward its outbox, take its mail into inboxes, keep receipts')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'The fleet as this host last saw it: hosts and when each was last seen, the outbox, every cross-host send and how far it got')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'dsh-agents;fleet;help;config' {
+            break
+        }
+        'dsh-agents;fleet;help;init' {
+            break
+        }
+        'dsh-agents;fleet;help;run' {
+            break
+        }
+        'dsh-agents;fleet;help;status' {
+            break
+        }
+        'dsh-agents;fleet;help;help' {
+            break
+        }
         'dsh-agents;cancel' {
             [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'The target agent [default: search every inbox for the id]')
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
@@ -432,6 +530,7 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             [CompletionResult]::new('trace', 'trace', [CompletionResultType]::ParameterValue, 'Show where a message went: sent, claimed, in the transcript, or why not')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'The tree as OpenTelemetry traces (OTLP/JSON to a file or stdout, OTLP/HTTP to a collector)')
             [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Tokens each agent''s model calls used (and their cost, given prices)')
+            [CompletionResult]::new('fleet', 'fleet', [CompletionResultType]::ParameterValue, 'Agents on many hosts, over NATS JetStream: the hub, a host''s daemon, its status')
             [CompletionResult]::new('cancel', 'cancel', [CompletionResultType]::ParameterValue, 'Withdraw a pending message before it is delivered')
             [CompletionResult]::new('spawn', 'spawn', [CompletionResultType]::ParameterValue, 'Create a session (a root, or a child with --parent) and print its id')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions')
@@ -503,6 +602,25 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             break
         }
         'dsh-agents;help;usage' {
+            break
+        }
+        'dsh-agents;help;fleet' {
+            [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Write the hub''s nats-server configurations, one NKey per host (and admin.nk) and fleet.json')
+            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Create the hub''s streams, buckets and per-host consumers (idempotent)')
+            [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Serve this store as a host of the fleet: forward its outbox, take its mail into inboxes, keep receipts')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'The fleet as this host last saw it: hosts and when each was last seen, the outbox, every cross-host send and how far it got')
+            break
+        }
+        'dsh-agents;help;fleet;config' {
+            break
+        }
+        'dsh-agents;help;fleet;init' {
+            break
+        }
+        'dsh-agents;help;fleet;run' {
+            break
+        }
+        'dsh-agents;help;fleet;status' {
             break
         }
         'dsh-agents;help;cancel' {

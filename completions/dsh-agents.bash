@@ -37,6 +37,9 @@ _dsh__agents() {
             dsh__agents,export)
                 cmd="dsh__agents__subcmd__export"
                 ;;
+            dsh__agents,fleet)
+                cmd="dsh__agents__subcmd__fleet"
+                ;;
             dsh__agents,followup)
                 cmd="dsh__agents__subcmd__followup"
                 ;;
@@ -97,6 +100,36 @@ _dsh__agents() {
             dsh__agents,wait-agent)
                 cmd="dsh__agents__subcmd__wait__subcmd__agent"
                 ;;
+            dsh__agents__subcmd__fleet,config)
+                cmd="dsh__agents__subcmd__fleet__subcmd__config"
+                ;;
+            dsh__agents__subcmd__fleet,help)
+                cmd="dsh__agents__subcmd__fleet__subcmd__help"
+                ;;
+            dsh__agents__subcmd__fleet,init)
+                cmd="dsh__agents__subcmd__fleet__subcmd__init"
+                ;;
+            dsh__agents__subcmd__fleet,run)
+                cmd="dsh__agents__subcmd__fleet__subcmd__run"
+                ;;
+            dsh__agents__subcmd__fleet,status)
+                cmd="dsh__agents__subcmd__fleet__subcmd__status"
+                ;;
+            dsh__agents__subcmd__fleet__subcmd__help,config)
+                cmd="dsh__agents__subcmd__fleet__subcmd__help__subcmd__config"
+                ;;
+            dsh__agents__subcmd__fleet__subcmd__help,help)
+                cmd="dsh__agents__subcmd__fleet__subcmd__help__subcmd__help"
+                ;;
+            dsh__agents__subcmd__fleet__subcmd__help,init)
+                cmd="dsh__agents__subcmd__fleet__subcmd__help__subcmd__init"
+                ;;
+            dsh__agents__subcmd__fleet__subcmd__help,run)
+                cmd="dsh__agents__subcmd__fleet__subcmd__help__subcmd__run"
+                ;;
+            dsh__agents__subcmd__fleet__subcmd__help,status)
+                cmd="dsh__agents__subcmd__fleet__subcmd__help__subcmd__status"
+                ;;
             dsh__agents__subcmd__help,bridge)
                 cmd="dsh__agents__subcmd__help__subcmd__bridge"
                 ;;
@@ -117,6 +150,9 @@ _dsh__agents() {
                 ;;
             dsh__agents__subcmd__help,export)
                 cmd="dsh__agents__subcmd__help__subcmd__export"
+                ;;
+            dsh__agents__subcmd__help,fleet)
+                cmd="dsh__agents__subcmd__help__subcmd__fleet"
                 ;;
             dsh__agents__subcmd__help,followup)
                 cmd="dsh__agents__subcmd__help__subcmd__followup"
@@ -178,6 +214,18 @@ _dsh__agents() {
             dsh__agents__subcmd__help,wait-agent)
                 cmd="dsh__agents__subcmd__help__subcmd__wait__subcmd__agent"
                 ;;
+            dsh__agents__subcmd__help__subcmd__fleet,config)
+                cmd="dsh__agents__subcmd__help__subcmd__fleet__subcmd__config"
+                ;;
+            dsh__agents__subcmd__help__subcmd__fleet,init)
+                cmd="dsh__agents__subcmd__help__subcmd__fleet__subcmd__init"
+                ;;
+            dsh__agents__subcmd__help__subcmd__fleet,run)
+                cmd="dsh__agents__subcmd__help__subcmd__fleet__subcmd__run"
+                ;;
+            dsh__agents__subcmd__help__subcmd__fleet,status)
+                cmd="dsh__agents__subcmd__help__subcmd__fleet__subcmd__status"
+                ;;
             *)
                 ;;
         esac
@@ -185,7 +233,7 @@ _dsh__agents() {
 
     case "${cmd}" in
         dsh__agents)
-            opts="-h -V --store --contract --json --lock-timeout --max-pending --no-cache --help --version list-agents send-message subagent-send-message subagent-parent-message interrupt-agent wait-agent call followup steer interrupt serve bridge inbox claim identity tree top check log trace export usage cancel spawn completions man help"
+            opts="-h -V --store --contract --json --lock-timeout --max-pending --no-cache --help --version list-agents send-message subagent-send-message subagent-parent-message interrupt-agent wait-agent call followup steer interrupt serve bridge inbox claim identity tree top check log trace export usage fleet cancel spawn completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -480,6 +528,311 @@ _dsh__agents() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        dsh__agents__subcmd__fleet)
+            opts="-h --store --contract --json --lock-timeout --max-pending --no-cache --help config init run status help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --store)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --contract)
+                    COMPREPLY=($(compgen -W "v1 v2" -- "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-pending)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__agents__subcmd__fleet__subcmd__config)
+            opts="-h --hosts --out --nodes --port --store --contract --json --lock-timeout --max-pending --no-cache --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --hosts)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nodes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --port)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --contract)
+                    COMPREPLY=($(compgen -W "v1 v2" -- "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-pending)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__agents__subcmd__fleet__subcmd__help)
+            opts="config init run status help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__agents__subcmd__fleet__subcmd__help__subcmd__config)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__agents__subcmd__fleet__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__agents__subcmd__fleet__subcmd__help__subcmd__init)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__agents__subcmd__fleet__subcmd__help__subcmd__run)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__agents__subcmd__fleet__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__agents__subcmd__fleet__subcmd__init)
+            opts="-h --nats --creds --hosts --replicas --ack-wait --dedup-window --store --contract --json --lock-timeout --max-pending --no-cache --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --nats)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --creds)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hosts)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --replicas)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ack-wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dedup-window)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --contract)
+                    COMPREPLY=($(compgen -W "v1 v2" -- "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-pending)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__agents__subcmd__fleet__subcmd__run)
+            opts="-h --host --nats --creds --tls-ca --store --contract --json --lock-timeout --max-pending --no-cache --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --host)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nats)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --creds)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --contract)
+                    COMPREPLY=($(compgen -W "v1 v2" -- "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-pending)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__agents__subcmd__fleet__subcmd__status)
+            opts="-h --store --contract --json --lock-timeout --max-pending --no-cache --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --store)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --contract)
+                    COMPREPLY=($(compgen -W "v1 v2" -- "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-pending)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         dsh__agents__subcmd__followup)
             opts="-h --id --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -518,7 +871,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__agents__subcmd__help)
-            opts="list-agents send-message subagent-send-message subagent-parent-message interrupt-agent wait-agent call followup steer interrupt serve bridge inbox claim identity tree top check log trace export usage cancel spawn completions man help"
+            opts="list-agents send-message subagent-send-message subagent-parent-message interrupt-agent wait-agent call followup steer interrupt serve bridge inbox claim identity tree top check log trace export usage fleet cancel spawn completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -618,6 +971,76 @@ _dsh__agents() {
         dsh__agents__subcmd__help__subcmd__export)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__agents__subcmd__help__subcmd__fleet)
+            opts="config init run status"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__agents__subcmd__help__subcmd__fleet__subcmd__config)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__agents__subcmd__help__subcmd__fleet__subcmd__init)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__agents__subcmd__help__subcmd__fleet__subcmd__run)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__agents__subcmd__help__subcmd__fleet__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -50,6 +50,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand trace 'Show where a message went: sent, claimed, in the transcript, or why not'
             cand export 'The tree as OpenTelemetry traces (OTLP/JSON to a file or stdout, OTLP/HTTP to a collector)'
             cand usage 'Tokens each agent''s model calls used (and their cost, given prices)'
+            cand fleet 'Agents on many hosts, over NATS JetStream: the hub, a host''s daemon, its status'
             cand cancel 'Withdraw a pending message before it is delivered'
             cand spawn 'Create a session (a root, or a child with --parent) and print its id'
             cand completions 'Print shell completions'
@@ -327,6 +328,92 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'dsh-agents;fleet'= {
+            cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
+            cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
+            cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
+            cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
+            cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand config 'Write the hub''s nats-server configurations, one NKey per host (and admin.nk) and fleet.json'
+            cand init 'Create the hub''s streams, buckets and per-host consumers (idempotent)'
+            cand run 'Serve this store as a host of the fleet: forward its outbox, take its mail into inboxes, keep receipts'
+            cand status 'The fleet as this host last saw it: hosts and when each was last seen, the outbox, every cross-host send and how far it got'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'dsh-agents;fleet;config'= {
+            cand --hosts 'The fleet''s host names (ASCII letters, digits, - and _)'
+            cand --out 'Where the files go'
+            cand --nodes 'Hub nodes: 3 for a fleet that survives a node, 1 to try it'
+            cand --port 'The first node''s client port (the next nodes take the next ones; cluster ports are 100 above)'
+            cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
+            cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
+            cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
+            cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
+            cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'dsh-agents;fleet;init'= {
+            cand --nats 'The hub''s URLs, comma-separated'
+            cand --creds 'The admin NKey seed file (`fleet config` writes admin.nk)'
+            cand --hosts 'The fleet''s hosts [default: those `fleet config` wrote into fleet.json beside --creds]'
+            cand --replicas 'Copies of every stream and bucket (the hub''s node count, at most 5)'
+            cand --ack-wait 'Seconds a mail taken by a host waits for its ack before the hub hands it out again'
+            cand --dedup-window 'Seconds the hub drops a republished mail by its id (past it the target''s inbox still does)'
+            cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
+            cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
+            cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
+            cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
+            cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'dsh-agents;fleet;run'= {
+            cand --host 'This host''s name in the fleet (ASCII letters, digits, - and _)'
+            cand --nats 'The hub''s URLs, comma-separated'
+            cand --creds 'This host''s NKey seed file (`fleet config` writes HOST.nk)'
+            cand --tls-ca 'A CA certificate: speak TLS to the hub and trust only it'
+            cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
+            cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
+            cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
+            cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
+            cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'dsh-agents;fleet;status'= {
+            cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
+            cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
+            cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
+            cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
+            cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'dsh-agents;fleet;help'= {
+            cand config 'Write the hub''s nats-server configurations, one NKey per host (and admin.nk) and fleet.json'
+            cand init 'Create the hub''s streams, buckets and per-host consumers (idempotent)'
+            cand run 'Serve this store as a host of the fleet: forward its outbox, take its mail into inboxes, keep receipts'
+            cand status 'The fleet as this host last saw it: hosts and when each was last seen, the outbox, every cross-host send and how far it got'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'dsh-agents;fleet;help;config'= {
+        }
+        &'dsh-agents;fleet;help;init'= {
+        }
+        &'dsh-agents;fleet;help;run'= {
+        }
+        &'dsh-agents;fleet;help;status'= {
+        }
+        &'dsh-agents;fleet;help;help'= {
+        }
         &'dsh-agents;cancel'= {
             cand --to 'The target agent [default: search every inbox for the id]'
             cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
@@ -402,6 +489,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand trace 'Show where a message went: sent, claimed, in the transcript, or why not'
             cand export 'The tree as OpenTelemetry traces (OTLP/JSON to a file or stdout, OTLP/HTTP to a collector)'
             cand usage 'Tokens each agent''s model calls used (and their cost, given prices)'
+            cand fleet 'Agents on many hosts, over NATS JetStream: the hub, a host''s daemon, its status'
             cand cancel 'Withdraw a pending message before it is delivered'
             cand spawn 'Create a session (a root, or a child with --parent) and print its id'
             cand completions 'Print shell completions'
@@ -451,6 +539,20 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
         &'dsh-agents;help;export'= {
         }
         &'dsh-agents;help;usage'= {
+        }
+        &'dsh-agents;help;fleet'= {
+            cand config 'Write the hub''s nats-server configurations, one NKey per host (and admin.nk) and fleet.json'
+            cand init 'Create the hub''s streams, buckets and per-host consumers (idempotent)'
+            cand run 'Serve this store as a host of the fleet: forward its outbox, take its mail into inboxes, keep receipts'
+            cand status 'The fleet as this host last saw it: hosts and when each was last seen, the outbox, every cross-host send and how far it got'
+        }
+        &'dsh-agents;help;fleet;config'= {
+        }
+        &'dsh-agents;help;fleet;init'= {
+        }
+        &'dsh-agents;help;fleet;run'= {
+        }
+        &'dsh-agents;help;fleet;status'= {
         }
         &'dsh-agents;help;cancel'= {
         }

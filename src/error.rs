@@ -50,6 +50,8 @@ pub enum Error {
     Delivery(DeliveryError),
     /// The store or the file system failed.
     Store(StoreError),
+    /// The fleet (its files or its hub) failed.
+    Fleet(crate::fleet::FleetError),
 }
 
 impl Error {
@@ -59,6 +61,8 @@ impl Error {
             Error::Usage(_) | Error::Resolve(_) | Error::Flag { .. } => ErrorKind::Usage,
             Error::Tree(_) | Error::Store(_) => ErrorKind::Store,
             Error::Delivery(e) => delivery_kind(e),
+            Error::Fleet(e) if e.is_usage() => ErrorKind::Usage,
+            Error::Fleet(_) => ErrorKind::Store,
         }
     }
 
@@ -89,6 +93,12 @@ fn delivery_kind(e: &DeliveryError) -> ErrorKind {
 impl From<StoreError> for Error {
     fn from(e: StoreError) -> Self {
         Error::Store(e)
+    }
+}
+
+impl From<crate::fleet::FleetError> for Error {
+    fn from(e: crate::fleet::FleetError) -> Self {
+        Error::Fleet(e)
     }
 }
 
@@ -139,6 +149,7 @@ impl fmt::Display for Error {
             Error::Tree(e) => e.fmt(f),
             Error::Delivery(e) => e.fmt(f),
             Error::Store(e) => e.fmt(f),
+            Error::Fleet(e) => e.fmt(f),
         }
     }
 }
@@ -151,6 +162,7 @@ impl std::error::Error for Error {
             Error::Tree(e) => Some(e),
             Error::Delivery(e) => Some(e),
             Error::Store(e) => Some(e),
+            Error::Fleet(e) => Some(e),
         }
     }
 }

@@ -20,6 +20,7 @@
 
 pub(crate) mod cli;
 pub(crate) mod error;
+pub(crate) mod fleet;
 pub(crate) mod inbox;
 pub(crate) mod operator;
 pub(crate) mod runtime;

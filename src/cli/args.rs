@@ -184,6 +184,12 @@ pub enum Command {
     /// Tokens each agent's model calls used (and their cost, given prices)
     Usage(UsageArgs),
     #[command(
+        after_help = "Examples:\n  dsh-agents fleet config --hosts a,b,c --out hub\n  dsh-agents fleet init --nats nats://127.0.0.1:4222 --creds hub/admin.nk\n  dsh-agents fleet run --host a --nats nats://127.0.0.1:4222 --creds hub/a.nk\n  dsh-agents fleet status\n\nThen `dsh-agents followup b:lead '...'` queues a message for host b's lead."
+    )]
+    /// Agents on many hosts, over NATS JetStream: the hub, a host's daemon, its status
+    #[command(subcommand)]
+    Fleet(FleetCommand),
+    #[command(
         after_help = "Examples:\n  dsh-agents cancel 0193e1c2-...\n  dsh-agents cancel retry-safe-1 --to reviewer"
     )]
     /// Withdraw a pending message before it is delivered
@@ -469,4 +475,70 @@ pub struct UsageArgs {
     /// A JSON price table (per million tokens) to add a COST column
     #[arg(long, value_name = "FILE")]
     pub prices: Option<std::path::PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum FleetCommand {
+    #[command(
+        after_help = "Examples:\n  dsh-agents fleet config --hosts laptop,ci,box --out hub\n  dsh-agents fleet config --hosts a,b --out /tmp/hub --nodes 1 --port 14222"
+    )]
+    /// Write the hub's nats-server configurations, one NKey per host (and admin.nk) and fleet.json
+    Config {
+        /// The fleet's host names (ASCII letters, digits, - and _)
+        #[arg(long, value_delimiter = ',', required = true)]
+        hosts: Vec<String>,
+        /// Where the files go
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// Hub nodes: 3 for a fleet that survives a node, 1 to try it
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u16).range(1..=9))]
+        nodes: u16,
+        /// The first node's client port (the next nodes take the next ones; cluster ports are 100 above)
+        #[arg(long, default_value_t = 4222, value_parser = clap::value_parser!(u16).range(1..=65000))]
+        port: u16,
+    },
+    #[command(
+        after_help = "Examples:\n  dsh-agents fleet init --nats nats://127.0.0.1:4222 --creds hub/admin.nk"
+    )]
+    /// Create the hub's streams, buckets and per-host consumers (idempotent)
+    Init {
+        /// The hub's URLs, comma-separated
+        #[arg(long, value_name = "URL[,URL...]")]
+        nats: String,
+        /// The admin NKey seed file (`fleet config` writes admin.nk)
+        #[arg(long, value_name = "FILE")]
+        creds: PathBuf,
+        /// The fleet's hosts [default: those `fleet config` wrote into fleet.json beside --creds]
+        #[arg(long, value_delimiter = ',')]
+        hosts: Vec<String>,
+        /// Copies of every stream and bucket (the hub's node count, at most 5)
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u16).range(1..=5))]
+        replicas: u16,
+        /// Seconds a mail taken by a host waits for its ack before the hub hands it out again
+        #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
+        ack_wait: u64,
+        /// Seconds the hub drops a republished mail by its id (past it the target's inbox still does)
+        #[arg(long, default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..=86400))]
+        dedup_window: u64,
+    },
+    #[command(
+        after_help = "Examples:\n  dsh-agents --store ~/.dsh/sessions fleet run --host laptop --nats nats://hub:4222 --creds laptop.nk"
+    )]
+    /// Serve this store as a host of the fleet: forward its outbox, take its mail into inboxes, keep receipts
+    Run {
+        /// This host's name in the fleet (ASCII letters, digits, - and _)
+        #[arg(long)]
+        host: String,
+        /// The hub's URLs, comma-separated
+        #[arg(long, value_name = "URL[,URL...]")]
+        nats: String,
+        /// This host's NKey seed file (`fleet config` writes HOST.nk)
+        #[arg(long, value_name = "FILE")]
+        creds: PathBuf,
+        /// A CA certificate: speak TLS to the hub and trust only it
+        #[arg(long, value_name = "FILE")]
+        tls_ca: Option<PathBuf>,
+    },
+    /// The fleet as this host last saw it: hosts and when each was last seen, the outbox, every cross-host send and how far it got
+    Status,
 }

@@ -96,6 +96,9 @@ pub(super) fn deliver(
     id: &super::args::IdArg,
     list: Target,
 ) -> Result<Output> {
+    if let Some(queued) = super::fleet::send_remote(env, agent, message, id, list)? {
+        return Ok(queued);
+    }
     let message = message_body(message)?;
     let id = message_id(id)?;
     let store = env.open.own(Some(agent))?;

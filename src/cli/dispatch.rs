@@ -57,6 +57,7 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
         Command::Trace { message_id, to } => commands::trace(&env, message_id, to.as_deref()),
         Command::Export(args) => commands::export(&env, args, out),
         Command::Usage(args) => commands::usage(&env, args, out),
+        Command::Fleet(cmd) => super::fleet::run(&env, cmd),
         Command::Cancel { message_id, to } => commands::cancel(&env, message_id, to.as_deref()),
         Command::Bridge { check } => commands::bridge(&env, *check),
         Command::Completions { shell } => Ok(Output::Raw(super::man::completions(*shell))),

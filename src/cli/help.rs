@@ -32,6 +32,7 @@ const GROUPS: &[(&str, &[&str])] = &[
         "Runtime: run agents",
         &["spawn", "serve", "claim", "bridge"],
     ),
+    ("Many hosts", &["fleet"]),
     ("Setup", &["completions", "man", "help"]),
 ];
 

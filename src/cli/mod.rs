@@ -9,6 +9,7 @@ pub mod args;
 mod commands;
 pub mod dispatch;
 mod env;
+mod fleet;
 pub mod help;
 mod inputs;
 pub mod man;

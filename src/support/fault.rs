@@ -6,7 +6,10 @@
 //! `serve-before-turn-end`; the bridge `bridge-before-claim` (DSH accepted
 //! a delivery, its claim is not written yet). `bridge-slow-hand` instead
 //! makes the bridge pause 200 ms before it takes an inbox lock to hand
-//! messages on, so a test can race `cancel` against delivery.
+//! messages on, so a test can race `cancel` against delivery. The fleet
+//! daemon: `fleet-after-publish` (the hub took an outbox mail, the cursor
+//! is not moved yet), `fleet-before-ack` (a mail is in the target's inbox,
+//! neither receipt nor ack sent).
 
 use std::time::Duration;
 

@@ -10,6 +10,7 @@ mod concurrency;
 mod conformance;
 mod differential;
 mod faults;
+mod fleet;
 mod generations;
 mod golden;
 mod guarantees;

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The fleet suite against real nats-servers: installs the pinned
+# nats-server (scripts/nats-server.sh, by hash), runs the integration
+# tests under `fleet::` (ignored by a plain `cargo test`, which needs
+# nothing outside the repository) with DSH_AGENTS_NATS_SERVER set, and
+# fails when the suite ran fewer tests than it holds — never green on zero.
+# LOAD=1 runs it beside two CPU-bound loops.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+server=$(scripts/nats-server.sh)
+"$server" --version >&2
+loads=()
+if [ "${LOAD:-0}" = 1 ]; then
+  for _ in 1 2; do (while :; do :; done) & loads+=($!); done
+fi
+trap 'for p in "${loads[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
+expected=$(awk '/^#\[test\]/{n++} END{print n}' tests/it/fleet.rs)
+log=$(mktemp)
+DSH_AGENTS_NATS_SERVER="$server" cargo test --test it fleet:: -- --ignored 2>&1 | tee "$log"
+passed=$(sed -n 's/^test result: ok\. \([0-9]*\) passed.*/\1/p' "$log" | tail -1)
+rm -f "$log"
+if [ -z "$passed" ] || [ "$passed" -lt "$expected" ] || [ "$passed" = 0 ]; then
+  echo "test-fleet.sh: ran ${passed:-0} fleet tests of $expected" >&2
+  exit 1
+fi
+echo "test-fleet.sh: $passed of $expected fleet tests passed" >&2

@@ -1,0 +1,229 @@
+//! The `fleet` commands and cross-host sends (`followup HOST:AGENT`), from
+//! the command line's arguments to the fleet layer and back to text.
+
+use super::args::{FleetCommand, IdArg};
+use super::env::{Env, Output, to_json};
+use super::inputs::{message_body, message_id};
+use crate::error::Result;
+use crate::fleet::address::Address;
+use crate::fleet::hub::{self, Plan};
+use crate::fleet::local::{Local, Membership};
+use crate::fleet::mail::{Level, Mail};
+use crate::fleet::{FleetError, daemon};
+use crate::inbox::Target;
+use crate::support::clock::{now_ms, when};
+
+pub(super) fn run(env: &Env, cmd: &FleetCommand) -> Result<Output> {
+    match cmd {
+        FleetCommand::Config {
+            hosts,
+            out,
+            nodes,
+            port,
+        } => {
+            let plan = Plan {
+                hosts: hosts.clone(),
+                out: out.clone(),
+                nodes: usize::from(*nodes),
+                port: *port,
+            };
+            let written = hub::write(&plan)?;
+            let mut text = String::from("wrote:\n");
+            for p in &written {
+                text.push_str(&format!("  {}\n", p.display()));
+            }
+            text.push_str(&format!(
+                "start each node with `nats-server -c {}/hub-N.conf`; the hub's URLs: {}",
+                out.display(),
+                hub::urls(&plan)
+            ));
+            Ok(Output::Text(text))
+        }
+        FleetCommand::Init {
+            nats,
+            creds,
+            hosts,
+            replicas,
+            ack_wait,
+            dedup_window,
+        } => {
+            let hosts = if hosts.is_empty() {
+                hub::hosts_beside(creds)?
+            } else {
+                hosts.clone()
+            };
+            daemon::init(
+                nats,
+                creds,
+                &hosts,
+                &daemon::Streams {
+                    replicas: usize::from(*replicas),
+                    ack_wait: std::time::Duration::from_secs(*ack_wait),
+                    dedup_window: std::time::Duration::from_secs(*dedup_window),
+                },
+            )?;
+            Ok(Output::Text(format!(
+                "the hub holds the fleet's streams, bucket and consumers for {}",
+                hosts.join(", ")
+            )))
+        }
+        FleetCommand::Run {
+            host,
+            nats,
+            creds,
+            tls_ca,
+        } => {
+            let absolute =
+                |p: &std::path::Path| std::path::absolute(p).map_err(|e| FleetError::io(p, e));
+            let m = Membership {
+                host: host.clone(),
+                hub: nats.clone(),
+                creds: absolute(creds)?,
+                tls_ca: tls_ca.as_deref().map(absolute).transpose()?,
+            };
+            daemon::run(&env.root, &m, env.limits)?;
+            Ok(Output::Raw(String::new()))
+        }
+        FleetCommand::Status => status(env),
+    }
+}
+
+/// How long a host may go unheard before it shows as unreachable: three
+/// heartbeats.
+const UNREACHABLE_AFTER_MS: i64 = 15_000;
+
+fn status(env: &Env) -> Result<Output> {
+    let local = Local::of(&env.root);
+    let m = local.joined()?;
+    let daemon = local.daemon()?;
+    let beats = local.beats()?;
+    let sent = local.sent()?;
+    let now = now_ms();
+    let waiting: Vec<_> = sent
+        .iter()
+        .filter(|(_, level, _)| *level == Level::Queued)
+        .collect();
+    if env.json {
+        let hosts: Vec<serde_json::Value> = beats
+            .iter()
+            .map(|b| {
+                serde_json::json!({
+                    "host": b.host, "lastSeen": b.time,
+                    "live": now - b.time <= UNREACHABLE_AFTER_MS,
+                })
+            })
+            .collect();
+        let sends: Vec<serde_json::Value> = sent
+            .iter()
+            .map(|(mail, level, r)| {
+                serde_json::json!({
+                    "messageId": mail.id, "host": mail.to, "agent": mail.agent,
+                    "sentAt": mail.time, "level": level,
+                    "reason": r.as_ref().and_then(|r| r.reason.clone()),
+                })
+            })
+            .collect();
+        return Ok(Output::Text(to_json(&serde_json::json!({
+            "host": m.host, "nats": m.hub, "daemon": daemon,
+            "hosts": hosts,
+            "outbox": {
+                "waiting": waiting.len(),
+                "oldest": waiting.first().map(|(mail, _, _)| &mail.id),
+            },
+            "sent": sends,
+        }))));
+    }
+    let mut t = format!("host {} of the fleet at {}\n", m.host, m.hub);
+    t.push_str(&match &daemon {
+        Some(holder) => format!("daemon: running ({holder})\n"),
+        None => "daemon: not running (start `dsh-agents fleet run`)\n".into(),
+    });
+    t.push_str("hosts:\n");
+    if beats.is_empty() {
+        t.push_str("  (none heard from yet)\n");
+    }
+    for b in &beats {
+        let ago = when(now, b.time);
+        let state = if now - b.time <= UNREACHABLE_AFTER_MS {
+            "live"
+        } else {
+            "unreachable"
+        };
+        t.push_str(&format!("  {}  {state} · last seen {ago}\n", b.host));
+    }
+    match waiting.first() {
+        None => t.push_str("outbox: empty\n"),
+        Some((mail, _, _)) => t.push_str(&format!(
+            "outbox: {} waiting for the hub, the oldest {} (sent {})\n",
+            waiting.len(),
+            mail.id,
+            when(now, mail.time)
+        )),
+    }
+    t.push_str("sent:");
+    if sent.is_empty() {
+        t.push_str(" (nothing sent to other hosts)");
+    }
+    for (mail, level, r) in &sent {
+        t.push_str(&format!(
+            "\n  {}  {}:{}  {}",
+            mail.id,
+            mail.to,
+            mail.agent,
+            level.word()
+        ));
+        if let Some(why) = r.as_ref().and_then(|r| r.reason.as_deref()) {
+            t.push_str(&format!(": {why}"));
+        }
+    }
+    Ok(Output::Text(t))
+}
+
+/// A send to `HOST:AGENT` on another host of the fleet this store joined:
+/// queued in the outbox (fsynced) and answered; `None` when `agent` is this
+/// host's (a bare AGENT, this host's name, or no fleet joined).
+pub(super) fn send_remote(
+    env: &Env,
+    agent: &str,
+    message: &str,
+    id: &IdArg,
+    list: Target,
+) -> Result<Option<Output>> {
+    let Address {
+        host: Some(host),
+        agent: remote,
+    } = Address::parse(agent)
+    else {
+        return Ok(None);
+    };
+    let local = Local::of(&env.root);
+    let Some(m) = local.membership()? else {
+        return Ok(None);
+    };
+    if host == m.host {
+        return Ok(None);
+    }
+    let text = message_body(message)?;
+    let id = message_id(id)?.unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
+    let mail = Mail {
+        id: id.clone(),
+        from: m.host.clone(),
+        to: host.to_string(),
+        agent: remote.to_string(),
+        target: match list {
+            Target::NextTurn => "next-turn",
+            Target::NextStep => "next-step",
+        }
+        .to_string(),
+        text,
+        time: now_ms(),
+    };
+    local.send(&mail)?;
+    Ok(Some(Output::Text(if env.json {
+        to_json(&serde_json::json!({"messageId": id, "host": host, "level": "queued"}))
+    } else {
+        format!(
+            "message {id} queued for agent {remote} on host {host} (the fleet daemon forwards it; `dsh-agents fleet status` shows how far it got)"
+        )
+    })))
+}

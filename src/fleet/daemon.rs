@@ -1,0 +1,458 @@
+//! The one process per host that speaks NATS (`fleet run`), and
+//! `fleet init` (the hub's streams, bucket and consumers, idempotent).
+//!
+//! The daemon runs three loops on one current-thread runtime:
+//! - the forwarder publishes the outbox from its cursor, each mail with
+//!   `Nats-Msg-Id` = its id, and moves the cursor only after the hub's ack
+//!   (a crash between them publishes the mail again: same id, deduplicated
+//!   by the hub within its window, and by the target inbox after it);
+//! - the receiver takes this host's mail from its durable pull consumer,
+//!   appends each through the inbox's keyed path (`followup --id`), which
+//!   fsyncs, then publishes the sender's receipt, and only then
+//!   double-acks (a crash before the ack redelivers the mail, the inbox
+//!   writes nothing for an id it holds, and the receipt goes again);
+//! - the receipts loop keeps the receipts of this host's sends.
+//!
+//! Every loop that talks to the hub starts again when the hub fails it:
+//! an outage holds the daemon, never ends it.
+//!
+//! A heartbeat goes to the hosts bucket, and every host's is kept in
+//! `.fleet/hosts.json` for `fleet status`. What cannot be delivered for good
+//! (no such agent, an id reused with other text) is refused by receipt and
+//! taken off the queue; what fails for now (a lock held, the store
+//! unreadable) is retried.
+
+use super::error::FleetError;
+use super::local::{Beat, Local, Membership};
+use super::mail::{
+    HOSTS_BUCKET, Level, MAIL_STREAM, Mail, RECEIPT_STREAM, Receipt, mail_consumer, mail_subject,
+    receipt_consumer, receipt_subject,
+};
+use crate::inbox::{Limits, Target};
+use crate::support::clock::now_ms;
+use async_nats::jetstream::{self, AckKind, consumer::pull, context::Context};
+use futures_util::StreamExt;
+use std::path::Path;
+use std::time::Duration;
+
+/// How often the outbox's length is looked at.
+const OUTBOX_TICK: Duration = Duration::from_millis(50);
+const HEARTBEAT: Duration = Duration::from_secs(5);
+
+fn runtime() -> Result<tokio::runtime::Runtime, FleetError> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| FleetError::io("<runtime>", e))
+}
+
+fn read_seed(path: &Path) -> Result<String, FleetError> {
+    let text = std::fs::read_to_string(path).map_err(|e| FleetError::io(path, e))?;
+    Ok(text.trim().to_string())
+}
+
+async fn connect(
+    hub: &str,
+    creds: &Path,
+    tls_ca: Option<&Path>,
+    name: &str,
+) -> Result<Context, FleetError> {
+    let seed = read_seed(creds)?;
+    let urls: Vec<String> = hub.split(',').map(|s| s.trim().to_string()).collect();
+    let mut options = async_nats::ConnectOptions::new()
+        .nkey(seed)
+        .name(name)
+        .retry_on_initial_connect();
+    if let Some(ca) = tls_ca {
+        options = options.require_tls(true).add_root_certificates(ca.into());
+    }
+    let client = options
+        .connect(urls.as_slice())
+        .await
+        .map_err(|e| FleetError::hub("connect", e))?;
+    Ok(jetstream::new(client))
+}
+
+/// How the hub keeps the fleet's streams.
+#[derive(Debug, Clone, Copy)]
+pub struct Streams {
+    /// Copies of every stream and bucket.
+    pub replicas: usize,
+    /// A mail taken and not acked within it is handed out again.
+    pub ack_wait: Duration,
+    /// A mail republished under its id within it is dropped by the hub.
+    pub dedup_window: Duration,
+}
+
+/// Create (or leave as they are) the streams, the hosts bucket and one
+/// mail and one receipts consumer per host.
+pub fn init(hub: &str, creds: &Path, hosts: &[String], how: &Streams) -> Result<(), FleetError> {
+    for h in hosts {
+        if !super::address::valid_host(h) {
+            return Err(FleetError::BadHost { host: h.clone() });
+        }
+    }
+    runtime()?.block_on(async {
+        let js = connect(hub, creds, None, "dsh-agents fleet init").await?;
+        // A hub just started elects its leaders first; until then every
+        // request times out. Wait for it, up to a minute.
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            match create(&js, hosts, how).await {
+                Err(e) if tokio::time::Instant::now() < deadline => {
+                    eprintln!("dsh-agents fleet: the hub is not ready ({e}); trying again");
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+                done => return done,
+            }
+        }
+    })
+}
+
+async fn create(js: &Context, hosts: &[String], how: &Streams) -> Result<(), FleetError> {
+    let Streams {
+        replicas,
+        ack_wait,
+        dedup_window,
+    } = *how;
+    let mail = js
+        .get_or_create_stream(jetstream::stream::Config {
+            name: MAIL_STREAM.into(),
+            subjects: vec!["mail.*".into()],
+            retention: jetstream::stream::RetentionPolicy::WorkQueue,
+            num_replicas: replicas,
+            duplicate_window: dedup_window,
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| FleetError::hub("create the mail stream", e))?;
+    let receipts = js
+        .get_or_create_stream(jetstream::stream::Config {
+            name: RECEIPT_STREAM.into(),
+            subjects: vec!["receipts.*".into()],
+            retention: jetstream::stream::RetentionPolicy::WorkQueue,
+            num_replicas: replicas,
+            duplicate_window: dedup_window,
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| FleetError::hub("create the receipts stream", e))?;
+    js.create_or_update_key_value(jetstream::kv::Config {
+        bucket: HOSTS_BUCKET.into(),
+        history: 1,
+        num_replicas: replicas,
+        ..Default::default()
+    })
+    .await
+    .map_err(|e| FleetError::hub("create the hosts bucket", e))?;
+    for h in hosts {
+        for (stream, name, subject) in [
+            (&mail, mail_consumer(h), mail_subject(h)),
+            (&receipts, receipt_consumer(h), receipt_subject(h)),
+        ] {
+            stream
+                .get_or_create_consumer(
+                    &name,
+                    pull::Config {
+                        durable_name: Some(name.clone()),
+                        filter_subject: subject,
+                        ack_policy: jetstream::consumer::AckPolicy::Explicit,
+                        ack_wait,
+                        ..Default::default()
+                    },
+                )
+                .await
+                .map_err(|e| FleetError::hub("create a consumer", e))?;
+        }
+    }
+    Ok(())
+}
+
+/// Make `store` host `m.host` of the fleet and serve it until the hub
+/// connection or a loop fails for good.
+pub fn run(store: &Path, m: &Membership, limits: Limits) -> Result<(), FleetError> {
+    let local = Local::of(store);
+    let _lock = local.daemon_lock()?;
+    local.join(m)?;
+    let m = m.clone();
+    runtime()?.block_on(async move {
+        let name = format!("dsh-agents fleet run {}", m.host);
+        let js = connect(&m.hub, &m.creds, m.tls_ca.as_deref(), &name).await?;
+        // Once, before the loops (which retry the hub for ever): a hub
+        // without the streams, or a credential that may not read this
+        // host's mail, ends the daemon with the reason.
+        js.get_stream(MAIL_STREAM)
+            .await
+            .map_err(|e| FleetError::hub("find the mail stream (run `fleet init`)", e))?
+            .get_consumer::<pull::Config>(&mail_consumer(&m.host))
+            .await
+            .map_err(|e| {
+                FleetError::hub(
+                    "read this host's mail (run `fleet init`; use this host's own credential)",
+                    e,
+                )
+            })?;
+        eprintln!(
+            "dsh-agents fleet: host {} serving {}",
+            m.host,
+            store.display()
+        );
+        let store = store.to_path_buf();
+        let beats = Beats::default();
+        tokio::select! {
+            r = forward(&js, &local) => r,
+            r = again("take mail", || receive(&js, &m, &store, limits)) => r,
+            r = again("take receipts", || receipts(&js, &m, &local)) => r,
+            r = again("beat", || heartbeat(&js, &m, &local, &beats)) => r,
+            r = again("watch the hosts", || watch_hosts(&js, &local, &beats)) => r,
+        }
+    })
+}
+
+/// Run `step` again after a second whenever the hub fails it (a node
+/// down, no quorum, a consumer's heartbeat missed): a hub outage holds
+/// the daemon, it does not end it. A failure of this host's own files
+/// ends it.
+async fn again<F, Fut>(what: &str, mut step: F) -> Result<(), FleetError>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<(), FleetError>>,
+{
+    loop {
+        match step().await {
+            Err(e @ FleetError::Hub { .. }) => {
+                eprintln!("dsh-agents fleet: {what}: {e}; trying again");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+            other => return other,
+        }
+    }
+}
+
+/// Publish `payload` on `subject` with `id` as its `Nats-Msg-Id` until the
+/// hub acknowledges it (a hub that is down holds the caller).
+async fn publish_until_acked(js: &Context, subject: String, id: &str, payload: Vec<u8>) {
+    loop {
+        let sent = js
+            .send_publish(
+                subject.clone(),
+                jetstream::message::PublishMessage::build()
+                    .payload(payload.clone().into())
+                    .message_id(id),
+            )
+            .await;
+        let acked = match sent {
+            Ok(ack) => ack.await.map(|_| ()).map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        match acked {
+            Ok(()) => return,
+            Err(e) => {
+                eprintln!("dsh-agents fleet: the hub has not taken {id} yet ({e}); trying again");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        }
+    }
+}
+
+async fn forward(js: &Context, local: &Local) -> Result<(), FleetError> {
+    loop {
+        let cursor = local.cursor()?;
+        for (mail, end) in local.outbox_from(cursor)? {
+            let payload = serde_json::to_vec(&mail).unwrap_or_default();
+            publish_until_acked(js, mail_subject(&mail.to), &mail.id, payload).await;
+            crate::support::fault::fault("fleet-after-publish");
+            local.set_cursor(end)?;
+        }
+        tokio::time::sleep(OUTBOX_TICK).await;
+    }
+}
+
+/// What became of one mail on this host.
+enum Outcome {
+    Accepted,
+    /// For good: the reason goes back to the sender.
+    Refused(String),
+    /// For now: the hub hands it out again.
+    Later(String),
+}
+
+/// Append `mail` to its agent's inbox the way `followup --id` does.
+fn deliver_here(store: &Path, mail: &Mail, limits: Limits) -> Outcome {
+    use crate::error::{Error, ErrorKind};
+    let target = match mail.target.as_str() {
+        "next-step" => Target::NextStep,
+        _ => Target::NextTurn,
+    };
+    let attempt = || -> Result<(), Error> {
+        let store = crate::store::Store::open(store)?;
+        let corpus = crate::tree::Corpus::new(&store);
+        let at = crate::tree::caller::resolve_agent(&store, &mail.agent)?;
+        crate::operator::deliver::refuse_unrunnable(&corpus, at)?;
+        crate::operator::deliver::send_as_user(
+            &corpus,
+            at,
+            &mail.text,
+            target,
+            Some(mail.id.clone()),
+            limits,
+        )?;
+        Ok(())
+    };
+    match attempt() {
+        Ok(()) => Outcome::Accepted,
+        Err(e) if e.kind() == ErrorKind::Store => Outcome::Later(e.to_string()),
+        Err(e) => Outcome::Refused(e.to_string()),
+    }
+}
+
+async fn receive(
+    js: &Context,
+    m: &Membership,
+    store: &Path,
+    limits: Limits,
+) -> Result<(), FleetError> {
+    let stream = js
+        .get_stream(MAIL_STREAM)
+        .await
+        .map_err(|e| FleetError::hub("find the mail stream (run `fleet init`)", e))?;
+    let consumer: jetstream::consumer::PullConsumer = stream
+        .get_consumer(&mail_consumer(&m.host))
+        .await
+        .map_err(|e| FleetError::hub("find this host's mail consumer (run `fleet init`)", e))?;
+    let mut messages = consumer
+        .messages()
+        .await
+        .map_err(|e| FleetError::hub("take mail", e))?;
+    while let Some(msg) = messages.next().await {
+        let msg = msg.map_err(|e| FleetError::hub("take mail", e))?;
+        let Ok(mail) = serde_json::from_slice::<Mail>(&msg.payload) else {
+            eprintln!("dsh-agents fleet: a mail that is not one was dropped");
+            let _ = msg.ack_with(AckKind::Term).await;
+            continue;
+        };
+        let outcome = deliver_here(store, &mail, limits);
+        let (level, reason) = match outcome {
+            Outcome::Later(why) => {
+                eprintln!(
+                    "dsh-agents fleet: {} to {} waits: {why}",
+                    mail.id, mail.agent
+                );
+                let _ = msg
+                    .ack_with(AckKind::Nak(Some(Duration::from_secs(1))))
+                    .await;
+                continue;
+            }
+            Outcome::Accepted => (Level::Accepted, None),
+            Outcome::Refused(why) => (Level::Refused, Some(why)),
+        };
+        crate::support::fault::fault("fleet-before-ack");
+        // The receipt first, then the ack: a crash between them hands the
+        // mail out again, the inbox writes nothing for the id it holds,
+        // and the receipt goes again under the same Msg-Id.
+        let receipt = Receipt {
+            id: mail.id.clone(),
+            host: m.host.clone(),
+            level,
+            reason,
+            time: now_ms(),
+        };
+        let payload = serde_json::to_vec(&receipt).unwrap_or_default();
+        let receipt_id = format!("{}.{}", mail.id, level.word());
+        publish_until_acked(js, receipt_subject(&mail.from), &receipt_id, payload).await;
+        msg.double_ack()
+            .await
+            .map_err(|e| FleetError::hub("acknowledge a mail", e))?;
+    }
+    Err(FleetError::hub("take mail", "the subscription ended"))
+}
+
+async fn receipts(js: &Context, m: &Membership, local: &Local) -> Result<(), FleetError> {
+    let stream = js
+        .get_stream(RECEIPT_STREAM)
+        .await
+        .map_err(|e| FleetError::hub("find the receipts stream (run `fleet init`)", e))?;
+    let consumer: jetstream::consumer::PullConsumer = stream
+        .get_consumer(&receipt_consumer(&m.host))
+        .await
+        .map_err(|e| FleetError::hub("find this host's receipts consumer (run `fleet init`)", e))?;
+    let mut messages = consumer
+        .messages()
+        .await
+        .map_err(|e| FleetError::hub("take receipts", e))?;
+    while let Some(msg) = messages.next().await {
+        let msg = msg.map_err(|e| FleetError::hub("take receipts", e))?;
+        if let Ok(r) = serde_json::from_slice::<Receipt>(&msg.payload) {
+            local.record_receipt(&r)?;
+        }
+        msg.double_ack()
+            .await
+            .map_err(|e| FleetError::hub("acknowledge a receipt", e))?;
+    }
+    Err(FleetError::hub("take receipts", "the subscription ended"))
+}
+
+/// Keep `.fleet/hosts.json` as the hub's hosts bucket changes.
+/// Every host's last heartbeat, shared by the loop that beats and the
+/// one that watches (both on this one thread), kept in `.fleet/hosts.json`.
+#[derive(Default)]
+struct Beats(std::cell::RefCell<std::collections::BTreeMap<String, Beat>>);
+
+impl Beats {
+    fn note(&self, beat: Beat, local: &Local) -> Result<(), FleetError> {
+        let all: Vec<Beat> = {
+            let mut map = self.0.borrow_mut();
+            let newer = map.get(&beat.host).is_none_or(|b| b.time < beat.time);
+            if !newer {
+                return Ok(());
+            }
+            map.insert(beat.host.clone(), beat);
+            map.values().cloned().collect()
+        };
+        local.set_beats(&all)
+    }
+}
+
+async fn watch_hosts(js: &Context, local: &Local, beats: &Beats) -> Result<(), FleetError> {
+    let kv = js
+        .get_key_value(HOSTS_BUCKET)
+        .await
+        .map_err(|e| FleetError::hub("find the hosts bucket (run `fleet init`)", e))?;
+    let mut entries = kv
+        .watch_all()
+        .await
+        .map_err(|e| FleetError::hub("watch the hosts bucket", e))?;
+    while let Some(entry) = entries.next().await {
+        let entry = entry.map_err(|e| FleetError::hub("watch the hosts bucket", e))?;
+        if let Ok(beat) = serde_json::from_slice::<Beat>(&entry.value) {
+            beats.note(beat, local)?;
+        }
+    }
+    Err(FleetError::hub("watch the hosts bucket", "the watch ended"))
+}
+
+/// Beat every few seconds; this host's own beat is kept as soon as the hub
+/// took it (the watch may start after it).
+async fn heartbeat(
+    js: &Context,
+    m: &Membership,
+    local: &Local,
+    beats: &Beats,
+) -> Result<(), FleetError> {
+    let kv = js
+        .get_key_value(HOSTS_BUCKET)
+        .await
+        .map_err(|e| FleetError::hub("find the hosts bucket (run `fleet init`)", e))?;
+    loop {
+        let beat = Beat {
+            host: m.host.clone(),
+            time: now_ms(),
+        };
+        let bytes = serde_json::to_vec(&beat).unwrap_or_default();
+        match kv.put(&m.host, bytes.into()).await {
+            Ok(_) => beats.note(beat, local)?,
+            Err(e) => eprintln!("dsh-agents fleet: heartbeat not sent: {e}"),
+        }
+        tokio::time::sleep(HEARTBEAT).await;
+    }
+}

@@ -1,0 +1,90 @@
+//! What goes wrong in the fleet, typed: the caller decides by the variant.
+
+use std::fmt;
+use std::path::PathBuf;
+
+#[derive(Debug)]
+pub enum FleetError {
+    /// The store has not joined a fleet (`fleet run` joins it).
+    NotJoined { store: PathBuf },
+    /// A host name that is not a subject token.
+    BadHost { host: String },
+    /// A file of the fleet's own could not be read or written.
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A file of the fleet's own holds what this build cannot read.
+    Corrupt { path: PathBuf, why: String },
+    /// Another daemon holds this store's host (`holder`: its pid and machine).
+    DaemonRunning { store: PathBuf, holder: String },
+    /// The store is already another host of its fleet.
+    OtherHost { store: PathBuf, host: String },
+    /// The hub refused or could not be reached (`what` we asked it).
+    Hub { what: &'static str, detail: String },
+}
+
+impl FleetError {
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> FleetError {
+        FleetError::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    pub fn hub(what: &'static str, e: impl fmt::Display) -> FleetError {
+        FleetError::Hub {
+            what,
+            detail: e.to_string(),
+        }
+    }
+
+    /// Whether the user asked for something that cannot be (exit 2), not
+    /// a failure of the files or the hub (exit 3).
+    pub fn is_usage(&self) -> bool {
+        matches!(
+            self,
+            FleetError::NotJoined { .. }
+                | FleetError::BadHost { .. }
+                | FleetError::OtherHost { .. }
+        )
+    }
+}
+
+impl fmt::Display for FleetError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FleetError::NotJoined { store } => write!(
+                f,
+                "the store {} has not joined a fleet: run `dsh-agents fleet run --host NAME --nats URL --creds FILE` for it first",
+                store.display()
+            ),
+            FleetError::BadHost { host } => write!(
+                f,
+                "\"{host}\" is not a host name: use ASCII letters, digits, - and _ (at most 64)"
+            ),
+            FleetError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            FleetError::Corrupt { path, why } => write!(f, "{}: {why}", path.display()),
+            FleetError::DaemonRunning { store, holder } => write!(
+                f,
+                "another fleet daemon ({holder}) already serves the store {}",
+                store.display()
+            ),
+            FleetError::OtherHost { store, host } => write!(
+                f,
+                "the store {} is host {host} of its fleet (its sends and receipts carry that name); run the daemon with --host {host}",
+                store.display()
+            ),
+            FleetError::Hub { what, detail } => write!(f, "the hub: {what}: {detail}"),
+        }
+    }
+}
+
+impl std::error::Error for FleetError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            FleetError::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}

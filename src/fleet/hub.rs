@@ -1,0 +1,190 @@
+//! `fleet config`: the hub's server configurations and one credential per
+//! host. The hub is `nodes` nats-servers (3 for a real fleet: every stream
+//! replicated 3 ways survives one node), each with JetStream and
+//! `sync_interval: always` — the default flushes every 2 minutes, and
+//! Jepsen's 2025 analysis of NATS 2.12.1 lost acknowledged messages on
+//! power loss with it. Each host gets an NKey and permissions that let it
+//! publish mail to any host but read only its own mail and receipts, and
+//! write only its own heartbeat; an admin NKey (`fleet init`) manages the
+//! streams.
+
+use super::address::valid_host;
+use super::error::FleetError;
+use super::mail::{HOSTS_BUCKET, MAIL_STREAM, RECEIPT_STREAM, mail_consumer, receipt_consumer};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// What `fleet config` writes.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub hosts: Vec<String>,
+    pub out: PathBuf,
+    pub nodes: usize,
+    /// Client ports are `port`, `port + 1`, …; cluster ports `port + 100`, ….
+    pub port: u16,
+}
+
+/// One user of the hub: its public key and its permissions.
+fn user(public: &str, publish: &[String], subscribe: &[String]) -> String {
+    let list = |v: &[String]| {
+        v.iter()
+            .map(|s| format!("\"{s}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    format!(
+        "    {{ nkey: {public}, permissions: {{ publish: {{ allow: [{}] }}, subscribe: {{ allow: [{}] }} }} }}",
+        list(publish),
+        list(subscribe)
+    )
+}
+
+/// What host `h` may publish: mail to any host, receipts to any host,
+/// acks and next-message requests of its own consumers, its heartbeat.
+fn host_publish(h: &str) -> Vec<String> {
+    let mut p = vec!["mail.*".to_string(), "receipts.*".to_string()];
+    for (stream, consumer) in [
+        (MAIL_STREAM, mail_consumer(h)),
+        (RECEIPT_STREAM, receipt_consumer(h)),
+    ] {
+        p.push(format!("$JS.ACK.{stream}.{consumer}.>"));
+        p.push(format!("$JS.API.CONSUMER.MSG.NEXT.{stream}.{consumer}"));
+        p.push(format!("$JS.API.CONSUMER.INFO.{stream}.{consumer}"));
+        p.push(format!("$JS.API.STREAM.INFO.{stream}"));
+    }
+    // Its own heartbeat; every host's, read through an ordered consumer.
+    p.push(format!("$KV.{HOSTS_BUCKET}.{h}"));
+    p.push(format!("$JS.API.STREAM.INFO.KV_{HOSTS_BUCKET}"));
+    p.push(format!("$JS.API.CONSUMER.CREATE.KV_{HOSTS_BUCKET}"));
+    p.push(format!("$JS.API.CONSUMER.CREATE.KV_{HOSTS_BUCKET}.>"));
+    p.push(format!("$JS.API.CONSUMER.DELETE.KV_{HOSTS_BUCKET}.>"));
+    p.push(format!("$JS.API.CONSUMER.INFO.KV_{HOSTS_BUCKET}.>"));
+    p.push(format!("$JS.FC.KV_{HOSTS_BUCKET}.>"));
+    p.push("$JS.API.INFO".to_string());
+    p
+}
+
+fn write_file(path: &Path, text: &str, private: bool) -> Result<(), FleetError> {
+    use std::io::Write;
+    let mut o = std::fs::OpenOptions::new();
+    o.create(true).write(true).truncate(true);
+    if private {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.mode(0o600);
+    }
+    let mut f = o.open(path).map_err(|e| FleetError::io(path, e))?;
+    f.write_all(text.as_bytes())
+        .and_then(|()| f.sync_all())
+        .map_err(|e| FleetError::io(path, e))
+}
+
+/// The name of the file beside the credentials that lists the hosts
+/// (`fleet init` reads it when it is not told the hosts).
+pub const FLEET_FILE: &str = "fleet.json";
+
+/// The hosts `fleet config` wrote beside the credential `creds`.
+pub fn hosts_beside(creds: &Path) -> Result<Vec<String>, FleetError> {
+    let path = creds
+        .parent()
+        .unwrap_or_else(|| Path::new("."))
+        .join(FLEET_FILE);
+    let bytes = std::fs::read(&path).map_err(|e| FleetError::io(&path, e))?;
+    let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| FleetError::Corrupt {
+        path: path.clone(),
+        why: e.to_string(),
+    })?;
+    v.get("hosts")
+        .and_then(|h| h.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|h| h.as_str().map(str::to_string))
+                .collect()
+        })
+        .ok_or(FleetError::Corrupt {
+            path,
+            why: "no \"hosts\" list".into(),
+        })
+}
+
+/// Write the node configurations (`hub-N.conf`, storage in `hub-N/`),
+/// the credentials (`<host>.nk`, `admin.nk`, mode 0600) and `fleet.json`
+/// (the hosts and the hub's URLs) into `plan.out`; the files written.
+pub fn write(plan: &Plan) -> Result<Vec<PathBuf>, FleetError> {
+    for h in &plan.hosts {
+        if !valid_host(h) || h == "admin" {
+            return Err(FleetError::BadHost { host: h.clone() });
+        }
+    }
+    let out = std::path::absolute(&plan.out).map_err(|e| FleetError::io(&plan.out, e))?;
+    std::fs::create_dir_all(&out).map_err(|e| FleetError::io(&out, e))?;
+    let mut written = Vec::new();
+    let mut users = Vec::new();
+    let admin = nkeys::KeyPair::new_user();
+    let seed = |k: &nkeys::KeyPair| k.seed().map_err(|e| FleetError::hub("make an NKey", e));
+    let path = out.join("admin.nk");
+    write_file(&path, &format!("{}\n", seed(&admin)?), true)?;
+    written.push(path);
+    users.push(user(
+        &admin.public_key(),
+        &[">".to_string()],
+        &[">".to_string()],
+    ));
+    for h in &plan.hosts {
+        let key = nkeys::KeyPair::new_user();
+        let path = out.join(format!("{h}.nk"));
+        write_file(&path, &format!("{}\n", seed(&key)?), true)?;
+        written.push(path);
+        users.push(user(
+            &key.public_key(),
+            &host_publish(h),
+            &["_INBOX.>".to_string()],
+        ));
+    }
+    let client = |n: usize| plan.port as usize + n;
+    let route = |n: usize| plan.port as usize + 100 + n;
+    for n in 0..plan.nodes {
+        let mut c = String::new();
+        let _ = writeln!(c, "# dsh-agents fleet hub node {} of {}", n + 1, plan.nodes);
+        let _ = writeln!(c, "server_name: hub-{}", n + 1);
+        let _ = writeln!(c, "listen: 127.0.0.1:{}", client(n));
+        let store = out.join(format!("hub-{}", n + 1));
+        let _ = writeln!(
+            c,
+            "jetstream {{ store_dir: \"{}\", sync_interval: always }}",
+            store.display()
+        );
+        if plan.nodes > 1 {
+            let routes: Vec<String> = (0..plan.nodes)
+                .filter(|m| *m != n)
+                .map(|m| format!("\"nats://127.0.0.1:{}\"", route(m)))
+                .collect();
+            let _ = writeln!(
+                c,
+                "cluster {{ name: dsh-fleet, listen: 127.0.0.1:{}, routes: [{}] }}",
+                route(n),
+                routes.join(", ")
+            );
+        }
+        let _ = writeln!(
+            c,
+            "authorization {{\n  users: [\n{}\n  ]\n}}",
+            users.join(",\n")
+        );
+        let path = out.join(format!("hub-{}.conf", n + 1));
+        write_file(&path, &c, false)?;
+        written.push(path);
+    }
+    let path = out.join(FLEET_FILE);
+    let about = serde_json::json!({"hosts": plan.hosts, "nats": urls(plan)});
+    write_file(&path, &format!("{about:#}\n"), false)?;
+    written.push(path);
+    Ok(written)
+}
+
+/// The hub's client URLs for a plan (what `fleet init --nats` and `fleet run --nats` take).
+pub fn urls(plan: &Plan) -> String {
+    (0..plan.nodes)
+        .map(|n| format!("nats://127.0.0.1:{}", plan.port as usize + n))
+        .collect::<Vec<_>>()
+        .join(",")
+}

@@ -1,0 +1,403 @@
+//! A host's fleet files, in `<store>/.fleet/`: which fleet it joined
+//! (`host.json`), the outbox of cross-host sends (`outbox`, one mail a
+//! line, appended under `outbox.lock` and fsynced before a send is
+//! answered), how far the daemon has handed it to the hub
+//! (`outbox.cursor`), and the receipts that came back (`receipts`).
+//!
+//! None of these names ends in `.jsonl` and none is a directory: DSH takes
+//! `.fleet` for a project directory, and neither rc.8 nor this tool finds
+//! a session or a flat-file artifact in it.
+
+use super::error::FleetError;
+use super::mail::{Level, Mail, Receipt};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+pub const DIR: &str = ".fleet";
+
+/// The fleet a store's host belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Membership {
+    pub host: String,
+    /// The hub's URLs, comma-separated (`nats://127.0.0.1:4222,…`).
+    pub hub: String,
+    /// The host's NKey seed file.
+    pub creds: PathBuf,
+    /// The CA certificate the hub's TLS is checked against, when it speaks TLS.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls_ca: Option<PathBuf>,
+}
+
+/// When a host was last heard from (its heartbeat, as the hub holds it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Beat {
+    pub host: String,
+    /// Milliseconds since the epoch.
+    pub time: i64,
+}
+
+/// The fleet files of one store.
+#[derive(Debug, Clone)]
+pub struct Local {
+    dir: PathBuf,
+}
+
+fn read_or_empty(path: &Path) -> Result<Vec<u8>, FleetError> {
+    match std::fs::read(path) {
+        Ok(b) => Ok(b),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(FleetError::io(path, e)),
+    }
+}
+
+/// Replace `path` with `bytes`: a temporary file, fsynced, renamed over it.
+fn replace(path: &Path, bytes: &[u8]) -> Result<(), FleetError> {
+    let tmp = path.with_extension("tmp");
+    let io = |e| FleetError::io(path, e);
+    let mut f = File::create(&tmp).map_err(io)?;
+    f.write_all(bytes).and_then(|()| f.sync_all()).map_err(io)?;
+    std::fs::rename(&tmp, path).map_err(io)?;
+    if let Some(dir) = path.parent() {
+        File::open(dir).and_then(|d| d.sync_all()).map_err(io)?;
+    }
+    Ok(())
+}
+
+/// The complete lines of `bytes` (a torn last line, a crash mid-append, is
+/// not one), each with the offset just past it.
+fn lines(bytes: &[u8]) -> impl Iterator<Item = (&[u8], u64)> {
+    let mut at = 0usize;
+    std::iter::from_fn(move || {
+        let rest = bytes.get(at..)?;
+        let end = memchr::memchr(b'\n', rest)?;
+        let line = &rest[..end];
+        at += end + 1;
+        Some((line, at as u64))
+    })
+}
+
+/// This machine's name, for a daemon's lock.
+fn machine() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "this machine".into())
+}
+
+impl Local {
+    pub fn of(store: &Path) -> Local {
+        Local {
+            dir: store.join(DIR),
+        }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+
+    /// The fleet this host joined, if any.
+    pub fn membership(&self) -> Result<Option<Membership>, FleetError> {
+        let path = self.path("host.json");
+        let bytes = read_or_empty(&path)?;
+        if bytes.is_empty() {
+            return Ok(None);
+        }
+        serde_json::from_slice(&bytes)
+            .map(Some)
+            .map_err(|e| FleetError::Corrupt {
+                path,
+                why: e.to_string(),
+            })
+    }
+
+    /// The fleet this host joined, or the error that says how to join.
+    pub fn joined(&self) -> Result<Membership, FleetError> {
+        self.membership()?.ok_or_else(|| FleetError::NotJoined {
+            store: self.store(),
+        })
+    }
+
+    /// Record that this store is host `m.host` (its hub and credential may
+    /// change; its name may not: its sends and receipts carry it).
+    pub fn join(&self, m: &Membership) -> Result<(), FleetError> {
+        if !super::address::valid_host(&m.host) {
+            return Err(FleetError::BadHost {
+                host: m.host.clone(),
+            });
+        }
+        if let Some(old) = self.membership()?
+            && old.host != m.host
+        {
+            return Err(FleetError::OtherHost {
+                store: self.store(),
+                host: old.host,
+            });
+        }
+        std::fs::create_dir_all(&self.dir).map_err(|e| FleetError::io(&self.dir, e))?;
+        let text = serde_json::to_vec_pretty(m).unwrap_or_default();
+        replace(&self.path("host.json"), &text)
+    }
+
+    /// The lock every outbox writer holds (a blocking `flock`: holders
+    /// hold it for one append).
+    fn lock(&self, name: &str) -> Result<File, FleetError> {
+        std::fs::create_dir_all(&self.dir).map_err(|e| FleetError::io(&self.dir, e))?;
+        let path = self.path(name);
+        let f = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| FleetError::io(&path, e))?;
+        f.lock().map_err(|e| FleetError::io(&path, e))?;
+        Ok(f)
+    }
+
+    fn store(&self) -> PathBuf {
+        self.dir.parent().map(Path::to_path_buf).unwrap_or_default()
+    }
+
+    /// The daemon's lock: one daemon per host. The holder writes its pid
+    /// and machine into it, so a second daemon can name the first.
+    pub fn daemon_lock(&self) -> Result<File, FleetError> {
+        std::fs::create_dir_all(&self.dir).map_err(|e| FleetError::io(&self.dir, e))?;
+        let path = self.path("daemon.lock");
+        let mut f = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(&path)
+            .map_err(|e| FleetError::io(&path, e))?;
+        match f.try_lock() {
+            Ok(()) => {
+                let me = format!("pid {} on {}\n", std::process::id(), machine());
+                f.set_len(0)
+                    .and_then(|()| f.write_all(me.as_bytes()))
+                    .map_err(|e| FleetError::io(&path, e))?;
+                Ok(f)
+            }
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let mut holder = String::new();
+                let _ = f.read_to_string(&mut holder);
+                Err(FleetError::DaemonRunning {
+                    store: self.store(),
+                    holder: holder.trim().to_string(),
+                })
+            }
+            Err(std::fs::TryLockError::Error(e)) => Err(FleetError::io(&path, e)),
+        }
+    }
+
+    /// The daemon serving this host (its `pid N on MACHINE`), if one runs.
+    pub fn daemon(&self) -> Result<Option<String>, FleetError> {
+        match self.daemon_lock() {
+            Ok(_released_on_drop) => Ok(None),
+            Err(FleetError::DaemonRunning { holder, .. }) => Ok(Some(holder)),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Keep the hosts' heartbeats as the hub last told them.
+    pub fn set_beats(&self, beats: &[Beat]) -> Result<(), FleetError> {
+        std::fs::create_dir_all(&self.dir).map_err(|e| FleetError::io(&self.dir, e))?;
+        let bytes = serde_json::to_vec_pretty(beats).unwrap_or_default();
+        replace(&self.path("hosts.json"), &bytes)
+    }
+
+    /// The hosts' heartbeats as the daemon last saw them (none before it ran).
+    pub fn beats(&self) -> Result<Vec<Beat>, FleetError> {
+        let path = self.path("hosts.json");
+        let bytes = read_or_empty(&path)?;
+        if bytes.is_empty() {
+            return Ok(Vec::new());
+        }
+        serde_json::from_slice(&bytes).map_err(|e| FleetError::Corrupt {
+            path,
+            why: e.to_string(),
+        })
+    }
+
+    /// Append `mail` to the outbox, fsynced, unless its id is there already
+    /// (then `false`: a retried send is the same send). The same id with
+    /// other text is refused: an id names one message forever.
+    pub fn send(&self, mail: &Mail) -> Result<bool, FleetError> {
+        let _lock = self.lock("outbox.lock")?;
+        let path = self.path("outbox");
+        let io = |e| FleetError::io(&path, e);
+        let mut f = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(&path)
+            .map_err(io)?;
+        let mut bytes = Vec::new();
+        f.read_to_end(&mut bytes).map_err(io)?;
+        let mut complete = 0u64;
+        for (line, end) in lines(&bytes) {
+            complete = end;
+            if let Ok(old) = serde_json::from_slice::<Mail>(line)
+                && old.id == mail.id
+            {
+                if old.to == mail.to && old.agent == mail.agent && old.text == mail.text {
+                    return Ok(false);
+                }
+                return Err(FleetError::Corrupt {
+                    path: path.clone(),
+                    why: format!(
+                        "message id {} was sent before with another target or text; an id names one message",
+                        mail.id
+                    ),
+                });
+            }
+        }
+        // A torn tail (a writer killed mid-line) is cut before appending.
+        if complete < bytes.len() as u64 {
+            f.set_len(complete).map_err(io)?;
+        }
+        let mut line = serde_json::to_vec(mail).unwrap_or_default();
+        line.push(b'\n');
+        f.seek(SeekFrom::Start(complete)).map_err(io)?;
+        f.write_all(&line)
+            .and_then(|()| f.sync_data())
+            .map_err(io)?;
+        Ok(true)
+    }
+
+    /// The outbox's mails from byte `from`, each with the offset past it.
+    pub fn outbox_from(&self, from: u64) -> Result<Vec<(Mail, u64)>, FleetError> {
+        let path = self.path("outbox");
+        let bytes = read_or_empty(&path)?;
+        let start = usize::try_from(from).unwrap_or(usize::MAX).min(bytes.len());
+        let mut out = Vec::new();
+        for (line, end) in lines(&bytes[start..]) {
+            let mail = serde_json::from_slice(line).map_err(|e| FleetError::Corrupt {
+                path: path.clone(),
+                why: format!("a line of the outbox: {e}"),
+            })?;
+            out.push((mail, end + start as u64));
+        }
+        Ok(out)
+    }
+
+    /// How far the hub has taken the outbox.
+    pub fn cursor(&self) -> Result<u64, FleetError> {
+        let path = self.path("outbox.cursor");
+        let bytes = read_or_empty(&path)?;
+        if bytes.is_empty() {
+            return Ok(0);
+        }
+        std::str::from_utf8(&bytes)
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .ok_or(FleetError::Corrupt {
+                path,
+                why: "not a byte offset".into(),
+            })
+    }
+
+    pub fn set_cursor(&self, at: u64) -> Result<(), FleetError> {
+        replace(&self.path("outbox.cursor"), at.to_string().as_bytes())
+    }
+
+    /// Keep a receipt that came back.
+    pub fn record_receipt(&self, r: &Receipt) -> Result<(), FleetError> {
+        let _lock = self.lock("outbox.lock")?;
+        let path = self.path("receipts");
+        let io = |e| FleetError::io(&path, e);
+        let mut f = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(io)?;
+        let mut line = serde_json::to_vec(r).unwrap_or_default();
+        line.push(b'\n');
+        f.write_all(&line).and_then(|()| f.sync_data()).map_err(io)
+    }
+
+    /// Every sent message and how far it got, in the order sent.
+    pub fn sent(&self) -> Result<Vec<(Mail, Level, Option<Receipt>)>, FleetError> {
+        let cursor = self.cursor()?;
+        let path = self.path("receipts");
+        let mut receipts: HashMap<String, Receipt> = HashMap::new();
+        for (line, _) in lines(&read_or_empty(&path)?) {
+            if let Ok(r) = serde_json::from_slice::<Receipt>(line) {
+                // The furthest answer counts (a refusal after an acceptance
+                // cannot happen: the id was kept).
+                receipts.entry(r.id.clone()).or_insert(r);
+            }
+        }
+        Ok(self
+            .outbox_from(0)?
+            .into_iter()
+            .map(|(mail, end)| {
+                let receipt = receipts.remove(&mail.id);
+                let level = match (&receipt, end <= cursor) {
+                    (Some(r), _) => r.level,
+                    (None, true) => Level::InTheFleet,
+                    (None, false) => Level::Queued,
+                };
+                (mail, level, receipt)
+            })
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mail(id: &str, text: &str) -> Mail {
+        Mail {
+            id: id.into(),
+            from: "a".into(),
+            to: "b".into(),
+            agent: "lead".into(),
+            target: "next-turn".into(),
+            text: text.into(),
+            time: 1,
+        }
+    }
+
+    #[test]
+    fn an_outbox_keeps_each_id_once_and_cuts_a_torn_tail() {
+        let tmp = tempfile::tempdir().unwrap();
+        let l = Local::of(tmp.path());
+        assert!(l.send(&mail("m1", "hi")).unwrap());
+        assert!(
+            !l.send(&mail("m1", "hi")).unwrap(),
+            "a retry is the same send"
+        );
+        assert!(matches!(
+            l.send(&mail("m1", "other")),
+            Err(FleetError::Corrupt { .. })
+        ));
+        // A writer killed mid-line.
+        let path = tmp.path().join(DIR).join("outbox");
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(b"{\"id\":\"torn").unwrap();
+        assert_eq!(l.outbox_from(0).unwrap().len(), 1, "a torn line is no mail");
+        assert!(l.send(&mail("m2", "there")).unwrap());
+        let all = l.outbox_from(0).unwrap();
+        let ids: Vec<&str> = all.iter().map(|(m, _)| m.id.as_str()).collect();
+        assert_eq!(ids, ["m1", "m2"]);
+        // The cursor splits queued from taken; a receipt wins over both.
+        l.set_cursor(all[0].1).unwrap();
+        l.record_receipt(&Receipt {
+            id: "m2".into(),
+            host: "b".into(),
+            level: Level::Accepted,
+            reason: None,
+            time: 2,
+        })
+        .unwrap();
+        let levels: Vec<Level> = l.sent().unwrap().into_iter().map(|(_, l, _)| l).collect();
+        assert_eq!(levels, [Level::InTheFleet, Level::Accepted]);
+        assert_eq!(l.outbox_from(all[0].1).unwrap().len(), 1);
+    }
+}

@@ -1,0 +1,19 @@
+//! The fleet: agents on many hosts, over NATS JetStream. One daemon per
+//! host (`fleet daemon`) is the only process that speaks NATS; every other
+//! command reads and writes files, as on one host.
+//!
+//! Invariants: the store files stay the truth (nothing here writes a DSH
+//! log: a message reaches an agent only through its inbox's keyed append,
+//! the path `followup --id` takes); a cross-host send is in the local
+//! outbox, fsynced, before it is answered; it runs once because the
+//! target's inbox refuses a reused id forever, not because of JetStream's
+//! bounded deduplication window.
+
+pub mod address;
+pub mod daemon;
+pub mod error;
+pub mod hub;
+pub mod local;
+pub mod mail;
+
+pub use error::FleetError;

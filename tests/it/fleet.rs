@@ -1,0 +1,557 @@
+//! The fleet against real `nats-server`s on loopback: a hub of one or three
+//! nodes (`fleet config` + `fleet init`), two stores as two hosts with
+//! their daemons (`fleet run`), cross-host followups that land once in the
+//! target's inbox through crashes of either daemon between its two writes,
+//! hub nodes killed, and the server refusing a credential another host's
+//! mail. The server is the pinned one: `DSH_AGENTS_NATS_SERVER`, else what
+//! `scripts/nats-server.sh` installs. Ignored by a plain `cargo test` (it
+//! needs nothing outside the repository): `scripts/test-fleet.sh` runs
+//! them and fails when fewer ran than this file holds.
+
+use crate::common::{Reaped, cmd, reaped, temp_dir};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+use tempfile::TempDir;
+
+/// Long enough for a loaded 2-core machine; only a hang ever reaches it.
+const PATIENCE: Duration = Duration::from_secs(120);
+
+fn nats_server() -> &'static Path {
+    static SERVER: OnceLock<PathBuf> = OnceLock::new();
+    SERVER.get_or_init(|| {
+        if let Some(p) = std::env::var_os("DSH_AGENTS_NATS_SERVER") {
+            return PathBuf::from(p);
+        }
+        let out = Command::new("bash")
+            .arg(crate::common::repo().join("scripts/nats-server.sh"))
+            .stderr(Stdio::inherit())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "scripts/nats-server.sh failed");
+        PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+    })
+}
+
+/// `base`, `base + 1`, … `base + n - 1` and the same 100 above, all free
+/// now (what `fleet config --port` lays the nodes on).
+fn free_ports(n: u16) -> u16 {
+    for _ in 0..200 {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let base = l.local_addr().unwrap().port();
+        drop(l);
+        if base > 65000 {
+            continue;
+        }
+        let all_free = (0..n).all(|i| {
+            [base + i, base + 100 + i]
+                .iter()
+                .all(|p| std::net::TcpListener::bind(("127.0.0.1", *p)).is_ok())
+        });
+        if all_free {
+            return base;
+        }
+    }
+    panic!("no free ports");
+}
+
+fn wait_for(what: &str, mut done: impl FnMut() -> bool, logs: &dyn Fn() -> String) {
+    let deadline = Instant::now() + PATIENCE;
+    while !done() {
+        if Instant::now() > deadline {
+            panic!("waited in vain for {what}\n{}", logs());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_default()
+}
+
+/// A hub of `nodes` nats-servers, killed when dropped.
+struct Hub {
+    dir: TempDir,
+    base: u16,
+    nodes: Vec<Option<Reaped>>,
+}
+
+impl Hub {
+    /// Configure and start the hub for `hosts` and create the streams.
+    fn start(hosts: &[&str], nodes: u16, init: &[&str]) -> Hub {
+        let dir = temp_dir("fleet-hub");
+        let base = free_ports(nodes);
+        let out = dir.path().join("hub");
+        cmd()
+            .args(["fleet", "config", "--hosts", &hosts.join(",")])
+            .arg("--out")
+            .arg(&out)
+            .args(["--nodes", &nodes.to_string(), "--port", &base.to_string()])
+            .assert()
+            .success();
+        let mut hub = Hub {
+            dir,
+            base,
+            nodes: (0..nodes).map(|_| None).collect(),
+        };
+        for n in 0..usize::from(nodes) {
+            hub.start_node(n);
+        }
+        let replicas = nodes.min(3).to_string();
+        let r = cmd()
+            .args(["fleet", "init", "--nats", &hub.urls(), "--creds"])
+            .arg(hub.creds("admin"))
+            .args(["--replicas", &replicas])
+            .args(init)
+            .timeout(PATIENCE)
+            .output()
+            .unwrap();
+        assert!(
+            r.status.success(),
+            "fleet init: {}\n{}",
+            String::from_utf8_lossy(&r.stderr),
+            hub.logs()
+        );
+        hub
+    }
+
+    fn start_node(&mut self, n: usize) {
+        let conf = self.dir.path().join(format!("hub/hub-{}.conf", n + 1));
+        let log = std::fs::File::create(self.log(n)).unwrap();
+        let child = Command::new(nats_server())
+            .arg("-c")
+            .arg(&conf)
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .unwrap();
+        self.nodes[n] = Some(reaped(child));
+        let port = self.base + n as u16;
+        wait_for(
+            "a hub node to listen",
+            || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok(),
+            &|| self.logs(),
+        );
+    }
+
+    /// SIGKILL node `n` (and reap it).
+    fn kill_node(&mut self, n: usize) {
+        self.nodes[n] = None;
+    }
+
+    fn log(&self, n: usize) -> PathBuf {
+        self.dir.path().join(format!("node-{}.log", n + 1))
+    }
+
+    fn urls(&self) -> String {
+        (0..self.nodes.len())
+            .map(|n| format!("nats://127.0.0.1:{}", self.base + n as u16))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    fn creds(&self, host: &str) -> PathBuf {
+        self.dir.path().join(format!("hub/{host}.nk"))
+    }
+
+    fn logs(&self) -> String {
+        (0..self.nodes.len())
+            .map(|n| format!("--- hub node {} ---\n{}", n + 1, read(&self.log(n))))
+            .collect()
+    }
+}
+
+/// One store as one host of the fleet, its daemon killed when dropped.
+struct Host {
+    name: &'static str,
+    /// The store (`store/`) and the daemon's logs.
+    dir: TempDir,
+    daemon: Option<Reaped>,
+    runs: usize,
+}
+
+impl Host {
+    /// A store with one root session (`lead`).
+    fn new(name: &'static str) -> Host {
+        let dir = temp_dir("fleet-host");
+        std::fs::create_dir(dir.path().join("store")).unwrap();
+        cmd()
+            .arg("--store")
+            .arg(dir.path().join("store"))
+            .args(["spawn", "--prompt", "lead the work"])
+            .assert()
+            .success();
+        Host {
+            name,
+            dir,
+            daemon: None,
+            runs: 0,
+        }
+    }
+
+    fn path(&self) -> PathBuf {
+        self.dir.path().join("store")
+    }
+
+    fn daemon_command(&self, hub: &Hub, creds_of: &str) -> Command {
+        let mut c = Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"));
+        c.arg("--store")
+            .arg(self.path())
+            .args(["fleet", "run", "--host", self.name, "--nats", &hub.urls()])
+            .arg("--creds")
+            .arg(hub.creds(creds_of))
+            .env_remove("DSH_AGENTS_FAULT")
+            .stdin(Stdio::null());
+        c
+    }
+
+    /// Start the daemon (with a fault switch when `fault` is set), its
+    /// output in a log of its own per run.
+    fn run(&mut self, hub: &Hub, fault: Option<&str>) {
+        let mut c = self.daemon_command(hub, self.name);
+        if let Some(stage) = fault {
+            c.env("DSH_AGENTS_FAULT", stage);
+        }
+        self.runs += 1;
+        let log = std::fs::File::create(self.log(self.runs)).unwrap();
+        c.stdout(log.try_clone().unwrap()).stderr(log);
+        self.daemon = Some(reaped(c.spawn().unwrap()));
+        // Serving: the store joined and the hub answered.
+        let log = self.log(self.runs);
+        wait_for(
+            "the daemon to serve",
+            || read(&log).contains("serving"),
+            &|| format!("{}{}", hub.logs(), self.logs()),
+        );
+    }
+
+    fn log(&self, run: usize) -> PathBuf {
+        self.dir.path().join(format!("daemon-{run}.log"))
+    }
+
+    fn logs(&self) -> String {
+        (1..=self.runs)
+            .map(|r| {
+                format!(
+                    "--- host {} daemon run {r} ---\n{}",
+                    self.name,
+                    read(&self.log(r))
+                )
+            })
+            .collect()
+    }
+
+    /// Wait for the daemon to die of its fault switch.
+    fn wait_daemon_gone(&mut self, hub: &Hub, other: &Host) {
+        let mut daemon = self.daemon.take().unwrap();
+        wait_for(
+            "the daemon to stop at its fault",
+            || daemon.try_wait().unwrap().is_some(),
+            &|| all_logs(hub, &[self, other]),
+        );
+    }
+
+    fn followup(&self, to: &str, text: &str, id: &str) -> String {
+        let out = cmd()
+            .arg("--store")
+            .arg(self.path())
+            .args(["followup", to, text, "--id", id])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "followup {to}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    fn status(&self) -> Value {
+        let out = cmd()
+            .arg("--store")
+            .arg(self.path())
+            .args(["--json", "fleet", "status"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "fleet status: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+
+    /// The level `fleet status` shows for message `id`.
+    fn level(&self, id: &str) -> Option<String> {
+        let status = self.status();
+        status["sent"]
+            .as_array()?
+            .iter()
+            .find(|s| s["messageId"] == id)
+            .map(|s| s["level"].as_str().unwrap().to_string())
+    }
+
+    /// The records of the root's inbox (both lists) with message `id`.
+    fn inbox_records(&self, id: &str) -> usize {
+        let out = cmd()
+            .arg("--store")
+            .arg(self.path())
+            .args(["--json", "inbox", "lead"])
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        ["nextTurn", "nextStep"]
+            .iter()
+            .flat_map(|l| v[l].as_array().unwrap().iter())
+            .filter(|r| r["id"] == id)
+            .count()
+    }
+
+    /// The receipts kept for message `id` (one per answer that came back).
+    fn receipts(&self, id: &str) -> usize {
+        read(&self.path().join(".fleet/receipts"))
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|r| r["id"] == id)
+            .count()
+    }
+}
+
+fn all_logs(hub: &Hub, hosts: &[&Host]) -> String {
+    let mut s = hub.logs();
+    for h in hosts {
+        s.push_str(&h.logs());
+    }
+    s
+}
+
+#[test]
+#[ignore = "needs nats-server: scripts/test-fleet.sh"]
+fn a_followup_to_another_host_lands_once_and_its_sender_sees_how_far_it_got() {
+    let hub = Hub::start(&["a", "b"], 1, &[]);
+    let (mut a, mut b) = (Host::new("a"), Host::new("b"));
+    a.run(&hub, None);
+    b.run(&hub, None);
+    let logs = || all_logs(&hub, &[&a, &b]);
+
+    let said = a.followup("b:lead", "review the diff", "f-1");
+    assert!(
+        said.contains("message f-1 queued for agent lead on host b"),
+        "{said}"
+    );
+    wait_for(
+        "f-1 accepted",
+        || a.level("f-1").as_deref() == Some("accepted"),
+        &logs,
+    );
+    assert_eq!(b.inbox_records("f-1"), 1, "{}", logs());
+    // The text arrived as sent, as the user's.
+    let inbox = cmd()
+        .arg("--store")
+        .arg(b.path())
+        .args(["inbox", "lead"])
+        .output()
+        .unwrap();
+    let inbox = String::from_utf8(inbox.stdout).unwrap();
+    assert!(
+        inbox.contains("f-1") && inbox.contains("review the diff"),
+        "{inbox}"
+    );
+
+    // A retried send is the same send: nothing new leaves the host.
+    a.followup("b:lead", "review the diff", "f-1");
+    let sent = a.status()["sent"].as_array().unwrap().len();
+    assert_eq!(sent, 1, "a retry queued a second mail");
+    // The same id with other text is refused, naming the id.
+    let reused = cmd()
+        .arg("--store")
+        .arg(a.path())
+        .args(["followup", "b:lead", "other text", "--id", "f-1"])
+        .output()
+        .unwrap();
+    assert_eq!(reused.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&reused.stderr).contains("f-1"));
+
+    // An agent the target host does not have: refused, with the reason.
+    a.followup("b:nobody", "hello?", "f-2");
+    wait_for(
+        "f-2 refused",
+        || a.level("f-2").as_deref() == Some("refused"),
+        &logs,
+    );
+    let status = a.status();
+    let refused = status["sent"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["messageId"] == "f-2")
+        .unwrap()
+        .clone();
+    assert!(
+        refused["reason"].as_str().unwrap().contains("nobody"),
+        "{refused}"
+    );
+    assert_eq!(b.inbox_records("f-2"), 0);
+
+    // Both hosts show in the status, live, and the outbox is empty.
+    wait_for(
+        "both hosts heard",
+        || a.status()["hosts"].as_array().is_some_and(|h| h.len() == 2),
+        &logs,
+    );
+    let status = a.status();
+    assert!(
+        status["hosts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|h| h["live"] == true)
+    );
+    assert_eq!(status["outbox"]["waiting"], 0);
+    assert_eq!(status["host"], "a");
+
+    // A second daemon for one host is refused, naming the first.
+    let second = b
+        .daemon_command(&hub, "b")
+        .timeout_free_output(PATIENCE)
+        .expect("a second daemon ran on");
+    assert_eq!(second.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert!(
+        err.contains("another fleet daemon") && err.contains("pid"),
+        "{err}"
+    );
+}
+
+#[test]
+#[ignore = "needs nats-server: scripts/test-fleet.sh"]
+fn a_receiver_killed_between_its_inbox_and_its_ack_takes_the_mail_again_and_writes_it_once() {
+    let hub = Hub::start(&["a", "b"], 1, &["--ack-wait", "2"]);
+    let (mut a, mut b) = (Host::new("a"), Host::new("b"));
+    a.run(&hub, None);
+    b.run(&hub, Some("fleet-before-ack"));
+    a.followup("b:lead", "once only", "r-1");
+    b.wait_daemon_gone(&hub, &a);
+    // The inbox holds it; no receipt went back.
+    assert_eq!(b.inbox_records("r-1"), 1);
+    assert_ne!(a.level("r-1").as_deref(), Some("accepted"));
+    b.run(&hub, None);
+    let logs = || all_logs(&hub, &[&a, &b]);
+    wait_for(
+        "r-1 accepted",
+        || a.level("r-1").as_deref() == Some("accepted"),
+        &logs,
+    );
+    assert_eq!(b.inbox_records("r-1"), 1, "{}", logs());
+}
+
+#[test]
+#[ignore = "needs nats-server: scripts/test-fleet.sh"]
+fn a_sender_killed_between_the_hub_ack_and_its_cursor_publishes_again_and_the_inbox_keeps_one() {
+    // A 1 s dedup window: the second publish, after it, reaches the stream,
+    // so only the target's inbox stands between it and a second run.
+    let hub = Hub::start(&["a", "b"], 1, &["--dedup-window", "1"]);
+    let (mut a, mut b) = (Host::new("a"), Host::new("b"));
+    b.run(&hub, None);
+    a.run(&hub, Some("fleet-after-publish"));
+    a.followup("b:lead", "once only", "s-1");
+    a.wait_daemon_gone(&hub, &b);
+    wait_for("s-1 in b's inbox", || b.inbox_records("s-1") == 1, &|| {
+        all_logs(&hub, &[&a, &b])
+    });
+    // Past the window, the restarted sender publishes it again.
+    std::thread::sleep(Duration::from_millis(1500));
+    a.run(&hub, None);
+    let logs = || all_logs(&hub, &[&a, &b]);
+    // Two receipts: the first copy's and the second's (both accepted).
+    wait_for("a second copy answered", || a.receipts("s-1") >= 2, &logs);
+    assert_eq!(a.level("s-1").as_deref(), Some("accepted"));
+    assert_eq!(b.inbox_records("s-1"), 1, "{}", logs());
+}
+
+#[test]
+#[ignore = "needs nats-server: scripts/test-fleet.sh"]
+fn sends_go_on_with_one_hub_node_down_and_wait_in_the_outbox_with_two() {
+    let mut hub = Hub::start(&["a", "b"], 3, &[]);
+    let (mut a, mut b) = (Host::new("a"), Host::new("b"));
+    a.run(&hub, None);
+    b.run(&hub, None);
+    let logs = |hub: &Hub, a: &Host, b: &Host| all_logs(hub, &[a, b]);
+
+    hub.kill_node(0);
+    a.followup("b:lead", "one node down", "n-1");
+    wait_for(
+        "n-1 accepted with a node down",
+        || a.level("n-1").as_deref() == Some("accepted"),
+        &|| logs(&hub, &a, &b),
+    );
+
+    // Without a quorum the hub takes nothing: the sends wait in the
+    // outbox, and all arrive, once each, when the nodes are back.
+    hub.kill_node(1);
+    a.followup("b:lead", "two nodes down", "n-2");
+    a.followup("b:lead", "still down", "n-3");
+    hub.start_node(0);
+    hub.start_node(1);
+    for id in ["n-2", "n-3"] {
+        wait_for(
+            "the queued sends accepted",
+            || a.level(id).as_deref() == Some("accepted"),
+            &|| logs(&hub, &a, &b),
+        );
+    }
+    for id in ["n-1", "n-2", "n-3"] {
+        assert_eq!(b.inbox_records(id), 1, "{id}\n{}", logs(&hub, &a, &b));
+    }
+}
+
+#[test]
+#[ignore = "needs nats-server: scripts/test-fleet.sh"]
+fn the_hub_refuses_a_credential_another_hosts_mail() {
+    let hub = Hub::start(&["a", "b"], 1, &[]);
+    let c = Host::new("a");
+    // Host a's daemon with host b's credential.
+    let out = c
+        .daemon_command(&hub, "b")
+        .timeout_free_output(PATIENCE)
+        .unwrap_or_else(|| panic!("the daemon did not stop\n{}", hub.logs()));
+    assert_eq!(out.status.code(), Some(3), "{}", hub.logs());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("read this host's mail"), "{err}");
+    let log = hub.logs();
+    assert!(
+        log.contains("Violation") && log.contains("mail-a"),
+        "the server did not refuse it:\n{log}"
+    );
+}
+
+/// `Command::output` that gives up (killing the child) after `limit`.
+trait OutputWithin {
+    fn timeout_free_output(&mut self, limit: Duration) -> Option<std::process::Output>;
+}
+
+impl OutputWithin for Command {
+    fn timeout_free_output(&mut self, limit: Duration) -> Option<std::process::Output> {
+        let dir = temp_dir("fleet-out");
+        let (o, e) = (dir.path().join("out"), dir.path().join("err"));
+        self.stdout(std::fs::File::create(&o).unwrap())
+            .stderr(std::fs::File::create(&e).unwrap());
+        let mut child = reaped(self.spawn().unwrap());
+        let deadline = Instant::now() + limit;
+        loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                return Some(std::process::Output {
+                    status,
+                    stdout: std::fs::read(&o).unwrap(),
+                    stderr: std::fs::read(&e).unwrap(),
+                });
+            }
+            if Instant::now() > deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
