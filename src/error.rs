@@ -50,8 +50,13 @@ pub enum Error {
     Delivery(DeliveryError),
     /// The store or the file system failed.
     Store(StoreError),
-    /// The fleet (its files or its hub) failed.
-    Fleet(crate::fleet::FleetError),
+    /// A layer that stands above this file (the fleet) failed: its own
+    /// typed error, with the kind that layer decided (it converts into
+    /// this, so no arrow runs from here up to it).
+    Above {
+        kind: ErrorKind,
+        error: Box<dyn std::error::Error + Send + Sync>,
+    },
 }
 
 impl Error {
@@ -61,8 +66,7 @@ impl Error {
             Error::Usage(_) | Error::Resolve(_) | Error::Flag { .. } => ErrorKind::Usage,
             Error::Tree(_) | Error::Store(_) => ErrorKind::Store,
             Error::Delivery(e) => delivery_kind(e),
-            Error::Fleet(e) if e.is_usage() => ErrorKind::Usage,
-            Error::Fleet(_) => ErrorKind::Store,
+            Error::Above { kind, .. } => *kind,
         }
     }
 
@@ -93,12 +97,6 @@ fn delivery_kind(e: &DeliveryError) -> ErrorKind {
 impl From<StoreError> for Error {
     fn from(e: StoreError) -> Self {
         Error::Store(e)
-    }
-}
-
-impl From<crate::fleet::FleetError> for Error {
-    fn from(e: crate::fleet::FleetError) -> Self {
-        Error::Fleet(e)
     }
 }
 
@@ -149,7 +147,7 @@ impl fmt::Display for Error {
             Error::Tree(e) => e.fmt(f),
             Error::Delivery(e) => e.fmt(f),
             Error::Store(e) => e.fmt(f),
-            Error::Fleet(e) => e.fmt(f),
+            Error::Above { error, .. } => error.fmt(f),
         }
     }
 }
@@ -162,7 +160,7 @@ impl std::error::Error for Error {
             Error::Tree(e) => Some(e),
             Error::Delivery(e) => Some(e),
             Error::Store(e) => Some(e),
-            Error::Fleet(e) => Some(e),
+            Error::Above { error, .. } => Some(error.as_ref()),
         }
     }
 }

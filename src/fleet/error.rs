@@ -80,6 +80,20 @@ impl fmt::Display for FleetError {
     }
 }
 
+impl From<FleetError> for crate::error::Error {
+    fn from(e: FleetError) -> Self {
+        let kind = if e.is_usage() {
+            crate::error::ErrorKind::Usage
+        } else {
+            crate::error::ErrorKind::Store
+        };
+        crate::error::Error::Above {
+            kind,
+            error: Box::new(e),
+        }
+    }
+}
+
 impl std::error::Error for FleetError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
