@@ -145,6 +145,8 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
         }
         &'dsh-agents;followup'= {
             cand --id 'Message id: repeating a send with the same id writes nothing and returns the same receipt'
+            cand --wait 'Wait until the message is in the target''s inbox (for HOST:AGENT on another host; a local send is there when it returns)'
+            cand --timeout 'With --wait: the most seconds to wait (the message stays queued after it)'
             cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
             cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
@@ -156,6 +158,8 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
         }
         &'dsh-agents;steer'= {
             cand --id 'Message id: repeating a send with the same id writes nothing and returns the same receipt'
+            cand --wait 'Wait until the message is in the target''s inbox (for HOST:AGENT on another host; a local send is there when it returns)'
+            cand --timeout 'With --wait: the most seconds to wait (the message stays queued after it)'
             cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
             cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'

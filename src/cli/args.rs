@@ -74,6 +74,23 @@ pub struct IdArg {
     pub id: Option<String>,
 }
 
+/// How long a send to another host of the fleet waits for its receipt.
+#[derive(Debug, Clone, Args)]
+pub struct WaitArg {
+    /// Wait until the message is in the target's inbox (for HOST:AGENT on another host; a local send is there when it returns)
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    pub wait: Option<WaitLevel>,
+    /// With --wait: the most seconds to wait (the message stays queued after it)
+    #[arg(long, value_name = "SECONDS", default_value_t = 60, requires = "wait", value_parser = clap::value_parser!(u64).range(1..=86400))]
+    pub timeout: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum WaitLevel {
+    /// In the target agent's inbox
+    Accepted,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     // The model tools (`cli::model_tools`), listed first.
@@ -84,22 +101,26 @@ pub enum Command {
     )]
     /// Deliver a message as the user to AGENT's next turn
     Followup {
-        /// A Session id, a unique prefix, or a name path (reviewer/checker)
+        /// A Session id, a unique prefix, or a name path (reviewer/checker); HOST:AGENT on another host of the fleet
         agent: String,
         /// The message; - reads standard input
         message: String,
         #[command(flatten)]
         id: IdArg,
+        #[command(flatten)]
+        wait: WaitArg,
     },
     #[command(after_help = "Examples:\n  dsh-agents steer reviewer/checker 'Skip the slow tests'")]
     /// Deliver a message as the user to AGENT's next step
     Steer {
-        /// A Session id, a unique prefix, or a name path (reviewer/checker)
+        /// A Session id, a unique prefix, or a name path (reviewer/checker); HOST:AGENT on another host of the fleet
         agent: String,
         /// The message; - reads standard input
         message: String,
         #[command(flatten)]
         id: IdArg,
+        #[command(flatten)]
+        wait: WaitArg,
     },
     #[command(after_help = "Examples:\n  dsh-agents interrupt reviewer")]
     /// Interrupt AGENT's current turn as the user

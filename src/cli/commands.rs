@@ -94,9 +94,10 @@ pub(super) fn deliver(
     agent: &str,
     message: &str,
     id: &super::args::IdArg,
+    wait: &super::args::WaitArg,
     list: Target,
 ) -> Result<Output> {
-    if let Some(queued) = super::fleet::send_remote(env, agent, message, id, list)? {
+    if let Some(queued) = super::fleet::send_remote(env, agent, message, id, wait, list)? {
         return Ok(queued);
     }
     let message = message_body(message)?;

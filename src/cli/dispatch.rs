@@ -43,12 +43,18 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
         Command::Top { agent } => commands::top(&env, agent.as_deref()),
         Command::Check => commands::check(&env),
         Command::Spawn(args) => commands::spawn(&env, args),
-        Command::Followup { agent, message, id } => {
-            commands::deliver(&env, agent, message, id, Target::NextTurn)
-        }
-        Command::Steer { agent, message, id } => {
-            commands::deliver(&env, agent, message, id, Target::NextStep)
-        }
+        Command::Followup {
+            agent,
+            message,
+            id,
+            wait,
+        } => commands::deliver(&env, agent, message, id, wait, Target::NextTurn),
+        Command::Steer {
+            agent,
+            message,
+            id,
+            wait,
+        } => commands::deliver(&env, agent, message, id, wait, Target::NextStep),
         Command::Interrupt { agent } => commands::interrupt(&env, agent),
         Command::Inbox { agent } => commands::inbox(&env, agent),
         Command::Claim { caller } => commands::claim(&env, caller),

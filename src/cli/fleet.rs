@@ -1,7 +1,7 @@
 //! The `fleet` commands and cross-host sends (`followup HOST:AGENT`), from
 //! the command line's arguments to the fleet layer and back to text.
 
-use super::args::{FleetCommand, IdArg};
+use super::args::{FleetCommand, IdArg, WaitArg, WaitLevel};
 use super::env::{Env, Output, to_json};
 use super::inputs::{message_body, message_id};
 use crate::error::Result;
@@ -187,6 +187,7 @@ pub(super) fn send_remote(
     agent: &str,
     message: &str,
     id: &IdArg,
+    wait: &WaitArg,
     list: Target,
 ) -> Result<Option<Output>> {
     let Address {
@@ -219,11 +220,56 @@ pub(super) fn send_remote(
         time: now_ms(),
     };
     local.send(&mail)?;
+    let level = match wait.wait {
+        None => Level::Queued,
+        Some(WaitLevel::Accepted) => wait_for_receipt(&local, &mail, wait.timeout)?,
+    };
     Ok(Some(Output::Text(if env.json {
-        to_json(&serde_json::json!({"messageId": id, "host": host, "level": "queued"}))
+        to_json(&serde_json::json!({"messageId": id, "host": host, "level": level}))
+    } else if level == Level::Accepted {
+        format!("message {id} accepted by agent {remote} on host {host}")
     } else {
         format!(
             "message {id} queued for agent {remote} on host {host} (the fleet daemon forwards it; `dsh-agents fleet status` shows how far it got)"
         )
     })))
+}
+
+/// How often a waiting send looks at the receipts the daemon keeps.
+const RECEIPT_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Wait until `mail`'s receipt says accepted (its level) or refused (an
+/// error with the target host's reason), at most `timeout_s` seconds (an
+/// error that says where the message is: it stays on its way).
+fn wait_for_receipt(local: &Local, mail: &Mail, timeout_s: u64) -> Result<Level> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(timeout_s);
+    loop {
+        let sent = local.sent()?;
+        let (level, why) = sent
+            .iter()
+            .find(|(m, _, _)| m.id == mail.id)
+            .map(|(_, l, r)| (*l, r.as_ref().and_then(|r| r.reason.clone())))
+            .unwrap_or((Level::Queued, None));
+        match level {
+            Level::Accepted => return Ok(level),
+            Level::Refused => {
+                return Err(FleetError::Refused {
+                    id: mail.id.clone(),
+                    host: mail.to.clone(),
+                    reason: why.unwrap_or_default(),
+                }
+                .into());
+            }
+            Level::Queued | Level::InTheFleet if std::time::Instant::now() >= deadline => {
+                return Err(FleetError::WaitedInVain {
+                    id: mail.id.clone(),
+                    host: mail.to.clone(),
+                    level: level.word(),
+                    seconds: timeout_s,
+                }
+                .into());
+            }
+            Level::Queued | Level::InTheFleet => std::thread::sleep(RECEIPT_POLL),
+        }
+    }
 }

@@ -20,6 +20,19 @@ pub enum FleetError {
     DaemonRunning { store: PathBuf, holder: String },
     /// The store is already another host of its fleet.
     OtherHost { store: PathBuf, host: String },
+    /// The target host refused a message for good (`reason`: its words).
+    Refused {
+        id: String,
+        host: String,
+        reason: String,
+    },
+    /// A send waited for its receipt in vain (`level`: how far it got).
+    WaitedInVain {
+        id: String,
+        host: String,
+        level: &'static str,
+        seconds: u64,
+    },
     /// The hub refused or could not be reached (`what` we asked it).
     Hub { what: &'static str, detail: String },
 }
@@ -47,6 +60,7 @@ impl FleetError {
             FleetError::NotJoined { .. }
                 | FleetError::BadHost { .. }
                 | FleetError::OtherHost { .. }
+                | FleetError::Refused { .. }
         )
     }
 }
@@ -74,6 +88,18 @@ impl fmt::Display for FleetError {
                 f,
                 "the store {} is host {host} of its fleet (its sends and receipts carry that name); run the daemon with --host {host}",
                 store.display()
+            ),
+            FleetError::Refused { id, host, reason } => {
+                write!(f, "host {host} refused message {id}: {reason}")
+            }
+            FleetError::WaitedInVain {
+                id,
+                host,
+                level,
+                seconds,
+            } => write!(
+                f,
+                "message {id} for host {host} is {level} after {seconds} s, not yet accepted; it stays on its way (`dsh-agents fleet status` follows it)"
             ),
             FleetError::Hub { what, detail } => write!(f, "the hub: {what}: {detail}"),
         }

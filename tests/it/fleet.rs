@@ -374,12 +374,20 @@ fn a_followup_to_another_host_lands_once_and_its_sender_sees_how_far_it_got() {
     assert_eq!(reused.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&reused.stderr).contains("f-1"));
 
-    // An agent the target host does not have: refused, with the reason.
-    a.followup("b:nobody", "hello?", "f-2");
-    wait_for(
-        "f-2 refused",
-        || a.level("f-2").as_deref() == Some("refused"),
-        &logs,
+    // An agent the target host does not have: refused, with the reason,
+    // and a send that waits for its receipt says so (exit 2).
+    let refused = cmd()
+        .arg("--store")
+        .arg(a.path())
+        .args(["followup", "b:nobody", "hello?", "--id", "f-2"])
+        .args(["--wait", "accepted", "--timeout", "120"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{err}\n{}", logs());
+    assert!(
+        err.contains("host b refused message f-2") && err.contains("nobody"),
+        "{err}"
     );
     let status = a.status();
     let refused = status["sent"]
@@ -394,6 +402,23 @@ fn a_followup_to_another_host_lands_once_and_its_sender_sees_how_far_it_got() {
         "{refused}"
     );
     assert_eq!(b.inbox_records("f-2"), 0);
+
+    // A send that waits returns once the target's inbox holds it.
+    let waited = cmd()
+        .arg("--store")
+        .arg(a.path())
+        .args(["--json", "steer", "b:lead", "mind the tests", "--id", "f-3"])
+        .args(["--wait", "accepted", "--timeout", "120"])
+        .output()
+        .unwrap();
+    assert!(
+        waited.status.success(),
+        "{}",
+        String::from_utf8_lossy(&waited.stderr)
+    );
+    let v: Value = serde_json::from_slice(&waited.stdout).unwrap();
+    assert_eq!(v["level"], "accepted");
+    assert_eq!(b.inbox_records("f-3"), 1);
 
     // Both hosts show in the status, live, and the outbox is empty.
     wait_for(
