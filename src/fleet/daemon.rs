@@ -51,17 +51,50 @@ fn read_seed(path: &Path) -> Result<String, FleetError> {
     Ok(text.trim().to_string())
 }
 
+/// Whether the hub said this connection's credential may not do what it
+/// asked (a permissions violation): set from the client's event callback.
+#[derive(Clone, Default)]
+struct Refusals(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl Refusals {
+    fn seen(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    fn note(&self, event: &async_nats::Event) {
+        // The server's only signal is its protocol error line
+        // (`-ERR 'Permissions Violation for Publish to "…"'`); the client
+        // passes it on as text.
+        let refused = match event {
+            async_nats::Event::ServerError(async_nats::ServerError::AuthorizationViolation) => true,
+            async_nats::Event::ServerError(async_nats::ServerError::Other(text)) => {
+                text.to_ascii_lowercase().contains("permissions violation")
+            }
+            _ => false,
+        };
+        if refused {
+            self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+}
+
 async fn connect(
     hub: &str,
     creds: &Path,
     tls_ca: Option<&Path>,
     name: &str,
-) -> Result<Context, FleetError> {
+) -> Result<(Context, Refusals), FleetError> {
     let seed = read_seed(creds)?;
     let urls: Vec<String> = hub.split(',').map(|s| s.trim().to_string()).collect();
+    let refusals = Refusals::default();
+    let noted = refusals.clone();
     let mut options = async_nats::ConnectOptions::new()
         .nkey(seed)
         .name(name)
+        .event_callback(move |event| {
+            noted.note(&event);
+            async {}
+        })
         .retry_on_initial_connect();
     if let Some(ca) = tls_ca {
         options = options.require_tls(true).add_root_certificates(ca.into());
@@ -70,7 +103,7 @@ async fn connect(
         .connect(urls.as_slice())
         .await
         .map_err(|e| FleetError::hub("connect", e))?;
-    Ok(jetstream::new(client))
+    Ok((jetstream::new(client), refusals))
 }
 
 /// How the hub keeps the fleet's streams.
@@ -93,7 +126,7 @@ pub fn init(hub: &str, creds: &Path, hosts: &[String], how: &Streams) -> Result<
         }
     }
     runtime()?.block_on(async {
-        let js = connect(hub, creds, None, "dsh-agents fleet init").await?;
+        let (js, _) = connect(hub, creds, None, "dsh-agents fleet init").await?;
         // A hub just started elects its leaders first; until then every
         // request times out. Wait for it, up to a minute.
         let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
@@ -177,21 +210,25 @@ pub fn run(store: &Path, m: &Membership, limits: Limits) -> Result<(), FleetErro
     let m = m.clone();
     runtime()?.block_on(async move {
         let name = format!("dsh-agents fleet run {}", m.host);
-        let js = connect(&m.hub, &m.creds, m.tls_ca.as_deref(), &name).await?;
-        // Once, before the loops (which retry the hub for ever): a hub
-        // without the streams, or a credential that may not read this
-        // host's mail, ends the daemon with the reason.
-        js.get_stream(MAIL_STREAM)
-            .await
-            .map_err(|e| FleetError::hub("find the mail stream (run `fleet init`)", e))?
-            .get_consumer::<pull::Config>(&mail_consumer(&m.host))
-            .await
-            .map_err(|e| {
-                FleetError::hub(
-                    "read this host's mail (run `fleet init`; use this host's own credential)",
-                    e,
-                )
-            })?;
+        let (js, refusals) = connect(&m.hub, &m.creds, m.tls_ca.as_deref(), &name).await?;
+        // Once, before the loops: a hub that is down or electing holds the
+        // daemon here; a credential the hub refuses this host's mail ends
+        // it with the reason.
+        loop {
+            match probe(&js, &m).await {
+                Ok(()) => break,
+                Err(e) if refusals.seen() => {
+                    return Err(FleetError::hub(
+                        "read this host's mail: the hub refused this credential (use this host's own)",
+                        e,
+                    ));
+                }
+                Err(e) => {
+                    eprintln!("dsh-agents fleet: {e}; trying again");
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+            }
+        }
         eprintln!(
             "dsh-agents fleet: host {} serving {}",
             m.host,
@@ -207,6 +244,17 @@ pub fn run(store: &Path, m: &Membership, limits: Limits) -> Result<(), FleetErro
             r = again("watch the hosts", || watch_hosts(&js, &local, &beats)) => r,
         }
     })
+}
+
+/// This host's mail consumer, as the hub has it.
+async fn probe(js: &Context, m: &Membership) -> Result<(), FleetError> {
+    js.get_stream(MAIL_STREAM)
+        .await
+        .map_err(|e| FleetError::hub("find the mail stream (run `fleet init`)", e))?
+        .get_consumer::<pull::Config>(&mail_consumer(&m.host))
+        .await
+        .map_err(|e| FleetError::hub("find this host's mail consumer (run `fleet init`)", e))?;
+    Ok(())
 }
 
 /// Run `step` again after a second whenever the hub fails it (a node

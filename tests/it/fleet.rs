@@ -580,3 +580,114 @@ impl OutputWithin for Command {
         }
     }
 }
+
+/// A small reproducible generator for where the kills fall (the seed is
+/// printed, and `DSH_AGENTS_BURST_SEED` replays it).
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n
+    }
+}
+
+#[test]
+#[ignore = "needs nats-server: scripts/test-fleet.sh"]
+fn a_burst_from_two_hosts_through_daemon_and_hub_node_kills_lands_each_acknowledged_id_once() {
+    const ROUNDS: usize = 3;
+    const PER_HOST: usize = 100;
+    let seed = std::env::var("DSH_AGENTS_BURST_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos() as u64
+        });
+    eprintln!("burst seed {seed} (DSH_AGENTS_BURST_SEED={seed} replays it)");
+    let mut rng = Lcg(seed);
+    let mut hub = Hub::start(&["a", "b", "c"], 3, &["--ack-wait", "2"]);
+    let (mut a, mut b, mut c) = (Host::new("a"), Host::new("b"), Host::new("c"));
+    a.run(&hub, None);
+    b.run(&hub, None);
+    c.run(&hub, None);
+    let mut acked: Vec<(&'static str, String)> = Vec::new();
+    for round in 0..ROUNDS {
+        // Where this round's kills fall: a sender's daemon, the receiver's,
+        // and one hub node (back a few sends later).
+        let kill_sender = rng.below(PER_HOST as u64) as usize;
+        let kill_receiver = rng.below(PER_HOST as u64) as usize;
+        let kill_node = rng.below(PER_HOST as u64 - 10) as usize;
+        let node = rng.below(3) as usize;
+        for i in 0..PER_HOST {
+            if i == kill_sender {
+                let sender = if round % 2 == 0 { &mut a } else { &mut c };
+                drop(sender.daemon.take());
+                sender.run(&hub, None);
+            }
+            if i == kill_receiver {
+                drop(b.daemon.take());
+                b.run(&hub, None);
+            }
+            if i == kill_node {
+                hub.kill_node(node);
+            }
+            if i == kill_node + 10 {
+                hub.start_node(node);
+            }
+            for sender in [&a, &c] {
+                let id = format!("{}-{round}-{i}", sender.name);
+                sender.followup("b:lead", &format!("burst {id}"), &id);
+                acked.push((sender.name, id));
+            }
+        }
+    }
+    let logs = |hub: &Hub| all_logs(hub, &[&a, &b, &c]);
+    let accepted = |h: &Host| -> usize {
+        h.status()["sent"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["level"] == "accepted")
+            .count()
+    };
+    let total = ROUNDS * PER_HOST;
+    wait_for(
+        "every acknowledged send accepted",
+        || accepted(&a) == total && accepted(&c) == total,
+        &|| format!("seed {seed}\n{}", logs(&hub)),
+    );
+    let out = cmd()
+        .arg("--store")
+        .arg(b.path())
+        .args(["--json", "inbox", "lead"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut seen: std::collections::HashMap<String, usize> = Default::default();
+    for r in v["nextTurn"].as_array().unwrap() {
+        *seen
+            .entry(r["id"].as_str().unwrap().to_string())
+            .or_default() += 1;
+    }
+    let lost: Vec<&String> = acked
+        .iter()
+        .map(|(_, id)| id)
+        .filter(|id| !seen.contains_key(*id))
+        .collect();
+    let twice: Vec<(&String, &usize)> = seen.iter().filter(|(_, n)| **n > 1).collect();
+    assert!(
+        lost.is_empty() && twice.is_empty(),
+        "seed {seed}: lost {lost:?}, twice {twice:?}"
+    );
+    assert_eq!(
+        seen.len(),
+        acked.len(),
+        "seed {seed}: records of ids never sent"
+    );
+}
