@@ -13,7 +13,7 @@ use crate::operator::{
     usage,
 };
 use crate::runtime::serve::{ServeOptions, serve};
-use crate::store::Store;
+use crate::store::{self, Plan, Store};
 
 use crate::tools::{Context, Contract, identity};
 use crate::tree::Corpus;
@@ -51,7 +51,6 @@ pub(super) fn tree(env: &Env, args: &TreeArgs, out: &mut dyn std::io::Write) -> 
         width: args.width.map(usize::from),
         now: display_now()?,
     };
-    crate::support::debug::plan(|| "whole store: a tree shows every session".into());
     if args.watch {
         tree_watch::watch(&env.root, &view)?;
     } else {
@@ -76,7 +75,7 @@ pub(super) fn check(env: &Env) -> Result<Output> {
 }
 
 pub(super) fn spawn(env: &Env, args: &SpawnArgs) -> Result<Output> {
-    let store = Store::open_for_spawn(&env.root)?;
+    let store = store::open(&env.root, Plan::Spawn)?;
     let corpus = Corpus::new(&store);
     let mut request = spawn_request(args);
     request.cache = env.settings.name_cache.clone();
@@ -313,10 +312,13 @@ pub(super) fn usage(env: &Env, args: &UsageArgs, out: &mut dyn std::io::Write) -
     }
     let by = args.by.into();
     let store = if usage::totals_only(by, args.since, prices.is_some()) && env.settings.read_ahead {
-        crate::support::debug::plan(|| {
-            "whole store, every log read as it is found (totals)".into()
-        });
-        Store::open_ahead(&env.root, &usage::EveryLog)?
+        store::open(
+            &env.root,
+            Plan::WholeAhead {
+                ahead: &usage::EveryLog,
+                why: "usage totals read every log as it is found",
+            },
+        )?
     } else {
         env.open
             .whole("a usage report of turns, times or prices reads every log after the scan")?

@@ -5,8 +5,8 @@
 
 use super::settings::Settings;
 use crate::error::Result;
-use crate::store::Store;
 use crate::store::locate::Ancestry;
+use crate::store::{self, Plan, Store};
 use std::path::{Path, PathBuf};
 
 /// The store root and the settings a command opens it with.
@@ -40,7 +40,6 @@ impl Open {
         up: Ancestry,
         ahead: Option<&crate::store::ahead::Located>,
     ) -> Result<Store> {
-        use crate::support::debug::plan;
         let why = match (named, &others) {
             _ if self.settings.full_scan => "a full scan was asked for",
             (None, _) => "no caller named (the only root is found by a scan)",
@@ -48,27 +47,22 @@ impl Open {
             (Some(named), Some(others)) => {
                 let mut ids = others.clone();
                 ids.push(named);
-                if let Some(store) = Store::locate_reading(&self.root, &ids, up, ahead)? {
-                    plan(|| {
-                        format!(
-                            "located {} by path (ancestry: {})",
-                            ids.join(", "),
-                            format!("{up:?}").to_lowercase()
-                        )
-                    });
-                    return Ok(store);
-                }
-                "a session is not an exact id found by its path (a prefix or a name)"
+                return Ok(store::open(
+                    &self.root,
+                    Plan::Ids {
+                        ids: &ids,
+                        up,
+                        ahead,
+                    },
+                )?);
             }
         };
-        plan(|| format!("whole store: {why}"));
-        Ok(Store::open(&self.root)?)
+        Ok(store::open(&self.root, Plan::Whole { why })?)
     }
 
     /// The whole store, for a command that reads every session (`why`).
     pub fn whole(&self, why: &str) -> Result<Store> {
-        crate::support::debug::plan(|| format!("whole store: {why}"));
-        Ok(Store::open(&self.root)?)
+        Ok(store::open(&self.root, Plan::Whole { why })?)
     }
 
     /// The store for a command that names one session (or leaves its
@@ -93,8 +87,13 @@ impl Open {
             (Some(cache), Ok(root)) => ahead.with_edges(&edge_cache::load(cache, &root)),
             _ => ahead,
         };
-        crate::support::debug::plan(|| "whole store, the listing's logs read ahead".to_string());
-        let store = Store::open_ahead(&self.root, &ahead)?;
+        let store = store::open(
+            &self.root,
+            Plan::WholeAhead {
+                ahead: &ahead,
+                why: "the listing's logs",
+            },
+        )?;
         drop(ahead);
         if let Some(cache) = cache {
             edge_cache::save(cache, &store);

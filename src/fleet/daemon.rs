@@ -333,7 +333,12 @@ fn deliver_here(store: &Path, mail: &Mail, limits: Limits) -> Outcome {
         _ => Target::NextTurn,
     };
     let attempt = || -> Result<(), Error> {
-        let store = crate::store::Store::open(store)?;
+        let store = crate::store::open(
+            store,
+            crate::store::Plan::Whole {
+                why: "a mail names its agent by id, prefix or name path",
+            },
+        )?;
         let corpus = crate::tree::Corpus::new(&store);
         let at = crate::tree::caller::resolve_agent(&store, &mail.agent)?;
         crate::operator::deliver::refuse_unrunnable(&corpus, at)?;

@@ -4,7 +4,7 @@ use crate::error::Result;
 use crate::inbox::Inbox;
 use crate::inbox::lock::INBOX;
 use crate::store::delivered::{InLog, LogMessages};
-use crate::store::{Store, reader};
+use crate::store::{self, Plan, Store, reader};
 use crate::tree::Corpus;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -32,7 +32,7 @@ pub struct Finding {
 
 /// Every problem in the store, in a stable order.
 pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
-    let store = Store::scan(root)?.nonempty()?;
+    let store = store::open(root, Plan::SurveyNonEmpty)?;
     let mut findings: Vec<Finding> = store
         .problems
         .iter()

@@ -487,7 +487,7 @@ fn member_json(corpus: &Corpus, marks: &Marks, r: &Row) -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::Store;
+    use crate::store::{self, Plan};
 
     /// A tree long enough to be read on a thread of its own comes out
     /// whole and in pre-order, held or read again.
@@ -536,7 +536,7 @@ mod tests {
             want.push(id(i));
             stack.extend(((8 * i + 1)..(8 * i + 9).min(n)).rev());
         }
-        let store = Store::scan(&root).unwrap();
+        let store = store::open(&root, Plan::Survey).unwrap();
         let corpus = Corpus::new(&store);
         for hold in [usize::MAX, 0] {
             let mut json = String::new();
@@ -585,7 +585,7 @@ mod tests {
         let filters = [(false, false), (true, false), (false, true), (true, true)];
         let mut rows_drawn = 0;
         for root in &stores {
-            let Ok(store) = Store::scan(root) else {
+            let Ok(store) = store::open(root, Plan::Survey) else {
                 continue;
             };
             let corpus = Corpus::new(&store);

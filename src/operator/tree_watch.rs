@@ -5,7 +5,7 @@
 use super::tree_measure::Filter;
 use super::tree_view;
 use crate::error::Result;
-use crate::store::Store;
+use crate::store::{self, Plan};
 use crate::tree::Corpus;
 use crate::tree::caller::resolve_agent;
 
@@ -31,7 +31,12 @@ impl TreeView {
 
     /// The frame handed to `out` in pieces, as it is rendered.
     pub fn frame_to(&self, root: &std::path::Path, out: &mut dyn FnMut(&str)) -> Result<()> {
-        let store = Store::open(root)?;
+        let store = store::open(
+            root,
+            Plan::Whole {
+                why: "a tree shows every session",
+            },
+        )?;
         let corpus = Corpus::new(&store);
         let only = self
             .agent

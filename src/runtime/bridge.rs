@@ -33,10 +33,11 @@ use crate::inbox::liveness::{LiveLock, LiveState};
 use crate::inbox::record::{Message, Record};
 use crate::inbox::watch::{DirWatch, stamp};
 use crate::inbox::{Inbox, Limits};
-use crate::store::Store;
 use crate::store::delivered::{InLog, LogMessages, log_in};
+use crate::store::locate::Ancestry;
 use crate::store::paths::encode_segment;
 use crate::store::stamps::Stamps;
+use crate::store::{self, Plan};
 use crate::support::clock::now_ms;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
@@ -567,7 +568,7 @@ impl Bridge {
             return;
         }
         let before = Stamps::before_scan(&self.root);
-        let Ok(store) = Store::scan(&self.root) else {
+        let Ok(store) = store::open(&self.root, Plan::Survey) else {
             return;
         };
         self.stamps = before.and_then(|b| b.after_scan(&store));
@@ -777,7 +778,18 @@ impl Bridge {
     /// Cancel the copies of `ids` queued in the cold `child`'s own inbox, as
     /// the log's only writer while this bridge holds its lock.
     fn cancel_queued(&mut self, child: &str, ids: &[String]) -> Result<()> {
-        let store = Store::locate(&self.root, &[child])?;
+        let store = match store::open(
+            &self.root,
+            Plan::Exactly {
+                ids: &[child],
+                up: Ancestry::Whole,
+                ahead: None,
+            },
+        ) {
+            Ok(store) => Some(store),
+            Err(crate::store::StoreError::NotLocated { .. }) => None,
+            Err(e) => return Err(e.into()),
+        };
         let Some(rec) = store.as_ref().and_then(|s| s.get(child)) else {
             return Err(Error::Store(crate::store::StoreError::Fatal {
                 path: self.root.clone(),

@@ -108,7 +108,7 @@ pub struct Store {
 
 impl Store {
     /// Enumerate the store and fail on its first fatal problem.
-    pub fn open(root: &Path) -> Result<Store, StoreError> {
+    pub(super) fn open(root: &Path) -> Result<Store, StoreError> {
         let store = Store::scan(root)?.nonempty()?;
         store.fail_on_fatal()?.honest()
     }
@@ -117,7 +117,7 @@ impl Store {
     /// does not read is an error naming one, never an empty store; in a
     /// mixed store each unread session is said on stderr, so no listing
     /// leaves one out silently.
-    pub fn honest(self) -> Result<Store, StoreError> {
+    pub(super) fn honest(self) -> Result<Store, StoreError> {
         if let Some((dir, generation)) = self.unsupported.first()
             && self.sessions.is_empty()
         {
@@ -141,14 +141,14 @@ impl Store {
 
     /// As `open`, but an existing store with no project directory yet is
     /// accepted: the one command that writes a first session needs it.
-    pub fn open_for_spawn(root: &Path) -> Result<Store, StoreError> {
+    pub(super) fn open_for_spawn(root: &Path) -> Result<Store, StoreError> {
         Store::scan(root)?.fail_on_fatal()
     }
 
     /// A store root with no session directory (no project directory, or
     /// only empty ones) is a typo more often than a store: every reading
     /// command refuses both alike, and says how a first session is made.
-    pub fn nonempty(self) -> Result<Store, StoreError> {
+    pub(super) fn nonempty(self) -> Result<Store, StoreError> {
         let store = self.has_projects()?;
         let nothing = store.sessions.is_empty()
             && store.problems.is_empty()
@@ -181,20 +181,23 @@ impl Store {
     }
 
     /// Enumerate everything, collecting every problem.
-    pub fn scan(root: &Path) -> Result<Store, StoreError> {
+    pub(super) fn scan(root: &Path) -> Result<Store, StoreError> {
         Store::scan_ahead(root, None)
     }
 
     /// As `open`, reading the logs `ahead` wants whole as they are found;
     /// it finishes as `open` does, so reading ahead never changes an answer.
-    pub fn open_ahead(root: &Path, ahead: &dyn ReadAhead) -> Result<Store, StoreError> {
+    pub(super) fn open_ahead(root: &Path, ahead: &dyn ReadAhead) -> Result<Store, StoreError> {
         let store = Store::scan_ahead(root, Some(ahead))?.nonempty()?;
         store.fail_on_fatal()?.honest()
     }
 
     /// `scan`, reading the logs `ahead` wants whole while their header
     /// probes have them open.
-    pub fn scan_ahead(root: &Path, ahead: Option<&dyn ReadAhead>) -> Result<Store, StoreError> {
+    pub(super) fn scan_ahead(
+        root: &Path,
+        ahead: Option<&dyn ReadAhead>,
+    ) -> Result<Store, StoreError> {
         let mut store = Store::at(root)?;
         for project in store.project_dirs()? {
             store.scan_project(&project, ahead)

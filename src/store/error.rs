@@ -64,6 +64,9 @@ pub enum StoreError {
     NoStore { path: PathBuf },
     /// The store root holds no project directory (nothing DSH wrote).
     EmptyStore { path: PathBuf },
+    /// A plan that reads only named sessions (`door::Plan::Exactly`) met
+    /// one that is not an exact session id found by its path.
+    NotLocated { path: PathBuf, ids: Vec<String> },
 }
 
 impl StoreError {
@@ -137,6 +140,12 @@ impl fmt::Display for StoreError {
                 "session store {} holds no sessions: no DSH session was ever written there (run DSH with this store, or write a first session with `dsh-agents --store {} spawn`)",
                 path.display(),
                 path.display()
+            ),
+            StoreError::NotLocated { path, ids } => write!(
+                f,
+                "session store {}: {} not found by path (as exact session ids)",
+                path.display(),
+                ids.join(", ")
             ),
         }
     }

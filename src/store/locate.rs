@@ -26,21 +26,16 @@ pub enum Ancestry {
 }
 
 impl Store {
-    /// The store as far as `ids` and their ancestries: `None` when one of
-    /// `ids` is not an exact session id found by its path, so the caller
-    /// scans instead (a prefix, a name, an opaque caller all need the scan
-    /// to answer as it would). Fails as `Store::open` does on a problem with
-    /// a located session.
-    pub fn locate(root: &Path, ids: &[&str]) -> Result<Option<Store>, StoreError> {
-        Store::locate_reading(root, ids, Ancestry::Whole, None)
-    }
-
-    /// As `locate`, reading only as much of each ancestry as `up` says (a
-    /// command whose rules never look above its sessions, or above their
-    /// parents, does not pay for a deep chain), and each located log read
+    /// The store as far as `ids` and as much of each ancestry as `up` says
+    /// (a command whose rules never look above its sessions, or above
+    /// their parents, does not pay for a deep chain), each located log read
     /// whole as it is probed when `ahead` is given (the command will
-    /// inspect them under its dialect).
-    pub fn locate_reading(
+    /// inspect them under its dialect): `None` when one of `ids` is not an
+    /// exact session id found by its path, so the caller scans instead (a
+    /// prefix, a name, an opaque caller all need the scan to answer as it
+    /// would). Fails as a whole opening does on a problem with a located
+    /// session. Only the door (`door::open`) calls it.
+    pub(super) fn locate_reading(
         root: &Path,
         ids: &[&str],
         up: Ancestry,

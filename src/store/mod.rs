@@ -1,12 +1,17 @@
 //! The DSH session store (contract §3): paths and codecs, headers and
 //! descriptors, enumeration, the streaming log reader with its scan cache,
 //! rc.8's event rules, and the writers for logs and sidecar files.
+//!
+//! One door: `open(root, Plan)` (in `door`) is the only way to get a
+//! `Store`; the plan says how much is read, the door finishes every plan
+//! the one way it calls for, so no plan changes an answer.
 
 pub mod ahead;
 pub mod catalog;
 pub mod conversation;
 pub mod delivered;
 pub mod descriptor;
+pub mod door;
 pub mod edge_cache;
 pub mod ending;
 pub mod enumerate;
@@ -40,5 +45,6 @@ pub mod usage;
 pub mod writer;
 pub mod zstd_frames;
 
+pub use door::{Plan, open};
 pub use enumerate::{SessionRecord, Store, Suffix};
 pub use error::StoreError;

@@ -467,10 +467,10 @@ pub fn json_v2_to(listing: &V2Listing, out: &mut dyn FnMut(&str)) {
 mod tests {
     use super::*;
     use crate::inbox::deliver::Limits;
-    use crate::store::Store;
     use crate::store::ahead::ReadAhead;
     use crate::store::descriptor::Dialect;
     use crate::store::header::Header;
+    use crate::store::{self, Plan, Store};
     use crate::tools::Contract;
     use std::path::{Path, PathBuf};
 
@@ -549,13 +549,28 @@ mod tests {
         ] {
             let _ = std::fs::remove_dir_all(&root);
             copy(&carried, &root);
-            let want = listing(&Store::scan(&root).unwrap(), contract, "lead-1");
-            let ahead = Store::scan_ahead(&root, Some(&Every(dialect))).unwrap();
+            let want = listing(
+                &store::open(&root, Plan::Survey).unwrap(),
+                contract,
+                "lead-1",
+            );
+            let ahead = store::open(
+                &root,
+                Plan::WholeAhead {
+                    ahead: &Every(dialect),
+                    why: "test",
+                },
+            )
+            .unwrap();
             assert!(cut_subagent_logs(&root) > 3);
             assert_eq!(listing(&ahead, contract, "lead-1"), want, "{contract:?}");
             // Read now, the cut logs list otherwise: the test can fail.
             assert_ne!(
-                listing(&Store::scan(&root).unwrap(), contract, "lead-1"),
+                listing(
+                    &store::open(&root, Plan::Survey).unwrap(),
+                    contract,
+                    "lead-1"
+                ),
                 want
             );
         }

@@ -8,7 +8,7 @@ use crate::inbox::Target;
 use crate::operator::tree_measure::Filter;
 use crate::operator::tree_watch::TreeView;
 use crate::operator::{inbox_view, log_view, trace, usage};
-use crate::store::Store;
+use crate::store::{self, Plan};
 use crate::tree::Corpus;
 use crate::tree::caller::resolve_agent;
 use serde_json::Value;
@@ -138,7 +138,12 @@ pub fn detail(
     width: usize,
     message: Option<&str>,
 ) -> Result<Detail> {
-    let store = Store::open(root)?;
+    let store = store::open(
+        root,
+        Plan::Whole {
+            why: "top reads every session",
+        },
+    )?;
     let target = resolve_agent(&store, id)?;
     let corpus = Corpus::new(&store);
     let rec = store.sessions.record(target);

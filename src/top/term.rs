@@ -10,7 +10,7 @@ use super::view::{self, Shown};
 use crate::error::{Error, Result};
 use crate::inbox::{Inbox, Limits, Target};
 use crate::operator::deliver;
-use crate::store::Store;
+use crate::store::{self, Plan};
 use crate::support::signals;
 use crate::tree::Corpus;
 use crate::tree::caller::resolve_agent;
@@ -143,7 +143,12 @@ fn act(root: &Path, action: &Action, limits: Limits) -> String {
 }
 
 fn try_act(root: &Path, action: &Action, limits: Limits) -> Result<String> {
-    let store = Store::open(root)?;
+    let store = store::open(
+        root,
+        Plan::Whole {
+            why: "top acts on any session",
+        },
+    )?;
     let corpus = Corpus::new(&store);
     match action {
         Action::Quit => Ok(String::new()),

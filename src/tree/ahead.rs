@@ -8,7 +8,6 @@
 //! are known from the start, so with them the order does not matter. A
 //! guess is never an answer.
 
-use crate::store::Store;
 use crate::store::ahead::ReadAhead;
 use crate::store::descriptor::Dialect;
 use crate::store::edge_cache::{SUBAGENT, key};
@@ -76,7 +75,15 @@ impl ListingAhead {
     /// the caller is not found by its path (the listing then reads as
     /// before).
     pub fn v2(store_root: &Path, caller: &str) -> Option<Self> {
-        let located = Store::locate(store_root, &[caller]).ok()??;
+        let located = crate::store::open(
+            store_root,
+            crate::store::Plan::Exactly {
+                ids: &[caller],
+                up: crate::store::locate::Ancestry::Whole,
+                ahead: None,
+            },
+        )
+        .ok()?;
         let corpus = Corpus::new(&located);
         let root = corpus.root_of(located.index_of(caller)?).ok()?;
         Some(ListingAhead::new(

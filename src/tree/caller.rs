@@ -194,7 +194,8 @@ mod tests {
             )
             .unwrap();
         }
-        let store = Store::open(Path::new(&dir)).unwrap();
+        let store =
+            crate::store::open(Path::new(&dir), crate::store::Plan::Whole { why: "test" }).unwrap();
         (dir, store)
     }
 

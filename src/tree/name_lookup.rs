@@ -7,7 +7,7 @@
 use super::Corpus;
 use crate::store::header::ROOT_NAME;
 use crate::store::name_index::{NameIndex, Opened};
-use crate::store::{Store, StoreError};
+use crate::store::{Plan, Store, StoreError};
 use std::path::Path;
 
 /// The store a v2 `send_message` / `interrupt_agent` from `caller` to
@@ -18,10 +18,7 @@ pub fn open_for_name(
     caller: Option<&str>,
     agent: &str,
 ) -> Result<Store, StoreError> {
-    let whole = |why: &str| {
-        crate::support::debug::plan(|| format!("whole store: {why}"));
-        Store::open(root)
-    };
+    let whole = |why: &str| crate::store::open(root, Plan::Whole { why });
     let (Some(cache), Some(caller)) = (cache, caller) else {
         return whole(if cache.is_none() {
             "no name index (--no-cache)"
@@ -32,14 +29,19 @@ pub fn open_for_name(
     // Every log located here is inspected under the v2 rules (the caller's
     // ancestry, the candidates): read whole as it is probed, opened once.
     let ahead = crate::store::ahead::Located(crate::store::descriptor::Dialect::Seed001);
-    let Some(located) = Store::locate_reading(
+    let located = match crate::store::open(
         root,
-        &[caller],
-        crate::store::locate::Ancestry::Whole,
-        Some(&ahead),
-    )?
-    else {
-        return whole("the caller is not an exact id found by its path");
+        Plan::Exactly {
+            ids: &[caller],
+            up: crate::store::locate::Ancestry::Whole,
+            ahead: Some(&ahead),
+        },
+    ) {
+        Ok(located) => located,
+        Err(StoreError::NotLocated { .. }) => {
+            return whole("the caller is not an exact id found by its path");
+        }
+        Err(e) => return Err(e),
     };
     // A cache inside the store would be a project directory to DSH.
     if crate::store::name_index::inside_store(cache, &located.root) {
