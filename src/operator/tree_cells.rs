@@ -20,8 +20,12 @@ pub enum Col {
     Label,
 }
 
+/// How many columns the view has: written here once, every width array
+/// takes it from here.
+pub const NCOLS: usize = 7;
+
 /// Every column, in order, with its heading.
-pub const COLUMNS: [(Col, &str); 7] = [
+pub const COLUMNS: [(Col, &str); NCOLS] = [
     (Col::Name, "NAME"),
     (Col::State, "STATE"),
     (Col::Mode, "MODE"),
@@ -204,7 +208,7 @@ pub fn cells(
 /// TOKENS (its subtree total is known only below it): the drawing is as
 /// wide whatever the siblings, and a last turn as wide as the clock can
 /// make it.
-pub fn widths(r: &Row, branches: &mut Branches, short: &mut ShortIds) -> [usize; 7] {
+pub fn widths(r: &Row, branches: &mut Branches, short: &mut ShortIds) -> [usize; NCOLS] {
     [
         name_cell(r, false, branches, short).chars().count(),
         r.state.as_str().chars().count(),

@@ -5,7 +5,7 @@
 //! open level and, per session, only what the second walk looks up, so a
 //! tree need not be held to be drawn.
 
-use super::tree_cells::tokens_text;
+use super::tree_cells::{NCOLS, tokens_text};
 use super::tree_rows::{Row, State};
 
 /// Which rows to keep.
@@ -39,7 +39,7 @@ pub struct Marks {
     /// The subtree totals of rows with rows below them, by position.
     totals: Vec<(u32, u64, bool)>,
     /// The widest each column's cells can be, in `COLUMNS` order.
-    pub natural: [usize; 7],
+    pub natural: [usize; NCOLS],
     /// Some kept row has messages in DSH's own inbox.
     pub native: bool,
     /// Some kept row's subtree used a token.
@@ -79,7 +79,7 @@ struct Frame {
     below: bool,
     tokens: (u64, bool),
     read: bool,
-    widths: [usize; 7],
+    widths: [usize; NCOLS],
     native: bool,
     /// The last kept row below it at the next level so far.
     last_kept: Option<u32>,
@@ -94,7 +94,7 @@ pub struct Measure {
 
 impl Measure {
     /// `heads`: the widths of the column headings.
-    pub fn new(filter: Filter, heads: [usize; 7]) -> Measure {
+    pub fn new(filter: Filter, heads: [usize; NCOLS]) -> Measure {
         Measure {
             filter,
             open: Vec::new(),
@@ -109,7 +109,7 @@ impl Measure {
     /// The next row in pre-order, with its cells' widths (`widths`). A row
     /// closes the rows open at its depth or deeper: in pre-order, a row's
     /// subtree is the rows after it that are deeper.
-    pub fn add(&mut self, r: &Row, widths: [usize; 7]) {
+    pub fn add(&mut self, r: &Row, widths: [usize; NCOLS]) {
         while self.open.last().is_some_and(|f| f.depth >= r.depth) {
             self.close();
         }
@@ -256,9 +256,9 @@ mod tests {
             ),
         ];
         for (filter, kept, last) in table {
-            let mut m = Measure::new(*filter, [0; 7]);
+            let mut m = Measure::new(*filter, [0; NCOLS]);
             for r in &rows {
-                m.add(r, [1; 7]);
+                m.add(r, [1; NCOLS]);
             }
             let marks = m.finish();
             let got: Vec<u32> = rows

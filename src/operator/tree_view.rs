@@ -10,7 +10,7 @@
 //! drawn in memory that does not grow with it.
 
 use super::table::{cut_to, pad_to};
-use super::tree_cells::{Branches, COLUMNS, Col, ShortIds, cells, widths};
+use super::tree_cells::{Branches, COLUMNS, Col, NCOLS, ShortIds, cells, widths};
 use super::tree_measure::{Filter, Marks, Measure};
 use super::tree_rows::{Row, Rows, State, position, root_row};
 use crate::error::Result;
@@ -187,7 +187,7 @@ fn measure<'c, 'a>(
     rows = each_row(rows, |r| {
         let w = short
             .as_deref_mut()
-            .map_or([0; 7], |s| widths(&r, &mut branches, s));
+            .map_or([0; NCOLS], |s| widths(&r, &mut branches, s));
         fold.add(&r, w);
         if let Some(h) = &mut held {
             h.push(r);
@@ -629,7 +629,7 @@ mod tests {
         // NAME 14, STATE 11, MODE 11, LAST 31, PENDING 7, TOKENS 6, LABEL 30.
         let natural = [14, 11, 11, 31, 7, 6, 30];
         // 110 columns of cells and 12 of separators.
-        let table: &[(usize, [Option<usize>; 7])] = &[
+        let table: &[(usize, [Option<usize>; NCOLS])] = &[
             (
                 200,
                 [
