@@ -246,6 +246,25 @@ pub fn run(store: &Path, m: &Membership, limits: Limits) -> Result<(), FleetErro
     })
 }
 
+/// The messages of this host's durable `consumer` on `stream`, as they come.
+async fn pull(
+    js: &Context,
+    stream: &str,
+    consumer: &str,
+) -> Result<jetstream::consumer::pull::Stream, FleetError> {
+    let found: jetstream::consumer::PullConsumer = js
+        .get_stream(stream)
+        .await
+        .map_err(|e| FleetError::hub("find a stream of the fleet (run `fleet init`)", e))?
+        .get_consumer(consumer)
+        .await
+        .map_err(|e| FleetError::hub("find this host's consumer (run `fleet init`)", e))?;
+    found
+        .messages()
+        .await
+        .map_err(|e| FleetError::hub("take messages", e))
+}
+
 /// This host's mail consumer, as the hub has it.
 async fn probe(js: &Context, m: &Membership) -> Result<(), FleetError> {
     js.get_stream(MAIL_STREAM)
@@ -365,18 +384,7 @@ async fn receive(
     store: &Path,
     limits: Limits,
 ) -> Result<(), FleetError> {
-    let stream = js
-        .get_stream(MAIL_STREAM)
-        .await
-        .map_err(|e| FleetError::hub("find the mail stream (run `fleet init`)", e))?;
-    let consumer: jetstream::consumer::PullConsumer = stream
-        .get_consumer(&mail_consumer(&m.host))
-        .await
-        .map_err(|e| FleetError::hub("find this host's mail consumer (run `fleet init`)", e))?;
-    let mut messages = consumer
-        .messages()
-        .await
-        .map_err(|e| FleetError::hub("take mail", e))?;
+    let mut messages = pull(js, MAIL_STREAM, &mail_consumer(&m.host)).await?;
     while let Some(msg) = messages.next().await {
         let msg = msg.map_err(|e| FleetError::hub("take mail", e))?;
         let Ok(mail) = serde_json::from_slice::<Mail>(&msg.payload) else {
@@ -421,18 +429,7 @@ async fn receive(
 }
 
 async fn receipts(js: &Context, m: &Membership, local: &Local) -> Result<(), FleetError> {
-    let stream = js
-        .get_stream(RECEIPT_STREAM)
-        .await
-        .map_err(|e| FleetError::hub("find the receipts stream (run `fleet init`)", e))?;
-    let consumer: jetstream::consumer::PullConsumer = stream
-        .get_consumer(&receipt_consumer(&m.host))
-        .await
-        .map_err(|e| FleetError::hub("find this host's receipts consumer (run `fleet init`)", e))?;
-    let mut messages = consumer
-        .messages()
-        .await
-        .map_err(|e| FleetError::hub("take receipts", e))?;
+    let mut messages = pull(js, RECEIPT_STREAM, &receipt_consumer(&m.host)).await?;
     while let Some(msg) = messages.next().await {
         let msg = msg.map_err(|e| FleetError::hub("take receipts", e))?;
         if let Ok(r) = serde_json::from_slice::<Receipt>(&msg.payload) {

@@ -142,17 +142,24 @@ impl Local {
         replace(&self.path("host.json"), &text)
     }
 
-    /// The lock every outbox writer holds (a blocking `flock`: holders
-    /// hold it for one append).
-    fn lock(&self, name: &str) -> Result<File, FleetError> {
+    /// The fleet file `name`, made when missing, open to read and write.
+    fn open(&self, name: &str) -> Result<(File, PathBuf), FleetError> {
         std::fs::create_dir_all(&self.dir).map_err(|e| FleetError::io(&self.dir, e))?;
         let path = self.path(name);
         let f = OpenOptions::new()
             .create(true)
             .truncate(false)
+            .read(true)
             .write(true)
             .open(&path)
             .map_err(|e| FleetError::io(&path, e))?;
+        Ok((f, path))
+    }
+
+    /// The lock every outbox writer holds (a blocking `flock`: holders
+    /// hold it for one append).
+    fn lock(&self, name: &str) -> Result<File, FleetError> {
+        let (f, path) = self.open(name)?;
         f.lock().map_err(|e| FleetError::io(&path, e))?;
         Ok(f)
     }
@@ -164,15 +171,7 @@ impl Local {
     /// The daemon's lock: one daemon per host. The holder writes its pid
     /// and machine into it, so a second daemon can name the first.
     pub fn daemon_lock(&self) -> Result<File, FleetError> {
-        std::fs::create_dir_all(&self.dir).map_err(|e| FleetError::io(&self.dir, e))?;
-        let path = self.path("daemon.lock");
-        let mut f = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .read(true)
-            .write(true)
-            .open(&path)
-            .map_err(|e| FleetError::io(&path, e))?;
+        let (mut f, path) = self.open("daemon.lock")?;
         match f.try_lock() {
             Ok(()) => {
                 let me = format!("pid {} on {}\n", std::process::id(), machine());
@@ -227,15 +226,8 @@ impl Local {
     /// other text is refused: an id names one message forever.
     pub fn send(&self, mail: &Mail) -> Result<bool, FleetError> {
         let _lock = self.lock("outbox.lock")?;
-        let path = self.path("outbox");
+        let (mut f, path) = self.open("outbox")?;
         let io = |e| FleetError::io(&path, e);
-        let mut f = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .read(true)
-            .write(true)
-            .open(&path)
-            .map_err(io)?;
         let mut bytes = Vec::new();
         f.read_to_end(&mut bytes).map_err(io)?;
         let mut complete = 0u64;

@@ -178,9 +178,18 @@ impl Conversation {
                 (_, true) => Ok((Conversation::read(path)?, 0)),
             };
         }
-        // A Zstandard log cannot be entered from the end: a first pass counts
-        // its turns without parsing a line, the second folds the last ones,
-        // so memory follows what is shown.
+        // A Zstandard log is entered from its last frames when every frame
+        // ends a line.
+        if let Some((frame, within)) = super::log_tail::zstd_start_of_last_turns(path, n) {
+            return match Conversation::fold(|f| {
+                super::log_tail::for_each_event_from_frame(path, frame, within, f)
+            })? {
+                (c, false) => Ok((c, 0)),
+                (_, true) => Ok((Conversation::read(path)?, 0)),
+            };
+        }
+        // Else a first pass counts its turns without parsing a line, the
+        // second folds the last ones, so memory follows what is shown.
         let total = super::log_tail::count_turn_starts(path)?;
         if total <= n {
             return Ok((Conversation::read(path)?, 0));

@@ -1,10 +1,13 @@
 //! Reading only the end of a raw log: where its last N turns start, found
 //! by scanning backwards for `turn/start` lines, and its events from there
 //! on. `log --last N` on a large log then costs what those turns hold, not
-//! what the log holds. A Zstandard log cannot be entered from the end: its
-//! turn starts are counted in a first pass over its lines (no JSON parsed),
-//! and only the last turns' events are parsed in a second. A subagent's
-//! identity for a title is read from the log's head, where DSH writes it.
+//! what the log holds. A Zstandard log is entered from its last frames
+//! (delimited without decoding, decoded last first) when every frame ends a
+//! line; else its turn starts are counted in a first pass over its lines (no
+//! JSON parsed), and only the last turns' events are parsed in a second.
+//! Either way the events folded are the ones a whole read folds from there.
+//! A subagent's identity for a title is read from the log's head, where DSH
+//! writes it.
 
 use super::error::LogError;
 use super::limits::MAX_LINE;
@@ -96,6 +99,104 @@ pub fn for_each_event_from(
 
 /// A line that starts a turn, as DSH and this tool write it.
 const TURN_START: &[u8] = b"{\"type\":\"turn/start\"";
+
+/// Where the `turns`-th last turn of the Zstandard log at `path` starts:
+/// the byte offset of its frame and the offset within that frame's text,
+/// when an earlier turn starts before it. The frames are delimited without
+/// decoding, then decoded from the last one back until enough turns are
+/// seen, so the cost follows what the last turns hold. `None` (read it the
+/// long way) when the log is raw, cannot be read, holds no more turns, or
+/// has a frame that does not end a line: only when every frame ends one is
+/// a frame's start a line's start.
+pub fn zstd_start_of_last_turns(path: &Path, turns: usize) -> Option<(u64, usize)> {
+    use super::zstd_frames::{Frame, FrameReader, decode_frame};
+    if turns == 0 {
+        return None;
+    }
+    let file = open_regular(path).ok()?;
+    let mut magic = [0u8; 4];
+    if file.read_exact_at(&mut magic, 0).is_err() || magic != ZSTD_MAGIC {
+        return None;
+    }
+    let mut frames: Vec<(u64, usize)> = Vec::new();
+    let mut reader = FrameReader::new(BufReader::with_capacity(64 * 1024, &file));
+    let mut at = 0u64;
+    while let Ok(Some(Frame::Complete(frame))) = reader.next_frame() {
+        frames.push((at, frame.len()));
+        at = at.checked_add(frame.len() as u64)?;
+    }
+    let mut found = 0usize;
+    let mut nth: Option<(u64, usize)> = None;
+    let mut buf = Vec::new();
+    for &(offset, len) in frames.iter().rev() {
+        buf.resize(len, 0);
+        if read_at_most(&file, &mut buf, offset) != len {
+            return None;
+        }
+        let plain = decode_frame(&buf).ok()?;
+        if plain.last() != Some(&b'\n') {
+            return None;
+        }
+        // The turn starts in this frame, last first: after a newline, or
+        // at the frame's start (the previous frame ended a line).
+        let mut hay = &plain[..];
+        loop {
+            let at_line = memchr::memmem::rfind(hay, b"\n{\"type\":\"turn/start\"").map(|i| i + 1);
+            let at = match at_line {
+                Some(i) => i,
+                None if hay.starts_with(TURN_START) => 0,
+                None => break,
+            };
+            found += 1;
+            if found == turns {
+                nth = Some((offset, at));
+            } else if found > turns {
+                return nth;
+            }
+            if at == 0 {
+                break;
+            }
+            hay = &hay[..at - 1];
+        }
+    }
+    None
+}
+
+/// Call `f` on every event of the Zstandard log at `path` from byte
+/// `within` of the text of the frame at byte `frame` (a line start there)
+/// on; a torn final frame ends it, as a whole read does.
+pub fn for_each_event_from_frame(
+    path: &Path,
+    frame: u64,
+    within: usize,
+    f: &mut dyn FnMut(&serde_json::Value),
+) -> Result<(), LogError> {
+    use super::zstd_frames::{Frame, FrameReader, decode_frame};
+    let mut file = open_regular(path)?;
+    file.seek(SeekFrom::Start(frame))?;
+    let mut frames = FrameReader::new(BufReader::with_capacity(64 * 1024, file));
+    let mut fragment: Vec<u8> = Vec::new();
+    let mut first = true;
+    while let Some(Frame::Complete(bytes)) = frames
+        .next_frame()
+        .map_err(super::header_probe::frame_err)?
+    {
+        let plain = decode_frame(&bytes)?;
+        let from = if first { within.min(plain.len()) } else { 0 };
+        first = false;
+        fragment.extend_from_slice(&plain[from..]);
+        let mut start = 0;
+        while let Some(p) = memchr::memchr(b'\n', &fragment[start..]) {
+            let line = &fragment[start..start + p];
+            if !line.is_empty() {
+                events_of_line(line, f);
+            }
+            start += p + 1;
+        }
+        fragment.drain(..start);
+    }
+    Ok(())
+}
 
 /// How many turns the log at `path` starts (its lines, raw or Zstandard).
 pub fn count_turn_starts(path: &Path) -> Result<usize, LogError> {
@@ -245,5 +346,70 @@ mod tests {
             let want = want.map(|(m, l)| (m, l.to_string()));
             assert_eq!(got, want, "case {k}");
         }
+    }
+
+    /// A Zstandard log entered from its last frames folds the same events
+    /// as the two-pass read, for every N; a frame that does not end a line
+    /// sends it the long way.
+    #[test]
+    fn a_zstd_log_is_entered_from_its_last_frames_when_every_frame_ends_a_line() {
+        use crate::store::zstd_frames::encode_frame;
+        let header = r#"{"type":"session","version":0,"id":"z","createdAt":1,"delegationDepth":0}"#;
+        let mut lines = vec![header.to_string()];
+        for t in 0..4u64 {
+            lines.push(ev(t * 3, "turn/start"));
+            lines.push(ev(t * 3 + 1, "step/start"));
+            lines.push(ev(t * 3 + 2, "turn/end"));
+        }
+        // Frames of 1, 2 and 3 lines in turn: turn starts fall at frame
+        // starts and inside frames.
+        let mut frames: Vec<String> = Vec::new();
+        let mut at = 0;
+        for size in [1, 2, 3].iter().cycle() {
+            if at >= lines.len() {
+                break;
+            }
+            let end = (at + size).min(lines.len());
+            frames.push(lines[at..end].iter().map(|l| format!("{l}\n")).collect());
+            at = end;
+        }
+        let tmp = tempfile::tempdir().unwrap();
+        let write = |name: &str, frames: &[String]| {
+            let path = tmp.path().join(name);
+            let mut bytes = Vec::new();
+            for f in frames {
+                bytes.extend(encode_frame(f.as_bytes()).unwrap());
+            }
+            std::fs::write(&path, bytes).unwrap();
+            path
+        };
+        let path = write("lines.jsonl.zst", &frames);
+        type Feed<'a> = &'a mut dyn FnMut(&mut dyn FnMut(&serde_json::Value));
+        let seqs = |feed: Feed| {
+            let mut out = Vec::new();
+            feed(&mut |v| out.push(v["seq"].as_u64().unwrap()));
+            out
+        };
+        for n in 1..=5usize {
+            let start = zstd_start_of_last_turns(&path, n);
+            if n >= 4 {
+                assert_eq!(start, None, "n {n}: no earlier turn");
+                continue;
+            }
+            let (frame, within) = start.expect("a start");
+            let got = seqs(&mut |f| for_each_event_from_frame(&path, frame, within, f).unwrap());
+            let want = seqs(&mut |f| for_each_event_after_turns(&path, 4 - n, f).unwrap());
+            assert_eq!(got, want, "n {n}");
+            assert_eq!(got.len(), 3 * n, "n {n}");
+        }
+        // A line split across two frames: the long way.
+        let joined: String = frames.concat();
+        let (a, b) = joined.split_at(joined.len() - 10);
+        let split = write("split.jsonl.zst", &[a.to_string(), b.to_string()]);
+        assert_eq!(zstd_start_of_last_turns(&split, 1), None);
+        // A raw log is not entered this way.
+        let raw = tmp.path().join("raw.jsonl");
+        std::fs::write(&raw, joined).unwrap();
+        assert_eq!(zstd_start_of_last_turns(&raw, 1), None);
     }
 }
