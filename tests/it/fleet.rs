@@ -691,3 +691,53 @@ fn a_burst_from_two_hosts_through_daemon_and_hub_node_kills_lands_each_acknowled
         "seed {seed}: records of ids never sent"
     );
 }
+
+#[test]
+#[ignore = "needs nats-server: scripts/test-fleet.sh"]
+fn a_host_gone_quiet_shows_unreachable_its_mail_waits_on_the_hub_and_lands_once_when_it_is_back() {
+    use rustix::process::Signal;
+    let hub = Hub::start(&["a", "b"], 1, &[]);
+    let (mut a, mut b) = (Host::new("a"), Host::new("b"));
+    a.run(&hub, None);
+    b.run(&hub, None);
+    let logs = |hub: &Hub, a: &Host, b: &Host| all_logs(hub, &[a, b]);
+    let b_live = |a: &Host| {
+        a.status()["hosts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|h| h["host"] == "b")
+            .map(|h| h["live"] == true)
+    };
+    wait_for("b heard live", || b_live(&a) == Some(true), &|| {
+        logs(&hub, &a, &b)
+    });
+    // b's daemon stops (as a host cut off would): no heartbeat, no mail taken.
+    let pid = b.daemon.as_ref().unwrap().id();
+    crate::common::signal(pid, Signal::STOP);
+    a.followup("b:lead", "while b is away", "p-1");
+    wait_for("b shown unreachable", || b_live(&a) == Some(false), &|| {
+        logs(&hub, &a, &b)
+    });
+    let text = cmd()
+        .arg("--store")
+        .arg(a.path())
+        .args(["fleet", "status"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.contains("b  unreachable · last seen"), "{text}");
+    // The hub holds the mail; b's inbox has nothing yet.
+    assert_eq!(a.level("p-1").as_deref(), Some("in-the-fleet"));
+    assert_eq!(b.inbox_records("p-1"), 0);
+    crate::common::signal(pid, Signal::CONT);
+    wait_for(
+        "p-1 accepted once b is back",
+        || a.level("p-1").as_deref() == Some("accepted"),
+        &|| logs(&hub, &a, &b),
+    );
+    wait_for("b live again", || b_live(&a) == Some(true), &|| {
+        logs(&hub, &a, &b)
+    });
+    assert_eq!(b.inbox_records("p-1"), 1, "{}", logs(&hub, &a, &b));
+}
