@@ -195,6 +195,13 @@ impl Host {
         self.dir.path().join("store")
     }
 
+    /// The binary on this host's store.
+    fn cli(&self) -> assert_cmd::Command {
+        let mut c = cmd();
+        c.arg("--store").arg(self.path());
+        c
+    }
+
     fn daemon_command(&self, hub: &Hub, creds_of: &str) -> Command {
         let mut c = Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"));
         c.arg("--store")
@@ -254,9 +261,8 @@ impl Host {
     }
 
     fn followup(&self, to: &str, text: &str, id: &str) -> String {
-        let out = cmd()
-            .arg("--store")
-            .arg(self.path())
+        let out = self
+            .cli()
             .args(["followup", to, text, "--id", id])
             .output()
             .unwrap();
@@ -269,9 +275,8 @@ impl Host {
     }
 
     fn status(&self) -> Value {
-        let out = cmd()
-            .arg("--store")
-            .arg(self.path())
+        let out = self
+            .cli()
             .args(["--json", "fleet", "status"])
             .output()
             .unwrap();
@@ -295,9 +300,8 @@ impl Host {
 
     /// The records of the root's inbox (both lists) with message `id`.
     fn inbox_records(&self, id: &str) -> usize {
-        let out = cmd()
-            .arg("--store")
-            .arg(self.path())
+        let out = self
+            .cli()
             .args(["--json", "inbox", "lead"])
             .output()
             .unwrap();
@@ -348,12 +352,7 @@ fn a_followup_to_another_host_lands_once_and_its_sender_sees_how_far_it_got() {
     );
     assert_eq!(b.inbox_records("f-1"), 1, "{}", logs());
     // The text arrived as sent, as the user's.
-    let inbox = cmd()
-        .arg("--store")
-        .arg(b.path())
-        .args(["inbox", "lead"])
-        .output()
-        .unwrap();
+    let inbox = b.cli().args(["inbox", "lead"]).output().unwrap();
     let inbox = String::from_utf8(inbox.stdout).unwrap();
     assert!(
         inbox.contains("f-1") && inbox.contains("review the diff"),
@@ -365,9 +364,8 @@ fn a_followup_to_another_host_lands_once_and_its_sender_sees_how_far_it_got() {
     let sent = a.status()["sent"].as_array().unwrap().len();
     assert_eq!(sent, 1, "a retry queued a second mail");
     // The same id with other text is refused, naming the id.
-    let reused = cmd()
-        .arg("--store")
-        .arg(a.path())
+    let reused = a
+        .cli()
         .args(["followup", "b:lead", "other text", "--id", "f-1"])
         .output()
         .unwrap();
@@ -376,9 +374,8 @@ fn a_followup_to_another_host_lands_once_and_its_sender_sees_how_far_it_got() {
 
     // An agent the target host does not have: refused, with the reason,
     // and a send that waits for its receipt says so (exit 2).
-    let refused = cmd()
-        .arg("--store")
-        .arg(a.path())
+    let refused = a
+        .cli()
         .args(["followup", "b:nobody", "hello?", "--id", "f-2"])
         .args(["--wait", "accepted", "--timeout", "120"])
         .output()
@@ -404,9 +401,8 @@ fn a_followup_to_another_host_lands_once_and_its_sender_sees_how_far_it_got() {
     assert_eq!(b.inbox_records("f-2"), 0);
 
     // A send that waits returns once the target's inbox holds it.
-    let waited = cmd()
-        .arg("--store")
-        .arg(a.path())
+    let waited = a
+        .cli()
         .args(["--json", "steer", "b:lead", "mind the tests", "--id", "f-3"])
         .args(["--wait", "accepted", "--timeout", "120"])
         .output()
@@ -662,12 +658,7 @@ fn a_burst_from_two_hosts_through_daemon_and_hub_node_kills_lands_each_acknowled
         || accepted(&a) == total && accepted(&c) == total,
         &|| format!("seed {seed}\n{}", logs(&hub)),
     );
-    let out = cmd()
-        .arg("--store")
-        .arg(b.path())
-        .args(["--json", "inbox", "lead"])
-        .output()
-        .unwrap();
+    let out = b.cli().args(["--json", "inbox", "lead"]).output().unwrap();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let mut seen: std::collections::HashMap<String, usize> = Default::default();
     for r in v["nextTurn"].as_array().unwrap() {
@@ -719,12 +710,7 @@ fn a_host_gone_quiet_shows_unreachable_its_mail_waits_on_the_hub_and_lands_once_
     wait_for("b shown unreachable", || b_live(&a) == Some(false), &|| {
         logs(&hub, &a, &b)
     });
-    let text = cmd()
-        .arg("--store")
-        .arg(a.path())
-        .args(["fleet", "status"])
-        .output()
-        .unwrap();
+    let text = a.cli().args(["fleet", "status"]).output().unwrap();
     let text = String::from_utf8(text.stdout).unwrap();
     assert!(text.contains("b  unreachable · last seen"), "{text}");
     // The hub holds the mail; b's inbox has nothing yet.
