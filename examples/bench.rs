@@ -550,6 +550,11 @@ fn bench_wake(args: &Args) {
 type Mode = fn(&Args);
 
 fn main() {
+    let argv: Vec<String> = std::env::args().collect();
+    if argv.get(1).map(String::as_str) == Some("--spawn-measured") {
+        spawn_measured(&argv[2..]);
+        return;
+    }
     let args = Args::parse();
     RANDOM_IDS.store(args.random_ids, std::sync::atomic::Ordering::Relaxed);
     GENERATION.store(args.generation, std::sync::atomic::Ordering::Relaxed);
@@ -631,7 +636,44 @@ fn timed(bin: &Path, store: &Path, argv: &[&str]) -> (f64, f64, i32) {
 
 /// Run a command to its end: wall ms, CPU ms (user + system, its waited
 /// children included), peak RSS MiB, exit status.
-fn run_measured(mut cmd: Command) -> (f64, f64, f64, i32) {
+///
+/// It is started by a fresh copy of this program (`--spawn-measured`):
+/// Linux records a process's peak size at `exec` from the memory it had
+/// before, and a child spawned straight from here shares this program's
+/// (vfork) — every figure would be at least this benchmark's own peak,
+/// generated stores and all. A fresh copy is a few MiB.
+fn run_measured(cmd: Command) -> (f64, f64, f64, i32) {
+    let mut outer = Command::new(std::env::current_exe().unwrap());
+    outer.arg("--spawn-measured").arg(cmd.get_program());
+    outer.args(cmd.get_args());
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => outer.env(k, v),
+            None => outer.env_remove(k),
+        };
+    }
+    if let Some(d) = cmd.get_current_dir() {
+        outer.current_dir(d);
+    }
+    let out = outer.stderr(Stdio::inherit()).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let f: Vec<f64> = text
+        .split_whitespace()
+        .map(|w| w.parse().unwrap())
+        .collect();
+    (f[0], f[1], f[2], f[3] as i32)
+}
+
+/// `--spawn-measured PROGRAM ARGS…`: run it here, print what
+/// `run_measured` reports.
+fn spawn_measured(argv: &[String]) {
+    let mut cmd = Command::new(&argv[0]);
+    cmd.args(&argv[1..]);
+    let (ms, cpu, rss, code) = run_measured_here(cmd);
+    println!("{ms} {cpu} {rss} {code}");
+}
+
+fn run_measured_here(mut cmd: Command) -> (f64, f64, f64, i32) {
     let start = Instant::now();
     let mut child = cmd
         .stdout(std::process::Stdio::null())
@@ -1246,6 +1288,7 @@ fn bench_log_tail(args: &Args) {
             vec![
                 vec!["log", "big", "--last", "5"],
                 vec!["log", "big", "--last", "1"],
+                vec!["log", "big"],
                 vec!["trace", &last, "--to", "big"],
                 vec!["tree"],
             ]

@@ -46,7 +46,8 @@ try:
             commands += [['list-agents', '--as', i], ['list-agents', '--as', i, '--json'],
                          ['--contract', 'v1', 'list-agents', '--as', i, '--scope', 'descendants'],
                          ['--contract', 'v1', 'list-agents', '--as', i, '--scope', 'children', '--json'],
-                         ['trace', i], ['usage', i], ['log', i, '--last', '2']]
+                         ['trace', i], ['usage', i], ['log', i, '--last', '2'], ['log', i],
+                         ['log', i, '--json'], ['log', i, '--full', '--reasoning']]
         for i in sorted(ids)[:5]:
             commands += [['tree', i], ['tree', i, '--json']]
         for c in commands:

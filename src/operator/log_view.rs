@@ -1,11 +1,14 @@
 //! `log`: an agent's transcript for people (or as JSON lines), in the order
 //! its events were written: turn starts, what the model saw, turn endings.
 //! `--follow` prints new events as they are committed until the session
-//! settles.
+//! settles. A whole log is streamed (`store::conversation_stream`), so its
+//! memory does not grow with the log; `--last` and `--follow` fold what
+//! they show.
 
 use crate::error::{Error, Result};
 use crate::inbox::{Inbox, watch};
 use crate::store::conversation::{Conversation, Ending, Entry, From, Item, Turn};
+use crate::store::conversation_stream::{self, Shown};
 use crate::store::scan_cache::ScanCache;
 use crate::store::{SessionRecord, StoreError};
 use crate::support::clock::{human_duration, rfc3339};
@@ -128,29 +131,41 @@ fn from_text(from: &From) -> String {
     }
 }
 
-fn render_line(line: &Line, c: &Conversation, opts: LogOptions) -> String {
+/// What started a turn, as its first line says it: the first message of
+/// the turn that is not runtime context.
+fn trigger_of(e: &Entry) -> Option<String> {
+    match &e.item {
+        Item::User { from, .. } if *from != From::RuntimeContext => Some(from_text(from)),
+        _ => None,
+    }
+}
+
+/// The trigger of turn `t` in a whole conversation.
+fn trigger_in(c: &Conversation, t: &Turn) -> String {
+    let end = t.end.as_ref().map_or(u64::MAX, |e| e.0);
+    // Entries are in log order: start at the turn's, never walk every
+    // earlier turn's (a whole log would cost turns × entries).
+    let from = c.entries.partition_point(|e| e.seq <= t.start_seq);
+    c.entries[from..]
+        .iter()
+        .take_while(|e| e.seq < end)
+        .find_map(trigger_of)
+        .unwrap_or_else(|| NO_INPUT.into())
+}
+
+const NO_INPUT: &str = "no input";
+
+fn render_start(t: &Turn, trigger: &str) -> String {
+    format!(
+        "── turn {} · {} · from {trigger}",
+        t.number,
+        rfc3339(t.started)
+    )
+}
+
+fn render_line(line: &Line, trigger: &dyn Fn(&Turn) -> String, opts: LogOptions) -> String {
     match line {
-        Line::Start(t) => {
-            let end = t.end.as_ref().map_or(u64::MAX, |e| e.0);
-            // Entries are in log order: start at the turn's, never walk
-            // every earlier turn's (a whole log would cost turns × entries).
-            let from = c.entries.partition_point(|e| e.seq <= t.start_seq);
-            let trigger = c.entries[from..]
-                .iter()
-                .take_while(|e| e.seq < end)
-                .find_map(|e| match &e.item {
-                    Item::User { from, .. } if *from != From::RuntimeContext => {
-                        Some(from_text(from))
-                    }
-                    _ => None,
-                })
-                .unwrap_or_else(|| "no input".into());
-            format!(
-                "── turn {} · {} · from {trigger}",
-                t.number,
-                rfc3339(t.started)
-            )
-        }
+        Line::Start(t) => render_start(t, &trigger(t)),
         Line::End(t) => {
             let (_, time, ending) = t.end.as_ref().expect("only ended turns");
             format!(
@@ -340,7 +355,7 @@ fn print(
         if opts.json {
             text.push_str(&json_line(&line, rec).to_string());
         } else {
-            text.push_str(&render_line(&line, c, opts));
+            text.push_str(&render_line(&line, &|t| trigger_in(c, t), opts));
         }
         text.push('\n');
         next = next.max(line.seq() + 1);
@@ -349,6 +364,125 @@ fn print(
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(u64::MAX),
         Err(e) => Err(Error::Store(StoreError::io("standard output", e))),
         Ok(()) => Ok(next),
+    }
+}
+
+/// A piece of streamed output: ready, or a turn's first line still
+/// waiting for what started the turn.
+enum Piece {
+    Ready(String),
+    Start {
+        turn: Turn,
+        trigger: Option<String>,
+        looking: bool,
+    },
+}
+
+/// The whole log, streamed (`store::conversation_stream`): memory holds
+/// the lines of a turn whose first line still waits for what started it,
+/// not the transcript. False when the log must be folded whole (nothing
+/// was written then).
+fn stream_whole(out: &mut dyn Write, rec: &SessionRecord, opts: LogOptions) -> Result<bool> {
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, out);
+    let mut pieces: std::collections::VecDeque<Piece> = std::collections::VecDeque::new();
+    let mut failed: Option<std::io::Error> = None;
+    let write = |out: &mut std::io::BufWriter<&mut dyn Write>,
+                 failed: &mut Option<std::io::Error>,
+                 text: &str| {
+        if failed.is_none()
+            && let Err(e) = out
+                .write_all(text.as_bytes())
+                .and_then(|()| out.write_all(b"\n"))
+        {
+            *failed = Some(e);
+        }
+        failed.is_none()
+    };
+    let flush = |out: &mut std::io::BufWriter<&mut dyn Write>,
+                 failed: &mut Option<std::io::Error>,
+                 pieces: &mut std::collections::VecDeque<Piece>,
+                 all: bool| {
+        while let Some(front) = pieces.front() {
+            let text = match front {
+                Piece::Ready(text) => text.clone(),
+                Piece::Start {
+                    turn,
+                    trigger,
+                    looking,
+                } if all || !looking => render_start(turn, trigger.as_deref().unwrap_or(NO_INPUT)),
+                Piece::Start { .. } => break,
+            };
+            pieces.pop_front();
+            if !write(out, failed, &text) {
+                return false;
+            }
+        }
+        true
+    };
+    let streamed = conversation_stream::stream(&rec.log(), &mut |shown| {
+        let line = match &shown {
+            Shown::Start(t) => Line::Start(t),
+            Shown::Entry(e) => Line::Entry(e),
+            Shown::End(t) => Line::End(t),
+        };
+        if opts.json {
+            return write(&mut out, &mut failed, &json_line(&line, rec).to_string());
+        }
+        match &shown {
+            Shown::Start(t) => {
+                pieces.push_back(Piece::Start {
+                    turn: t.clone(),
+                    trigger: None,
+                    looking: true,
+                });
+                return true;
+            }
+            Shown::Entry(e) => {
+                if let Some(found) = trigger_of(e) {
+                    for p in pieces.iter_mut() {
+                        if let Piece::Start {
+                            trigger,
+                            looking: looking @ true,
+                            ..
+                        } = p
+                        {
+                            *trigger = Some(found.clone());
+                            *looking = false;
+                        }
+                    }
+                }
+            }
+            // Its turn stops looking: no input started it.
+            Shown::End(t) => {
+                for p in pieces.iter_mut() {
+                    if let Piece::Start { turn, looking, .. } = p
+                        && turn.start_seq == t.start_seq
+                    {
+                        *looking = false;
+                    }
+                }
+            }
+        }
+        let text = render_line(&line, &|_| NO_INPUT.into(), opts);
+        pieces.push_back(Piece::Ready(text));
+        flush(&mut out, &mut failed, &mut pieces, false)
+    });
+    let streamed = streamed.map_err(|reason| {
+        Error::Store(StoreError::Log {
+            path: rec.log(),
+            reason,
+        })
+    })?;
+    flush(&mut out, &mut failed, &mut pieces, true);
+    if failed.is_none()
+        && let Err(e) = out.flush()
+    {
+        failed = Some(e);
+    }
+    match failed {
+        Some(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(true),
+        Some(e) => Err(Error::Store(StoreError::io("standard output", e))),
+        None => Ok(streamed),
     }
 }
 
@@ -372,7 +506,6 @@ pub fn log(
     title: &Title,
     opts: LogOptions,
 ) -> Result<()> {
-    let (c, offset) = read(rec, opts.last)?;
     let head = if opts.json {
         json!({"kind": "session", "session": rec.header.id(), "name": title.name,
                "parent": title.parent, "label": title.label,
@@ -396,6 +529,16 @@ pub fn log(
         };
         writeln!(out, "{line}").map_err(|e| StoreError::io("standard output", e))?;
     }
+    if opts.last.is_none() && !opts.follow {
+        if stream_whole(out, rec, opts)? {
+            crate::support::debug::plan(|| "log: streamed in three passes".into());
+            return Ok(());
+        }
+        crate::support::debug::plan(|| {
+            "log: read whole (its events are out of order for streaming)".into()
+        });
+    }
+    let (c, offset) = read(rec, opts.last)?;
     let mut next = print(out, rec, &c, first_seq(&c, opts.last), opts)?;
     if !opts.follow {
         return Ok(());

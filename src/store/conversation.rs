@@ -223,8 +223,7 @@ impl Conversation {
         let mut first_seq: Option<u64> = None;
         let mut reaches_back = false;
         let mut fold = |ev: &Value| {
-            let seq = safe_int(ev.get("seq")).unwrap_or(0).max(0) as u64;
-            let time = safe_int(ev.get("time")).unwrap_or(0);
+            let (seq, time) = event_seq_time(ev);
             let first = *first_seq.get_or_insert(seq);
             if replace_range(ev).is_some_and(|(start, _)| start < first) {
                 reaches_back = true;
@@ -249,7 +248,9 @@ impl Conversation {
                     }
                 }
                 ty @ ("user/message" | "assistant/message" | "tool/result") => {
-                    let Some(item) = item(ty, data) else { return };
+                    let Some(item) = entry_item(ty, data) else {
+                        return;
+                    };
                     let entry_turn = safe_int(data.get("turn")).map_or(turn, |t| t.max(0) as u64);
                     let mut entry = Entry {
                         seq,
@@ -288,16 +289,24 @@ impl Conversation {
     }
 }
 
+/// An event's seq and time, as the fold reads them (missing: 0).
+pub(super) fn event_seq_time(ev: &Value) -> (u64, i64) {
+    (
+        safe_int(ev.get("seq")).unwrap_or(0).max(0) as u64,
+        safe_int(ev.get("time")).unwrap_or(0),
+    )
+}
+
 /// A replace's range: `{start, end}`, or `{startSeq, endSeq}` from format
 /// generation 3 on (`store::generation::replace_keys`).
-fn replace_range(ev: &Value) -> Option<(u64, u64)> {
+pub(super) fn replace_range(ev: &Value) -> Option<(u64, u64)> {
     let op = ev.get("surfaceOp")?.as_object()?;
     let n = |k: &str| op.get(k).and_then(Value::as_u64);
     let (s, e) = super::generation::replace_keys(3);
     Some((n("start").or(n(s))?, n("end").or(n(e))?))
 }
 
-fn item(ty: &str, data: &Value) -> Option<Item> {
+pub(super) fn entry_item(ty: &str, data: &Value) -> Option<Item> {
     Some(match ty {
         "user/message" => Item::User {
             from: From::of(&data["source"]),

@@ -88,18 +88,13 @@ pub fn for_each_line_while(path: &Path, mut f: impl FnMut(&[u8]) -> bool) -> Res
         }
         Encoding::Zstd => {
             let mut frames = FrameReader::new(reader);
-            let mut fragment = Vec::new();
+            let mut lines = zstd_frames::FrameLines::default();
             while let Some(Frame::Complete(frame)) = frames.next_frame().map_err(frame_err)? {
                 let plain = zstd_frames::decode_frame(&frame)?;
-                fragment.extend_from_slice(&plain);
-                let mut start = 0;
-                while let Some(p) = memchr::memchr(b'\n', &fragment[start..]) {
-                    if !on_line(&fragment[start..start + p]) {
-                        return Ok(());
-                    }
-                    start += p + 1;
+                drop(frame);
+                if !lines.feed(&plain, &mut on_line) {
+                    return Ok(());
                 }
-                fragment.drain(..start);
             }
         }
     }

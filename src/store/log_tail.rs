@@ -175,25 +175,22 @@ pub fn for_each_event_from_frame(
     let mut file = open_regular(path)?;
     file.seek(SeekFrom::Start(frame))?;
     let mut frames = FrameReader::new(BufReader::with_capacity(64 * 1024, file));
-    let mut fragment: Vec<u8> = Vec::new();
+    let mut lines = super::zstd_frames::FrameLines::default();
     let mut first = true;
     while let Some(Frame::Complete(bytes)) = frames
         .next_frame()
         .map_err(super::header_probe::frame_err)?
     {
         let plain = decode_frame(&bytes)?;
+        drop(bytes);
         let from = if first { within.min(plain.len()) } else { 0 };
         first = false;
-        fragment.extend_from_slice(&plain[from..]);
-        let mut start = 0;
-        while let Some(p) = memchr::memchr(b'\n', &fragment[start..]) {
-            let line = &fragment[start..start + p];
+        lines.feed(&plain[from..], &mut |line| {
             if !line.is_empty() {
                 events_of_line(line, f);
             }
-            start += p + 1;
-        }
-        fragment.drain(..start);
+            true
+        });
     }
     Ok(())
 }

@@ -9,6 +9,7 @@
 pub mod ahead;
 pub mod catalog;
 pub mod conversation;
+pub mod conversation_stream;
 pub mod delivered;
 pub mod descriptor;
 pub mod door;

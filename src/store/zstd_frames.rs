@@ -334,3 +334,40 @@ mod tests {
         assert!(decode_frame(&frame).is_err());
     }
 }
+
+/// Joins the lines decoded frames hold: a line may run across frames, so
+/// what a frame leaves unfinished is carried into the next. A frame's
+/// complete lines are handed over from the frame itself, never copied, so
+/// memory holds one decoded frame and one unfinished line.
+#[derive(Debug, Default)]
+pub struct FrameLines {
+    unfinished: Vec<u8>,
+}
+
+impl FrameLines {
+    /// Hand every line `plain` completes to `f`, in order; false from `f`
+    /// stops, and is returned.
+    pub fn feed(&mut self, plain: &[u8], f: &mut dyn FnMut(&[u8]) -> bool) -> bool {
+        let mut rest = plain;
+        if !self.unfinished.is_empty() {
+            let Some(p) = memchr::memchr(b'\n', rest) else {
+                self.unfinished.extend_from_slice(rest);
+                return true;
+            };
+            self.unfinished.extend_from_slice(&rest[..p]);
+            let line = std::mem::take(&mut self.unfinished);
+            if !f(&line) {
+                return false;
+            }
+            rest = rest.get(p.saturating_add(1)..).unwrap_or_default();
+        }
+        while let Some(p) = memchr::memchr(b'\n', rest) {
+            if !f(&rest[..p]) {
+                return false;
+            }
+            rest = rest.get(p.saturating_add(1)..).unwrap_or_default();
+        }
+        self.unfinished.extend_from_slice(rest);
+        true
+    }
+}
