@@ -130,6 +130,13 @@ const FORMS: &[(&str, &[&str])] = &[
     ),
     ("v1 list_agents descendants", V1_DESCENDANTS),
     ("tree (all trees)", &["tree"]),
+    ("check", &["check"]),
+    ("usage (every agent)", &["usage"]),
+    // (`OUT`: a file beside the store.)
+    (
+        "export --otlp --all",
+        &["export", "--otlp", "--all", "-o", "OUT"],
+    ),
 ];
 
 /// The generation `generate` writes (`--generation`).
@@ -243,26 +250,43 @@ fn vm_hwm_kib() -> u64 {
         .unwrap_or(0)
 }
 
+/// Counts the lines written to it.
+struct LineCount(usize);
+
+impl Write for LineCount {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += memchr::memchr_iter(b'\n', buf).count();
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 fn measure(store: &str, form: usize, runs: usize) {
     let (_, args) = FORMS[form];
     let mut times = Vec::new();
     let mut rows = 0;
     for _ in 0..runs {
+        let out_file = format!("{store}.export.json");
         let mut argv = vec!["dsh-agents", "--store", store];
-        argv.extend_from_slice(args);
-        // What a command writes as it renders (`tree`) is kept here.
-        let mut streamed = Vec::new();
+        argv.extend(
+            args.iter()
+                .map(|a| if *a == "OUT" { out_file.as_str() } else { a }),
+        );
+        // What a command writes as it renders (`tree`) is counted here, not
+        // kept (a million rows would be this process's memory, not the
+        // command's).
+        let mut streamed = LineCount(0);
         let start = Instant::now();
         let out =
             dsh_agents::run_to(Cli::parse_from(&argv), &mut streamed).expect("listing succeeds");
         times.push(start.elapsed().as_secs_f64() * 1000.0);
         rows = match out {
             Output::Text(t) => t.lines().count(),
-            _ => streamed
-                .split(|b| *b == b'\n')
-                .filter(|l| !l.is_empty())
-                .count(),
+            _ => streamed.0,
         };
+        let _ = std::fs::remove_file(&out_file);
     }
     times.sort_by(f64::total_cmp);
     println!(
