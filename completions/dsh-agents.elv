@@ -45,6 +45,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand identity 'Print what the caller is told of itself: its name, who delegated it, its tree''s root'
             cand tree 'Every tree in the store (or the one holding AGENT): hierarchy, state, last turn, pending inbox, tokens'
             cand top 'The tree live in a terminal: each agent''s log, inbox, usage and traces beside it, and followup, steer, interrupt and cancel on keys'
+            cand events 'State transitions, one line each: turns started and finished, agents becoming running, idle or inactive, problems, stale messages'
             cand check 'Verify the whole store; report every problem with its path'
             cand log 'Show AGENT''s transcript: each turn, what the model saw and did, and how the turn ended'
             cand trace 'Show where a message went: sent, claimed, in the transcript, or why not'
@@ -258,6 +259,21 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
             cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
+            cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'dsh-agents;events'= {
+            cand --since 'First the turns the logs record since this time: epoch ms, a UTC date (2026-12-01[T08:30]) or an age (30m, 2h, 7d)'
+            cand --stale-after 'With --follow: report each message pending longer than this (90s, 10m, 2h), once'
+            cand --exec 'Run CMD (with sh -c) for each event, the event as JSON on its standard input; a failing CMD is reported, the stream goes on'
+            cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
+            cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
+            cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
+            cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
+            cand -f 'Keep printing transitions as they happen, until Ctrl-C'
+            cand --follow 'Keep printing transitions as they happen, until Ctrl-C'
             cand --json 'Print JSON instead of text (errors too, on stderr)'
             cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
             cand -h 'Print help (see more with ''--help'')'
@@ -488,6 +504,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand identity 'Print what the caller is told of itself: its name, who delegated it, its tree''s root'
             cand tree 'Every tree in the store (or the one holding AGENT): hierarchy, state, last turn, pending inbox, tokens'
             cand top 'The tree live in a terminal: each agent''s log, inbox, usage and traces beside it, and followup, steer, interrupt and cancel on keys'
+            cand events 'State transitions, one line each: turns started and finished, agents becoming running, idle or inactive, problems, stale messages'
             cand check 'Verify the whole store; report every problem with its path'
             cand log 'Show AGENT''s transcript: each turn, what the model saw and did, and how the turn ended'
             cand trace 'Show where a message went: sent, claimed, in the transcript, or why not'
@@ -533,6 +550,8 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
         &'dsh-agents;help;tree'= {
         }
         &'dsh-agents;help;top'= {
+        }
+        &'dsh-agents;help;events'= {
         }
         &'dsh-agents;help;check'= {
         }

@@ -175,6 +175,11 @@ pub enum Command {
         /// Only the tree holding this agent (a name path, Session id or unique prefix)
         agent: Option<String>,
     },
+    #[command(
+        after_help = "Examples:\n  dsh-agents events --follow\n  dsh-agents events --since 2h reviewer\n  dsh-agents events --follow --stale-after 10m --exec 'notify-send \"$(jq -r .kind)\"'\n  dsh-agents --json events --follow | jq -c 'select(.kind==\"turn-finished\")'"
+    )]
+    /// State transitions, one line each: turns started and finished, agents becoming running, idle or inactive, problems, stale messages
+    Events(EventsArgs),
     #[command(after_help = "Examples:\n  dsh-agents check\n  dsh-agents --json check")]
     /// Verify the whole store; report every problem with its path
     Check,
@@ -432,6 +437,24 @@ pub struct TreeArgs {
     /// Fit rows to N columns [default: the terminal's width, else 100]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(40..))]
     pub width: Option<u16>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct EventsArgs {
+    /// Only the tree holding this agent (a name path, Session id or unique prefix)
+    pub agent: Option<String>,
+    /// Keep printing transitions as they happen, until Ctrl-C
+    #[arg(long, short = 'f')]
+    pub follow: bool,
+    /// First the turns the logs record since this time: epoch ms, a UTC date (2026-12-01[T08:30]) or an age (30m, 2h, 7d)
+    #[arg(long, value_name = "TIME", value_parser = super::values::parse_since)]
+    pub since: Option<i64>,
+    /// With --follow: report each message pending longer than this (90s, 10m, 2h), once
+    #[arg(long, value_name = "AGE", value_parser = super::values::parse_age, requires = "follow")]
+    pub stale_after: Option<i64>,
+    /// Run CMD (with sh -c) for each event, the event as JSON on its standard input; a failing CMD is reported, the stream goes on
+    #[arg(long, value_name = "CMD")]
+    pub exec: Option<String>,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -2,7 +2,9 @@
 //! one's arguments become the call into the module that holds its rules
 //! (`operator`, `runtime`), and the refusals that concern a flag name it.
 
-use super::args::{CallerArgs, ExportArgs, LogArgs, ServeArgs, SpawnArgs, TreeArgs, UsageArgs};
+use super::args::{
+    CallerArgs, EventsArgs, ExportArgs, LogArgs, ServeArgs, SpawnArgs, TreeArgs, UsageArgs,
+};
 use super::env::{Env, Output, stream_to, to_json};
 use super::inputs::{caller_flag, display_now, message_body, message_id};
 use crate::error::{Error, ErrorKind, Result};
@@ -171,6 +173,25 @@ pub(super) fn top(env: &Env, agent: Option<&str>) -> Result<Output> {
         .then(display_now)
         .transpose()?;
     crate::top::term::run(&env.root, agent, now, env.limits)?;
+    Ok(Output::Raw(String::new()))
+}
+
+pub(super) fn events(env: &Env, args: &EventsArgs) -> Result<Output> {
+    let opts = crate::top::events::Options {
+        agent: args.agent.clone(),
+        follow: args.follow,
+        since: args.since,
+        stale_after_ms: args.stale_after,
+        exec: args.exec.clone(),
+        json: env.json,
+    };
+    if !opts.follow && opts.since.is_none() {
+        return Err(Error::usage(
+            "events needs --follow (transitions as they happen) or --since TIME (the turns the logs record)",
+        ));
+    }
+    let mut out = std::io::stdout().lock();
+    crate::top::events::run(&env.root, &opts, &mut out)?;
     Ok(Output::Raw(String::new()))
 }
 

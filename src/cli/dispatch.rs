@@ -42,6 +42,7 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
         Command::Tree(args) => commands::tree(&env, args, out),
         Command::Top { agent } => commands::top(&env, agent.as_deref()),
         Command::Check => commands::check(&env),
+        Command::Events(args) => commands::events(&env, args),
         Command::Spawn(args) => commands::spawn(&env, args),
         Command::Followup {
             agent,

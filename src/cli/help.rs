@@ -21,7 +21,7 @@ const GROUPS: &[(&str, &[&str])] = &[
     (
         "Operator: look",
         &[
-            "tree", "top", "log", "inbox", "trace", "usage", "export", "check",
+            "tree", "top", "events", "log", "inbox", "trace", "usage", "export", "check",
         ],
     ),
     (

@@ -183,6 +183,8 @@ impl From<ByArg> for crate::operator::usage::By {
 pub enum BadValue {
     /// `--since`: not a time.
     NotTime(String),
+    /// `--stale-after`: not an age.
+    NotAge(String),
     /// `--last`: not a whole number.
     NotTurns(String),
     /// `--last 0`.
@@ -196,6 +198,10 @@ impl std::fmt::Display for BadValue {
                 f,
                 "\"{text}\" is not a time: give epoch milliseconds, a UTC date such as 2026-12-01 or 2026-12-01T08:30, or an age such as 30m, 2h, 7d"
             ),
+            BadValue::NotAge(text) => write!(
+                f,
+                "\"{text}\" is not an age: give a whole number and a unit, such as 90s, 10m, 2h or 7d"
+            ),
             BadValue::NotTurns(text) => {
                 write!(f, "\"{text}\" is not a whole number of turns (1 or more)")
             }
@@ -206,6 +212,31 @@ impl std::fmt::Display for BadValue {
 
 impl std::error::Error for BadValue {}
 
+/// An age (`90s`, `30m`, `2h`, `7d`) in milliseconds: `None` when `text`
+/// is not written as one, `Some(None)` when it is but does not fit.
+fn age_ms(text: &str) -> Option<Option<i64>> {
+    let (n, unit) = text
+        .char_indices()
+        .last()
+        .map(|(i, c)| (&text[..i], c))
+        .filter(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))?;
+    let ms = match unit {
+        's' => 1_000,
+        'm' => 60_000,
+        'h' => 3_600_000,
+        'd' => 86_400_000,
+        _ => return None,
+    };
+    Some(n.parse::<i64>().ok().and_then(|n| n.checked_mul(ms)))
+}
+
+/// `--stale-after`: an age (`90s`, `10m`, `2h`, `7d`), in milliseconds.
+pub fn parse_age(text: &str) -> Result<i64, BadValue> {
+    age_ms(text)
+        .flatten()
+        .ok_or_else(|| BadValue::NotAge(text.to_string()))
+}
+
 /// `--since`: epoch milliseconds, a UTC date or time (`2026-12-01`,
 /// `2026-12-01T08:30`, `2026-12-01T08:30:00Z`), or an age (`90s`, `30m`,
 /// `2h`, `7d`) before now.
@@ -214,22 +245,8 @@ pub fn parse_since(text: &str) -> Result<i64, BadValue> {
     if let Ok(ms) = text.parse::<i64>() {
         return if ms >= 0 { Ok(ms) } else { Err(bad()) };
     }
-    if let Some((n, unit)) = text
-        .char_indices()
-        .last()
-        .map(|(i, c)| (&text[..i], c))
-        .filter(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-    {
-        let n: i64 = n.parse().map_err(|_| bad())?;
-        let ms = match unit {
-            's' => 1_000,
-            'm' => 60_000,
-            'h' => 3_600_000,
-            'd' => 86_400_000,
-            _ => return Err(bad()),
-        };
-        return n
-            .checked_mul(ms)
+    if let Some(age) = age_ms(text) {
+        return age
             .map(|d| crate::support::clock::now_ms() - d)
             .ok_or_else(bad);
     }

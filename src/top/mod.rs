@@ -8,5 +8,6 @@
 
 pub mod app;
 pub mod data;
+pub mod events;
 pub mod term;
 pub mod view;

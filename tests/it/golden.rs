@@ -434,6 +434,28 @@ const CASES: &[(&str, &[&str])] = &[
             "--problems",
         ],
     ),
+    // The turns the logs record, as events (text and JSON, one tree).
+    (
+        "team.events.since",
+        &["--store", "testdata/stores/team", "events", "--since", "0"],
+    ),
+    (
+        "team.events.since.json",
+        &[
+            "--store",
+            "testdata/stores/team",
+            "--json",
+            "events",
+            "--since",
+            "0",
+            "scout",
+        ],
+    ),
+    // Neither following nor a time: a usage error that says both.
+    (
+        "team.events.bare",
+        &["--store", "testdata/stores/team", "events"],
+    ),
     // The top-level help, its commands grouped (piped: 100 columns).
     ("help", &["--help"]),
 ];

@@ -9,6 +9,7 @@ mod completions;
 mod concurrency;
 mod conformance;
 mod differential;
+mod events;
 mod faults;
 mod fleet;
 mod generations;

@@ -1,0 +1,621 @@
+//! `dsh-agents events`: the tree's state transitions, one line each — a
+//! turn started or finished, an agent became running/idle/inactive, was
+//! parked or unparked, a problem appeared or cleared, an agent appeared or
+//! went, a pending message waited past `--stale-after`. Following, each is
+//! found by comparing two observations of the tree (`tree --json`'s
+//! members, read when the store changes), so each transition is reported
+//! once, when it is first seen; without `--follow` the turns the logs
+//! record since `--since` are listed. `--exec` hands each event, as JSON,
+//! to a command; a command that fails is reported and the stream goes on.
+
+use crate::error::{Error, Result};
+use crate::inbox::Target;
+use crate::operator::inbox_view::InboxView;
+use crate::operator::tree_measure::Filter;
+use crate::operator::tree_watch::TreeView;
+use crate::store::{self, Plan, StoreError};
+use crate::support::clock::rfc3339;
+use crate::tree::caller::resolve_agent;
+use serde_json::{Value, json};
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::Path;
+
+/// What one observation holds of one agent.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Observed {
+    pub id: String,
+    pub name: String,
+    pub state: String,
+    /// Its last turn's number (0: none) and whether it is still open.
+    pub turn: u64,
+    pub open: bool,
+    /// How the last turn ended, when it has.
+    pub ending: Option<String>,
+    pub parked: bool,
+}
+
+/// The state words that are problems (`tree --problems`).
+const PROBLEMS: [&str; 5] = [
+    "corrupt",
+    "unsupported",
+    "unavailable",
+    "unknown",
+    "unresumable",
+];
+
+fn is_problem(state: &str) -> bool {
+    PROBLEMS.contains(&state)
+}
+
+/// One transition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    Appeared,
+    Gone,
+    TurnStarted { turn: u64 },
+    TurnFinished { turn: u64, ending: Option<String> },
+    Became { from: String, to: String },
+    Problem { state: String },
+    ProblemCleared { state: String },
+    Parked,
+    Unparked,
+    PendingStale { message: String, waited_ms: i64 },
+}
+
+impl Change {
+    fn kind(&self) -> &'static str {
+        match self {
+            Change::Appeared => "appeared",
+            Change::Gone => "gone",
+            Change::TurnStarted { .. } => "turn-started",
+            Change::TurnFinished { .. } => "turn-finished",
+            Change::Became { .. } => "became",
+            Change::Problem { .. } => "problem",
+            Change::ProblemCleared { .. } => "problem-cleared",
+            Change::Parked => "parked",
+            Change::Unparked => "unparked",
+            Change::PendingStale { .. } => "pending-stale",
+        }
+    }
+}
+
+/// A transition of one agent at a time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    pub time: i64,
+    pub id: String,
+    pub name: String,
+    pub change: Change,
+}
+
+impl Event {
+    pub fn json(&self) -> Value {
+        let mut v = json!({
+            "time": rfc3339(self.time), "kind": self.change.kind(),
+            "agent": self.id, "name": self.name,
+        });
+        match &self.change {
+            Change::TurnStarted { turn } => v["turn"] = json!(turn),
+            Change::TurnFinished { turn, ending } => {
+                v["turn"] = json!(turn);
+                v["ending"] = json!(ending);
+            }
+            Change::Became { from, to } => {
+                v["from"] = json!(from);
+                v["state"] = json!(to);
+            }
+            Change::Problem { state } | Change::ProblemCleared { state } => {
+                v["state"] = json!(state);
+            }
+            Change::PendingStale { message, waited_ms } => {
+                v["messageId"] = json!(message);
+                v["waitedMs"] = json!(waited_ms);
+            }
+            Change::Appeared | Change::Gone | Change::Parked | Change::Unparked => {}
+        }
+        v
+    }
+
+    pub fn text(&self) -> String {
+        let who = if self.name.is_empty() || self.name == self.id {
+            self.id.clone()
+        } else {
+            format!("{} ({})", self.name, self.id)
+        };
+        let what = match &self.change {
+            Change::Appeared => "appeared".to_string(),
+            Change::Gone => "is gone".to_string(),
+            Change::TurnStarted { turn } => format!("turn {turn} started"),
+            Change::TurnFinished { turn, ending } => match ending {
+                Some(e) => format!("turn {turn} finished: {e}"),
+                None => format!("turn {turn} finished"),
+            },
+            Change::Became { from, to } => format!("became {to} (was {from})"),
+            Change::Problem { state } => format!("problem: {state}"),
+            Change::ProblemCleared { state } => format!("problem cleared (now {state})"),
+            Change::Parked => "parked".to_string(),
+            Change::Unparked => "unparked".to_string(),
+            Change::PendingStale { message, waited_ms } => format!(
+                "message {message} pending for {}",
+                crate::support::clock::human_duration(*waited_ms)
+            ),
+        };
+        format!("{}  {who}  {what}", rfc3339(self.time))
+    }
+}
+
+/// The transitions from `before` to `after` (both in tree order), at `now`.
+pub fn transitions(before: &[Observed], after: &[Observed], now: i64) -> Vec<Event> {
+    let mut out = Vec::new();
+    let event = |o: &Observed, change| Event {
+        time: now,
+        id: o.id.clone(),
+        name: o.name.clone(),
+        change,
+    };
+    for a in after {
+        let Some(b) = before.iter().find(|b| b.id == a.id) else {
+            out.push(event(a, Change::Appeared));
+            if a.open && a.turn > 0 {
+                out.push(event(a, Change::TurnStarted { turn: a.turn }));
+            }
+            continue;
+        };
+        // Turns: the ones between the two observations, each once.
+        if a.turn < b.turn {
+            // A log rewritten under it: its current turn is news.
+            if a.open {
+                out.push(event(a, Change::TurnStarted { turn: a.turn }));
+            }
+        } else {
+            if b.open && (a.turn > b.turn || !a.open) {
+                let ending = (a.turn == b.turn).then(|| a.ending.clone()).flatten();
+                out.push(event(
+                    a,
+                    Change::TurnFinished {
+                        turn: b.turn,
+                        ending,
+                    },
+                ));
+            }
+            for t in b.turn.saturating_add(1)..=a.turn {
+                out.push(event(a, Change::TurnStarted { turn: t }));
+                if t < a.turn || !a.open {
+                    let ending = (t == a.turn).then(|| a.ending.clone()).flatten();
+                    out.push(event(a, Change::TurnFinished { turn: t, ending }));
+                }
+            }
+        }
+        if a.state != b.state {
+            let change = match (is_problem(&b.state), is_problem(&a.state)) {
+                (_, true) => Change::Problem {
+                    state: a.state.clone(),
+                },
+                (true, false) => Change::ProblemCleared {
+                    state: a.state.clone(),
+                },
+                (false, false) => Change::Became {
+                    from: b.state.clone(),
+                    to: a.state.clone(),
+                },
+            };
+            out.push(event(a, change));
+        }
+        match (b.parked, a.parked) {
+            (false, true) => out.push(event(a, Change::Parked)),
+            (true, false) => out.push(event(a, Change::Unparked)),
+            _ => {}
+        }
+    }
+    for b in before {
+        if !after.iter().any(|a| a.id == b.id) {
+            out.push(event(b, Change::Gone));
+        }
+    }
+    out
+}
+
+/// The members of the trees (the one holding `agent`), as `tree --json`
+/// shows them, with how many messages each has pending.
+pub fn observe(root: &Path, agent: Option<&str>) -> Result<Vec<(Observed, u64)>> {
+    let view = TreeView {
+        agent: agent.map(str::to_string),
+        all: true,
+        usage: false,
+        filter: Filter::default(),
+        json: true,
+        width: None,
+        now: 0,
+    };
+    let trees: Value = serde_json::from_str(&view.frame(root)?).unwrap_or(Value::Null);
+    let mut out = Vec::new();
+    for tree in trees.as_array().into_iter().flatten() {
+        for m in tree["members"].as_array().into_iter().flatten() {
+            let last = &m["lastTurn"];
+            out.push((
+                Observed {
+                    id: m["id"].as_str().unwrap_or("").to_string(),
+                    name: m["name"].as_str().unwrap_or("").to_string(),
+                    state: m["state"].as_str().unwrap_or("").to_string(),
+                    turn: last["turn"].as_u64().unwrap_or(0),
+                    open: last["open"].as_bool().unwrap_or(false),
+                    ending: last["ending"].as_str().map(str::to_string),
+                    parked: m["parkedDsh"].as_bool().unwrap_or(false),
+                },
+                m["pending"].as_u64().unwrap_or(0),
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// Messages pending longer than `after_ms` at `now` in the inboxes of
+/// `ids`: `(agent, message id, waited)`.
+fn stale(root: &Path, ids: &[&str], after_ms: i64, now: i64) -> Result<Vec<(String, String, i64)>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let store = store::open(
+        root,
+        Plan::Whole {
+            why: "events reads the inboxes with pending messages",
+        },
+    )?;
+    let mut out = Vec::new();
+    for id in ids {
+        let Ok(at) = resolve_agent(&store, id) else {
+            continue;
+        };
+        let Ok(view) = InboxView::read(&store.sessions.record(at)) else {
+            continue;
+        };
+        for t in [Target::NextStep, Target::NextTurn] {
+            for m in view.fold.pending(t) {
+                let waited = now.saturating_sub(m.time);
+                if waited >= after_ms {
+                    out.push((id.to_string(), m.id.clone(), waited));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The turns the logs record from `since` up to `until` (inclusive), in
+/// time order: what happened before following starts.
+pub fn history(root: &Path, agent: Option<&str>, since: i64, until: i64) -> Result<Vec<Event>> {
+    let store = store::open(
+        root,
+        Plan::Whole {
+            why: "events reads every log's turns",
+        },
+    )?;
+    // The members `observe` shows: the tree holding `agent`, or all.
+    let names: Vec<(String, String)> = observe(root, agent)?
+        .into_iter()
+        .map(|(o, _)| (o.id, o.name))
+        .collect();
+    let mut out = Vec::new();
+    for (id, name) in &names {
+        let Some(at) = store.index_of(id) else {
+            continue;
+        };
+        let rec = store.sessions.record(at);
+        if crate::store::reader::inspect(&rec.log()).is_err() {
+            continue;
+        }
+        let mut push = |time: i64, change: Change| {
+            if time >= since && time <= until {
+                out.push(Event {
+                    time,
+                    id: id.clone(),
+                    name: name.clone(),
+                    change,
+                });
+            }
+        };
+        crate::store::log_events::for_each_event(&rec.log(), |ev| {
+            let time = ev["time"].as_i64().unwrap_or(0);
+            let turn = ev["data"]["turn"].as_u64().unwrap_or(0);
+            match ev["type"].as_str().unwrap_or("") {
+                "turn/start" => push(time, Change::TurnStarted { turn }),
+                "turn/end" => push(
+                    time,
+                    Change::TurnFinished {
+                        turn,
+                        ending: crate::store::conversation::Ending::of(&ev["data"]["reason"])
+                            .word()
+                            .to_string()
+                            .into(),
+                    },
+                ),
+                _ => {}
+            }
+        })
+        .map_err(|reason| {
+            Error::Store(StoreError::Log {
+                path: rec.log(),
+                reason,
+            })
+        })?;
+    }
+    // (Stable: one agent's turns keep their log order at equal times.)
+    out.sort_by_key(|e| e.time);
+    Ok(out)
+}
+
+/// How `events` runs.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub agent: Option<String>,
+    pub follow: bool,
+    pub since: Option<i64>,
+    pub stale_after_ms: Option<i64>,
+    pub exec: Option<String>,
+    pub json: bool,
+}
+
+/// Where events go: the output, and `--exec`'s command.
+struct Sink<'a> {
+    out: &'a mut dyn Write,
+    json: bool,
+    exec: Option<&'a str>,
+}
+
+impl Sink<'_> {
+    /// False once the output is gone (a closed pipe).
+    fn emit(&mut self, e: &Event) -> Result<bool> {
+        let line = if self.json {
+            e.json().to_string()
+        } else {
+            e.text()
+        };
+        match writeln!(self.out, "{line}").and_then(|()| self.out.flush()) {
+            Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => return Ok(false),
+            Err(err) => return Err(Error::Store(StoreError::io("standard output", err))),
+            Ok(()) => {}
+        }
+        if let Some(cmd) = self.exec {
+            run_exec(cmd, &e.json());
+        }
+        Ok(true)
+    }
+}
+
+/// Run `cmd` with the event on its standard input; a failure is said on
+/// stderr and never stops the stream.
+fn run_exec(cmd: &str, event: &Value) {
+    use std::process::{Command, Stdio};
+    let child = Command::new("sh")
+        .args(["-c", cmd])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn();
+    let result = child.and_then(|mut c| {
+        if let Some(mut stdin) = c.stdin.take() {
+            // A command that does not read its input is not a failure.
+            let _ = writeln!(stdin, "{event}");
+        }
+        c.wait()
+    });
+    let kind = event["kind"].as_str().unwrap_or("");
+    let agent = event["agent"].as_str().unwrap_or("");
+    match result {
+        Ok(st) if st.success() => {}
+        Ok(st) => eprintln!("events: --exec {cmd:?} failed ({st}) on {kind} of {agent}"),
+        Err(e) => eprintln!("events: --exec {cmd:?} could not run ({e}) on {kind} of {agent}"),
+    }
+}
+
+/// `events`: the history since `--since`, then (following) each
+/// transition as it is seen, until Ctrl-C or a closed output.
+pub fn run(root: &Path, opts: &Options, out: &mut dyn Write) -> Result<()> {
+    let mut sink = Sink {
+        out,
+        json: opts.json,
+        exec: opts.exec.as_deref(),
+    };
+    let agent = opts.agent.as_deref();
+    // Following starts from an observation taken before the history is
+    // read, so a turn is in one or the other.
+    let mut seen = if opts.follow {
+        Some(observe(root, agent)?)
+    } else {
+        None
+    };
+    let start = crate::support::clock::now_ms();
+    if let Some(since) = opts.since {
+        for e in history(root, agent, since, start)? {
+            if !sink.emit(&e)? {
+                return Ok(());
+            }
+        }
+    }
+    let Some(mut before) = seen.take() else {
+        return Ok(());
+    };
+    crate::support::signals::install();
+    let watcher = crate::inbox::watch::Watcher::new(root, false);
+    let mut reported: HashSet<String> = HashSet::new();
+    loop {
+        let now = crate::support::clock::now_ms();
+        let after = observe(root, agent)?;
+        let b: Vec<Observed> = before.iter().map(|(o, _)| o.clone()).collect();
+        let a: Vec<Observed> = after.iter().map(|(o, _)| o.clone()).collect();
+        let mut events = transitions(&b, &a, now);
+        if let Some(limit) = opts.stale_after_ms {
+            let waiting: Vec<&str> = after
+                .iter()
+                .filter(|(_, pending)| *pending > 0)
+                .map(|(o, _)| o.id.as_str())
+                .collect();
+            let stale = stale(root, &waiting, limit, now)?;
+            // Each message once; one that is no longer pending is forgotten.
+            let still: HashSet<&String> = stale.iter().map(|(_, m, _)| m).collect();
+            reported.retain(|m| still.contains(m));
+            for (id, message, waited) in stale {
+                if reported.insert(message.clone()) {
+                    let name = a
+                        .iter()
+                        .find(|o| o.id == id)
+                        .map_or(String::new(), |o| o.name.clone());
+                    events.push(Event {
+                        time: now,
+                        id,
+                        name,
+                        change: Change::PendingStale {
+                            message,
+                            waited_ms: waited,
+                        },
+                    });
+                }
+            }
+        }
+        for e in &events {
+            if !sink.emit(e)? {
+                return Ok(());
+            }
+        }
+        before = after;
+        if crate::support::signals::stop_requested() {
+            return Ok(());
+        }
+        // Session directories sit two levels down, out of a root watch's
+        // sight: the re-check interval notices their changes, and ages
+        // pending messages for --stale-after.
+        watcher.wait(std::time::Duration::from_millis(500));
+        if crate::support::signals::stop_requested() {
+            return Ok(());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn o(id: &str, state: &str, turn: u64, open: bool) -> Observed {
+        Observed {
+            id: id.into(),
+            name: id.into(),
+            state: state.into(),
+            turn,
+            open,
+            ending: (!open && turn > 0).then(|| "completed".to_string()),
+            parked: false,
+        }
+    }
+
+    fn kinds(events: &[Event]) -> Vec<String> {
+        events
+            .iter()
+            .map(|e| match &e.change {
+                Change::TurnStarted { turn } => format!("{} started {turn}", e.id),
+                Change::TurnFinished { turn, ending } => {
+                    format!(
+                        "{} finished {turn} {}",
+                        e.id,
+                        ending.as_deref().unwrap_or("?")
+                    )
+                }
+                Change::Became { from, to } => format!("{} {from}->{to}", e.id),
+                c => format!("{} {}", e.id, c.kind()),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn each_transition_once() {
+        type Case = (
+            &'static str,
+            Vec<Observed>,
+            Vec<Observed>,
+            Vec<&'static str>,
+        );
+        let cases: Vec<Case> = vec![
+            (
+                "nothing changed",
+                vec![o("a", "idle", 2, false)],
+                vec![o("a", "idle", 2, false)],
+                vec![],
+            ),
+            (
+                "a turn starts",
+                vec![o("a", "idle", 2, false)],
+                vec![o("a", "running", 3, true)],
+                vec!["a started 3", "a idle->running"],
+            ),
+            (
+                "it finishes",
+                vec![o("a", "running", 3, true)],
+                vec![o("a", "idle", 3, false)],
+                vec!["a finished 3 completed", "a running->idle"],
+            ),
+            (
+                "a whole turn between looks",
+                vec![o("a", "idle", 2, false)],
+                vec![o("a", "idle", 3, false)],
+                vec!["a started 3", "a finished 3 completed"],
+            ),
+            (
+                "an open turn ends, two more run",
+                vec![o("a", "running", 2, true)],
+                vec![o("a", "running", 4, true)],
+                vec![
+                    "a finished 2 ?",
+                    "a started 3",
+                    "a finished 3 ?",
+                    "a started 4",
+                ],
+            ),
+            (
+                "a problem",
+                vec![o("a", "inactive", 1, false)],
+                vec![o("a", "corrupt", 1, false)],
+                vec!["a problem"],
+            ),
+            (
+                "it clears",
+                vec![o("a", "corrupt", 1, false)],
+                vec![o("a", "inactive", 1, false)],
+                vec!["a problem-cleared"],
+            ),
+            (
+                "a new agent mid-turn",
+                vec![],
+                vec![o("b", "running", 1, true)],
+                vec!["b appeared", "b started 1"],
+            ),
+            (
+                "an agent goes",
+                vec![o("b", "idle", 1, false)],
+                vec![],
+                vec!["b gone"],
+            ),
+            (
+                "a log rewritten back",
+                vec![o("a", "idle", 5, false)],
+                vec![o("a", "idle", 1, false)],
+                vec![],
+            ),
+        ];
+        for (what, before, after, want) in cases {
+            assert_eq!(kinds(&transitions(&before, &after, 7)), want, "{what}");
+        }
+        let mut parked = o("a", "idle", 1, false);
+        parked.parked = true;
+        assert_eq!(
+            kinds(&transitions(
+                &[o("a", "idle", 1, false)],
+                &[parked.clone()],
+                7
+            )),
+            ["a parked"]
+        );
+        assert_eq!(
+            kinds(&transitions(&[parked], &[o("a", "idle", 1, false)], 7)),
+            ["a unparked"]
+        );
+    }
+}

@@ -1,0 +1,156 @@
+//! `events --follow`: each transition a real change makes (a turn run by
+//! `serve`, a stale message) is printed once, and `--exec` gets each as
+//! JSON; a failing `--exec` command is reported and the stream goes on.
+
+use crate::common::{Reaped, copy_store, reaped, repo};
+use std::io::BufRead;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// `events --follow --json` and more on `store`, its lines read on a thread.
+fn follow(store: &std::path::Path, more: &[&str]) -> (Reaped, mpsc::Receiver<String>) {
+    let mut child = reaped(
+        Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
+            .args([
+                "--store",
+                store.to_str().unwrap(),
+                "--json",
+                "events",
+                "--follow",
+            ])
+            .args(more)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let (tx, rx) = mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    (child, rx)
+}
+
+/// The next line, or a failure after a bound generous enough for a loaded
+/// machine (a broken build, not a timing claim).
+fn next(rx: &mpsc::Receiver<String>, waiting_for: &str) -> serde_json::Value {
+    let line = rx
+        .recv_timeout(Duration::from_secs(60))
+        .unwrap_or_else(|_| panic!("no event while waiting for {waiting_for}"));
+    serde_json::from_str(&line).unwrap()
+}
+
+/// Lines until one of `kind` for `agent` arrives; the ones before it.
+fn until(rx: &mpsc::Receiver<String>, kind: &str, agent: &str) -> Vec<serde_json::Value> {
+    let mut seen = Vec::new();
+    loop {
+        let e = next(rx, kind);
+        let done = e["kind"] == kind && e["agent"] == agent;
+        seen.push(e);
+        if done {
+            return seen;
+        }
+    }
+}
+
+#[test]
+fn a_turn_is_reported_once_started_and_once_finished() {
+    let store = copy_store(&repo().join("testdata/stores/team"), "events-turn");
+    let s = store.path();
+    // The history first (the turns the logs hold), so the follower has
+    // taken its first look before anything changes.
+    let history = crate::common::run([
+        "--store",
+        s.to_str().unwrap(),
+        "--json",
+        "events",
+        "--since",
+        "0",
+    ]);
+    let n = history.stdout.lines().count();
+    assert!(n > 0);
+    let (mut child, rx) = follow(s, &["--since", "0"]);
+    for i in 0..n {
+        next(&rx, &format!("history line {i}"));
+    }
+    let r = crate::common::run([
+        "--store",
+        s.to_str().unwrap(),
+        "followup",
+        "rev-0001",
+        "one more",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let r = crate::common::run([
+        "--store",
+        s.to_str().unwrap(),
+        "serve",
+        "--as",
+        "rev-0001",
+        "--once",
+        "--quiet",
+        "--",
+        "cat",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let seen = until(&rx, "turn-finished", "rev-0001");
+    let started: Vec<_> = seen
+        .iter()
+        .filter(|e| e["kind"] == "turn-started" && e["agent"] == "rev-0001")
+        .collect();
+    assert_eq!(started.len(), 1, "{seen:?}");
+    assert_eq!(started[0]["turn"], 2, "{seen:?}");
+    assert_eq!(seen.last().unwrap()["turn"], 2);
+    // Nothing else happened: nothing more is said (the follower is alive,
+    // and its next look sees the same tree).
+    assert!(rx.recv_timeout(Duration::from_secs(2)).is_err());
+    assert!(child.try_wait().unwrap().is_none());
+}
+
+#[test]
+fn a_stale_message_is_reported_once_and_exec_gets_every_event() {
+    let store = copy_store(&repo().join("testdata/stores/team"), "events-stale");
+    let s = store.path();
+    let got = s.join("exec-got.jsonl");
+    // The first --exec fails on every event; the stream goes on.
+    let cmd = format!("cat >> '{}'; exit 3", got.display());
+    let (mut child, rx) = follow(s, &["--stale-after", "0s", "--exec", &cmd]);
+    let r = crate::common::run([
+        "--store",
+        s.to_str().unwrap(),
+        "--json",
+        "followup",
+        "rev-0001",
+        "waiting",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let id = serde_json::from_str::<serde_json::Value>(&r.stdout).unwrap()["messageId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let seen = until(&rx, "pending-stale", "rev-0001");
+    assert_eq!(seen.last().unwrap()["messageId"], id.as_str());
+    // Looks go on (every half second): the same message is not said again.
+    assert!(rx.recv_timeout(Duration::from_secs(3)).is_err());
+    child.kill().unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("failed (exit status: 3) on pending-stale of rev-0001"),
+        "{stderr}"
+    );
+    let exec: Vec<serde_json::Value> = std::fs::read_to_string(&got)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(exec.len(), seen.len(), "{exec:?}");
+    assert_eq!(exec.last().unwrap()["messageId"], id.as_str());
+}
