@@ -84,6 +84,18 @@ struct Rare {
     parent_other: Option<Value>,
 }
 
+impl Rare {
+    /// What a header whose one member outside the closed key set is a
+    /// `name` has (`name` is that set's first foreign key).
+    fn named(name: &str) -> Rare {
+        Rare {
+            name: Some(Box::from(name)),
+            foreign_key: Some(Box::from("name")),
+            ..Rare::default()
+        }
+    }
+}
+
 /// A header with no rare member and a small integer version: what a
 /// compact store keeps of it to make it again.
 #[derive(Debug, Clone, Copy)]
@@ -103,11 +115,17 @@ pub struct Plain<'a> {
 impl Header {
     /// The header's parts, when nothing but them is set.
     pub fn plain(&self) -> Option<Plain<'_>> {
+        self.rare.is_none().then(|| self.parts()).flatten()
+    }
+
+    /// The parts, whatever rare members there are (`None`: a version that
+    /// is not a small integer).
+    fn parts(&self) -> Option<Plain<'_>> {
         let version = match &self.version {
             None => None,
             Some(n) => Some(n.as_u64().and_then(|v| u8::try_from(v).ok())?),
         };
-        self.rare.is_none().then(|| Plain {
+        Some(Plain {
             id: self.id(),
             parent: self.parent(),
             cwd: self.cwd_str(),
@@ -117,6 +135,27 @@ impl Header {
             origin_subagent: self.origin_subagent,
             version,
         })
+    }
+
+    /// `plain`, for a header whose one rare member is a valid agent name
+    /// (as every subagent header rc.8 writes has): its parts and the name.
+    pub fn plain_named(&self) -> Option<(Plain<'_>, Option<&str>)> {
+        let Some(rare) = &self.rare else {
+            return self.parts().map(|p| (p, None));
+        };
+        let name = rare.name.as_deref().filter(|n| is_valid_name(n))?;
+        let only_name = Rare::named(name);
+        (**rare == only_name)
+            .then(|| self.parts())
+            .flatten()
+            .map(|p| (p, Some(name)))
+    }
+
+    /// The header `plain_named` was taken from.
+    pub fn from_plain_named(p: Plain<'_>, name: Option<&str>) -> Header {
+        let mut h = Header::from_plain(p);
+        h.rare = name.map(|n| Box::new(Rare::named(n)));
+        h
     }
 
     /// The header `plain` was taken from.

@@ -86,6 +86,9 @@ const PARENT_AT: u8 = 1 << 7;
 /// header's `version` is the generation (as generations 3 and 4 write it),
 /// so such a header is made again from the row, not kept whole.
 const GENERATION: u8 = 0x7f;
+/// In `Row::present` (the liveness files take 4 bits): the row's text ends
+/// in a valid agent name and its length.
+const NAMED: u8 = 0x80;
 const VERSION_IS_GENERATION: u8 = 0x80;
 
 /// A project directory and the `cwd` its sessions' headers hold (nearly
@@ -174,10 +177,16 @@ impl Sessions {
             None => header.parent().unwrap_or_default(),
         };
         let id_len = u32::try_from(header.id().len()).map_err(|_| TooLarge)?;
-        if u32::try_from(self.text.len() + header.id().len() + parent.len()).is_err() {
+        // A valid agent name (every rc.8 subagent header has one) is kept
+        // in the text after the id, not as a header kept whole.
+        let (plain, name) = match header.plain_named() {
+            Some((p, n)) => (Some(p), n),
+            None => (None, None),
+        };
+        let name_len = name.map_or(0, |n| n.len() + 1);
+        if u32::try_from(self.text.len() + header.id().len() + parent.len() + name_len).is_err() {
             return Err(TooLarge);
         }
-        let plain = header.plain();
         let depth = plain
             .as_ref()
             .and_then(|p| u8::try_from(p.delegation_depth).ok());
@@ -217,8 +226,14 @@ impl Sessions {
         if kept_whole || dir_name.is_some() {
             flags |= EXTRA;
         }
+        let named = !kept_whole && name.is_some();
         self.text.push_str(header.id());
         self.text.push_str(parent);
+        if let (true, Some(n)) = (named, name) {
+            self.text.push_str(n);
+            // Its length (1–64) in one byte after it.
+            self.text.push(char::from(n.len() as u8));
+        }
         self.rows.push(Row {
             created_at: split(header.created_at),
             text,
@@ -231,7 +246,7 @@ impl Sessions {
                     0
                 },
             flags,
-            present: present.map_or(0, Present::bits),
+            present: present.map_or(0, Present::bits) | if named { NAMED } else { 0 },
         });
         if flags & EXTRA != 0 {
             self.extra.insert(
@@ -284,12 +299,34 @@ impl Sessions {
             .map_or(self.text.len(), |r| r.text as usize)
     }
 
+    /// Where the row's id (and parent) end: before its name, if it has one.
+    fn own_end(&self, i: usize) -> usize {
+        let end = self.text_end(i);
+        match self.name_len(i) {
+            Some(n) => end - 1 - n,
+            None => end,
+        }
+    }
+
+    /// The length of the name kept in the row's text (its last byte).
+    fn name_len(&self, i: usize) -> Option<usize> {
+        (self.rows[i].present & NAMED != 0)
+            .then(|| usize::from(self.text.as_bytes()[self.text_end(i) - 1]))
+    }
+
+    /// The name kept in the row's text.
+    fn kept_name(&self, i: usize) -> Option<&str> {
+        let n = self.name_len(i)?;
+        let end = self.text_end(i) - 1;
+        Some(&self.text[end - n..end])
+    }
+
     pub fn id(&self, i: usize) -> &str {
         let r = &self.rows[i];
         let end = if r.flags & (HAS_PARENT | PARENT_AT) == HAS_PARENT {
             (r.text + r.parent) as usize
         } else {
-            self.text_end(i)
+            self.own_end(i)
         };
         &self.text[r.text as usize..end]
     }
@@ -302,13 +339,16 @@ impl Sessions {
         }
         Some(match self.parent_at(i) {
             Some(p) => self.id(p),
-            None => &self.text[(r.text + r.parent) as usize..self.text_end(i)],
+            None => &self.text[(r.text + r.parent) as usize..self.own_end(i)],
         })
     }
 
-    /// The session's valid agent name, if any: only a header kept whole
-    /// has a name, so no header is made to ask.
+    /// The session's valid agent name, if any (kept in its row's text, or
+    /// in a header kept whole), without making a header to ask.
     pub fn valid_name(&self, i: usize) -> Option<&str> {
+        if let Some(name) = self.kept_name(i) {
+            return Some(name);
+        }
         self.extra(i)?.header.as_ref()?.valid_name()
     }
 
@@ -334,7 +374,7 @@ impl Sessions {
     /// listed), so a probe skips the ones it saw absent.
     pub fn present(&self, i: usize) -> Option<Present> {
         let r = &self.rows[i];
-        (r.flags & PRESENT != 0).then(|| Present::from_bits(r.present))
+        (r.flags & PRESENT != 0).then(|| Present::from_bits(r.present & !NAMED))
     }
 
     /// The listing of the session's directory saw no inbox: a view that
@@ -378,22 +418,25 @@ impl Sessions {
             return h.clone();
         }
         let r = &self.rows[i];
-        Header::from_plain(Plain {
-            id: self.id(i),
-            parent: self.parent(i),
-            cwd: self.place_of(i).cwd.as_deref(),
-            created_at: join(r.created_at),
-            delegation_depth: i64::from(r.delegation_depth),
-            is_seeded: match (r.flags & SEEDED_MASK) >> SEEDED_SHIFT {
-                0 => None,
-                1 => Some(Ok(true)),
-                2 => Some(Ok(false)),
-                _ => Some(Err(())),
+        Header::from_plain_named(
+            Plain {
+                id: self.id(i),
+                parent: self.parent(i),
+                cwd: self.place_of(i).cwd.as_deref(),
+                created_at: join(r.created_at),
+                delegation_depth: i64::from(r.delegation_depth),
+                is_seeded: match (r.flags & SEEDED_MASK) >> SEEDED_SHIFT {
+                    0 => None,
+                    1 => Some(Ok(true)),
+                    2 => Some(Ok(false)),
+                    _ => Some(Err(())),
+                },
+                origin_subagent: r.flags & SUBAGENT != 0,
+                version: (r.generation & VERSION_IS_GENERATION != 0)
+                    .then_some(r.generation & GENERATION),
             },
-            origin_subagent: r.flags & SUBAGENT != 0,
-            version: (r.generation & VERSION_IS_GENERATION != 0)
-                .then_some(r.generation & GENERATION),
-        })
+            self.kept_name(i),
+        )
     }
 
     /// The session at `i`, made whole.
@@ -465,6 +508,14 @@ mod tests {
             r#"{"type":"session","version":2,"id":"l","createdAt":12,"delegationDepth":0,"isSeeded":false}"#,
             r#"{"type":"session","version":3,"id":"m","createdAt":13,"delegationDepth":1,"parentSession":"l","origin":"subagent","cwd":"/w"}"#,
             r#"{"type":"session","version":4,"id":"n","createdAt":14,"delegationDepth":2,"parentSession":"m","origin":"subagent","cwd":"/w","isSeeded":false}"#,
+            // Named as rc.8 names its subagents: the name kept in the row,
+            // with a parent by position, by id, and none; 64 characters.
+            r#"{"type":"session","version":0,"id":"o","createdAt":15,"delegationDepth":1,"parentSession":"n","origin":"subagent","cwd":"/w","name":"reviewer"}"#,
+            r#"{"type":"session","version":0,"id":"p","createdAt":16,"delegationDepth":1,"parentSession":"elsewhere","origin":"subagent","cwd":"/w","name":"x"}"#,
+            r#"{"type":"session","version":0,"id":"q","createdAt":17,"delegationDepth":0,"name":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}"#,
+            // An invalid name, or a name beside another rare member: kept whole.
+            r#"{"type":"session","version":0,"id":"r","createdAt":18,"delegationDepth":0,"name":"lead"}"#,
+            r#"{"type":"session","version":0,"id":"s","createdAt":19,"delegationDepth":0,"name":"ok","seedLength":3}"#,
         ];
         let project = Arc::new(PathBuf::from("/s/p"));
         let other = Arc::new(PathBuf::from("/s/q"));
@@ -508,11 +559,16 @@ mod tests {
             assert_eq!(r.generation, generation);
             assert_eq!(r.dir(), dir_of(&proj, name.as_ref(), h.id()));
             assert_eq!(s.dir(i), r.dir());
+            assert_eq!(s.valid_name(i), h.valid_name(), "{}", lines[i]);
         }
         let whole = |i: usize| s.extra(i).is_some_and(|e| e.header.is_some());
         assert!(whole(10) && whole(11), "an odd version is kept whole");
-        for (i, line) in lines.iter().enumerate().skip(12) {
+        for (i, line) in lines.iter().enumerate().skip(12).take(6) {
             assert!(!whole(i), "{line}: made again from its row");
         }
+        assert!(
+            whole(18) && whole(19),
+            "a name that is not the only rare member"
+        );
     }
 }
