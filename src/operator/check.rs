@@ -7,7 +7,6 @@ use crate::store::delivered::{InLog, LogMessages};
 use crate::store::{self, Plan, Store, reader};
 use crate::tree::Corpus;
 use serde::Serialize;
-use std::collections::HashMap;
 use std::path::Path;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -103,24 +102,38 @@ pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
             state[i] = DONE;
         }
     }
-    // Duplicate sibling names make a name ambiguous.
+    // Duplicate sibling names make a name ambiguous: each child whose name
+    // an earlier sibling has is reported beside the latest such sibling.
+    // Siblings are sorted by name (8 bytes each), not hashed with their
+    // names: a million siblings under one parent cost 8 MB, not 100.
     for parent in 0..n {
-        let mut seen: HashMap<&str, &str> = HashMap::new();
-        for child in corpus.subagent_children_of(store.sessions.id(parent)) {
-            if let Some(name) = store.sessions.valid_name(child)
-                && let Some(other) = seen.insert(name, store.sessions.id(child))
-            {
-                push(
-                    Severity::Warning,
-                    "ambiguous-name",
-                    &store.sessions.record(child).log(),
-                    format!(
-                        "sibling name \"{name}\" under \"{}\" is used by \"{other}\" and \"{}\"; it is ambiguous",
-                        store.sessions.id(parent),
-                        store.sessions.id(child)
-                    ),
-                );
-            }
+        let mut named: Vec<(u32, u32)> = corpus
+            .subagent_children_of(store.sessions.id(parent))
+            .enumerate()
+            .filter(|(_, c)| store.sessions.valid_name(*c).is_some())
+            .map(|(k, c)| (c as u32, k as u32))
+            .collect();
+        let name = |c: u32| store.sessions.valid_name(c as usize).unwrap_or_default();
+        named.sort_unstable_by(|a, b| name(a.0).cmp(name(b.0)).then(a.1.cmp(&b.1)));
+        let mut clashes: Vec<(u32, usize, usize)> = named
+            .windows(2)
+            .filter(|w| name(w[0].0) == name(w[1].0))
+            .map(|w| (w[1].1, w[1].0 as usize, w[0].0 as usize))
+            .collect();
+        clashes.sort_unstable();
+        for (_, child, earlier) in clashes {
+            let name = name(child as u32);
+            let other = store.sessions.id(earlier);
+            push(
+                Severity::Warning,
+                "ambiguous-name",
+                &store.sessions.record(child).log(),
+                format!(
+                    "sibling name \"{name}\" under \"{}\" is used by \"{other}\" and \"{}\"; it is ambiguous",
+                    store.sessions.id(parent),
+                    store.sessions.id(child)
+                ),
+            );
         }
     }
     Ok((store.sessions.len(), findings))

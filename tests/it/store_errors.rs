@@ -562,7 +562,7 @@ fn check_names_each_problem_with_a_stable_code() {
         "odd",
         &[odd.to_string(), fixture::descriptor(0, "x").to_string()],
     );
-    for (id, created) in [("twin-1", 7), ("twin-2", 8)] {
+    for (id, created) in [("twin-1", 7), ("twin-2", 8), ("twin-3", 9)] {
         let mut h = fixture::child(id, created, "root");
         h["name"] = serde_json::json!("twin");
         write_log(
@@ -595,6 +595,21 @@ fn check_names_each_problem_with_a_stable_code() {
             "{code} at {path}: {codes:?}"
         );
     }
+    // Each later twin is reported once, beside the twin before it.
+    let twins: Vec<&str> = findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "ambiguous-name")
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        twins,
+        [
+            "sibling name \"twin\" under \"root\" is used by \"twin-1\" and \"twin-2\"; it is ambiguous",
+            "sibling name \"twin\" under \"root\" is used by \"twin-2\" and \"twin-3\"; it is ambiguous",
+        ]
+    );
     // Every finding has a code of lower-case words.
     assert!(
         codes
