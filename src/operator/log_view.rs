@@ -403,16 +403,16 @@ fn stream_whole(out: &mut dyn Write, rec: &SessionRecord, opts: LogOptions) -> R
                  pieces: &mut std::collections::VecDeque<Piece>,
                  all: bool| {
         while let Some(front) = pieces.front() {
-            let text = match front {
-                Piece::Ready(text) => text.clone(),
-                Piece::Start {
-                    turn,
-                    trigger,
-                    looking,
-                } if all || !looking => render_start(turn, trigger.as_deref().unwrap_or(NO_INPUT)),
-                Piece::Start { .. } => break,
+            if !all && matches!(front, Piece::Start { looking: true, .. }) {
+                break;
+            }
+            let text = match pieces.pop_front() {
+                Some(Piece::Ready(text)) => text,
+                Some(Piece::Start { turn, trigger, .. }) => {
+                    render_start(&turn, trigger.as_deref().unwrap_or(NO_INPUT))
+                }
+                None => break,
             };
-            pieces.pop_front();
             if !write(out, failed, &text) {
                 return false;
             }

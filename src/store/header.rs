@@ -144,8 +144,19 @@ impl Header {
             return self.parts().map(|p| (p, None));
         };
         let name = rare.name.as_deref().filter(|n| is_valid_name(n))?;
-        let only_name = Rare::named(name);
-        (**rare == only_name)
+        // Compared in place: this runs for every session a store holds.
+        let Rare {
+            seed_length: None,
+            foreign_key: Some(first_foreign),
+            agent_preset: None,
+            name: _,
+            cwd_other: None,
+            parent_other: None,
+        } = &**rare
+        else {
+            return None;
+        };
+        (&**first_foreign == "name")
             .then(|| self.parts())
             .flatten()
             .map(|p| (p, Some(name)))
