@@ -272,32 +272,31 @@ pub fn each_span<E>(
     mut emit: impl FnMut(Span) -> Result<(), E>,
     mut unreadable: impl FnMut(&str, LogError),
 ) -> Result<(), E> {
-    let mut seen = vec![false; corpus.store.sessions.len()];
-    let mut order: Vec<usize> = Vec::new();
-    for root in roots {
-        let mut stack = vec![*root];
-        while let Some(i) = stack.pop() {
-            if std::mem::replace(&mut seen[i], true) {
-                continue;
-            }
-            order.push(i);
-            let kids: Vec<usize> = corpus.subagent_children_of(corpus.id(i)).collect();
-            stack.extend(kids.into_iter().rev());
-        }
-    }
-    // The parent each exported session hangs under, and how many each waits for.
-    let parent_of = |i: usize| corpus.parent_of(i).filter(|p| seen[*p]);
+    let mut visits = Preorder {
+        corpus,
+        roots: roots.iter(),
+        frames: Vec::new(),
+        seen: vec![false; corpus.store.sessions.len()],
+    };
+    // How many children each session still waits for (only the sessions
+    // whose children are still being read are held).
     let mut waiting: std::collections::HashMap<usize, usize> = Default::default();
-    for &i in &order {
-        if let Some(p) = parent_of(i) {
-            *waiting.entry(p).or_default() += 1;
-        }
-    }
     let mut placed: std::collections::HashMap<usize, Placed> = Default::default();
-    for chunk in order.chunks(READ_AT_ONCE) {
-        let read = crate::support::parallel::par_map(chunk, |i| read_turns(corpus, *i));
-        for (index, turns) in chunk.iter().copied().zip(read) {
-            let parent = parent_of(index);
+    loop {
+        let chunk: Vec<Visit> = visits.by_ref().take(READ_AT_ONCE).collect();
+        if chunk.is_empty() {
+            break;
+        }
+        let read = crate::support::parallel::par_map(&chunk, |v| read_turns(corpus, v.index));
+        for (visit, turns) in chunk.iter().zip(read) {
+            let Visit {
+                index,
+                parent,
+                children,
+            } = *visit;
+            if children > 0 {
+                waiting.insert(index, children);
+            }
             match turns {
                 Ok((turns, last)) => {
                     let mut mine = place(
@@ -308,7 +307,7 @@ pub fn each_span<E>(
                         parent.and_then(|p| placed.get_mut(&p)),
                         content,
                     );
-                    mine.waiting = waiting.get(&index).copied().unwrap_or(0);
+                    mine.waiting = waiting.remove(&index).unwrap_or(0);
                     if mine.waiting == 0 {
                         flush(mine, &mut emit)?;
                     } else {
@@ -331,6 +330,73 @@ pub fn each_span<E>(
         }
     }
     Ok(())
+}
+
+/// One session of the export, in the order its spans are read: every
+/// parent before its children.
+#[derive(Clone, Copy)]
+struct Visit {
+    index: usize,
+    /// The exported session it hangs under (read before it).
+    parent: Option<usize>,
+    /// How many of its children come after it.
+    children: usize,
+}
+
+/// The exported sessions in preorder, found as they are read: a frame a
+/// level is held (a million siblings hold one frame, not a million stacked
+/// positions), and a bit of seen a session.
+struct Preorder<'c, 'a> {
+    corpus: &'c Corpus<'a>,
+    roots: std::slice::Iter<'c, usize>,
+    /// Each open session and how far into its children (forks included)
+    /// the walk has gone.
+    frames: Vec<(usize, usize)>,
+    seen: Vec<bool>,
+}
+
+impl Iterator for Preorder<'_, '_> {
+    type Item = Visit;
+
+    fn next(&mut self) -> Option<Visit> {
+        loop {
+            let (index, parent) = match self.frames.last_mut() {
+                Some((p, gone)) => {
+                    let kids = &self.corpus.children_at(*p)[*gone..];
+                    let sessions = &self.corpus.store.sessions;
+                    match kids
+                        .iter()
+                        .position(|&c| sessions.origin_subagent(c as usize))
+                    {
+                        Some(k) => {
+                            *gone += k + 1;
+                            (kids[k] as usize, Some(*p))
+                        }
+                        None => {
+                            self.frames.pop();
+                            continue;
+                        }
+                    }
+                }
+                None => (*self.roots.next()?, None),
+            };
+            if std::mem::replace(&mut self.seen[index], true) {
+                continue;
+            }
+            let seen = &self.seen;
+            let children = self
+                .corpus
+                .subagent_children_at(index)
+                .filter(|c| !seen[*c])
+                .count();
+            self.frames.push((index, 0));
+            return Some(Visit {
+                index,
+                parent,
+                children,
+            });
+        }
+    }
 }
 
 /// Hand on a session's spans, its calls that delegated a child's turn as

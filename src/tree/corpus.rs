@@ -3,6 +3,7 @@
 //! session probed at most once per command, and what a listing reads of
 //! each log (read ahead, or now).
 
+use super::child_spans::ChildSpans;
 use super::collate::sibling_order;
 use super::error::TreeError;
 use crate::inbox::liveness::{self, LiveState, Liveness};
@@ -16,10 +17,10 @@ pub struct Corpus<'a> {
     pub store: &'a Store,
     /// Every record with a string `parentSession` (forks included),
     /// grouped by parent in sibling order: the children of the session at
-    /// position `p` are `children[starts[p]..starts[p + 1]]` (8 bytes a
-    /// session, where a map of lists cost 40 and more).
+    /// position `p` are `children[spans.span(p)]` (4 bytes a child and 4
+    /// a parent, where a map of lists cost 40 and more).
     children: Vec<u32>,
-    starts: Vec<u32>,
+    spans: ChildSpans,
     /// The children of parents the store does not hold, by parent id.
     orphans: HashMap<&'a str, Vec<u32>>,
     /// Children named by their parent's catalog (generation 4): the mode
@@ -62,56 +63,44 @@ pub(super) fn live_of(code: u8) -> Option<Liveness> {
 impl<'a> Corpus<'a> {
     pub fn new(store: &'a Store) -> Self {
         let sessions = store.sessions.len();
-        // Positions fit in 32 bits: the id index holds no more. Children
-        // are counted, then placed, each parent looked up twice: nothing
-        // but the two arrays kept is held a session.
+        // Positions fit in 32 bits: the id index holds no more. A parent
+        // is looked up again on each pass (the orphans', then the spans'
+        // three) rather than held: nothing but the children array and a
+        // bit a session is kept.
         let parent = |i: usize| {
             let p = store.sessions.parent(i)?;
             let at = store.sessions.parent_at(i).or_else(|| store.index_of(p));
             Some((p, at))
         };
-        let mut starts = vec![0u32; sessions + 1];
         let mut orphans: HashMap<&str, Vec<u32>> = HashMap::new();
         for i in 0..sessions {
-            match parent(i) {
-                Some((_, Some(p))) => starts[p + 1] += 1,
-                Some((p, None)) => orphans.entry(p).or_default().push(i as u32),
-                None => {}
+            if let Some((p, None)) = parent(i) {
+                orphans.entry(p).or_default().push(i as u32);
             }
         }
-        for p in 0..sessions {
-            starts[p + 1] += starts[p];
-        }
-        let mut children = vec![0u32; starts[sessions] as usize];
-        // Each parent's start moves to its end as its children are placed,
-        // which is the next parent's start: shifted back after.
-        for i in 0..sessions {
-            if let Some((_, Some(p))) = parent(i) {
-                children[starts[p] as usize] = i as u32;
-                starts[p] += 1;
-            }
-        }
-        for p in (0..sessions).rev() {
-            starts[p + 1] = starts[p];
-        }
-        starts[0] = 0;
+        let (spans, mut children) = ChildSpans::build(sessions, || {
+            (0..sessions).filter_map(|i| parent(i).and_then(|(_, at)| Some((i, at?))))
+        });
         let s = &store.sessions;
+        // Ties keep enumeration order (positions rise in it), so an
+        // in-place sort gives the stable sort's answer without its
+        // scratch (4 MiB for a million siblings).
         let order = |a: &u32, b: &u32| {
-            let (a, b) = (*a as usize, *b as usize);
-            sibling_order(s.created_at(a), s.id(a), s.created_at(b), s.id(b))
+            let (i, j) = (*a as usize, *b as usize);
+            sibling_order(s.created_at(i), s.id(i), s.created_at(j), s.id(j)).then(a.cmp(b))
         };
-        for p in 0..sessions {
-            children[starts[p] as usize..starts[p + 1] as usize].sort_by(order);
+        for span in spans.spans() {
+            children[span].sort_unstable_by(order);
         }
         for siblings in orphans.values_mut() {
-            siblings.sort_by(order);
+            siblings.sort_unstable_by(order);
         }
         let mut catalog_identity = HashMap::new();
         for p in 0..sessions {
             if !crate::store::catalog::has_catalogs(s.generation(p)) {
                 continue;
             }
-            let siblings = &mut children[starts[p] as usize..starts[p + 1] as usize];
+            let siblings = &mut children[spans.span(p)];
             if siblings.is_empty() {
                 continue;
             }
@@ -125,7 +114,7 @@ impl<'a> Corpus<'a> {
         Corpus {
             store,
             children,
-            starts,
+            spans,
             orphans,
             catalog_identity,
             live: (0..sessions).map(|_| AtomicU8::new(LIVE_UNKNOWN)).collect(),
@@ -150,7 +139,7 @@ impl<'a> Corpus<'a> {
     /// All children of `id` in sibling order, forks included, by position.
     pub fn children_of(&self, id: &str) -> &[u32] {
         match self.store.index_of(id) {
-            Some(p) => &self.children[self.starts[p] as usize..self.starts[p + 1] as usize],
+            Some(p) => &self.children[self.spans.span(p)],
             None => self.orphans.get(id).map_or(&[], Vec::as_slice),
         }
     }
@@ -158,6 +147,21 @@ impl<'a> Corpus<'a> {
     /// Children of `id` reached through `origin:"subagent"` edges.
     pub fn subagent_children_of(&self, id: &str) -> impl Iterator<Item = usize> + '_ {
         self.children_of(id)
+            .iter()
+            .map(|&i| i as usize)
+            .filter(|i| self.store.sessions.origin_subagent(*i))
+    }
+
+    /// All children of the session at `p` in sibling order, forks
+    /// included (by position: no id is looked up).
+    pub fn children_at(&self, p: usize) -> &[u32] {
+        &self.children[self.spans.span(p)]
+    }
+
+    /// Children of the session at `p` reached through `origin:"subagent"`
+    /// edges, in sibling order.
+    pub fn subagent_children_at(&self, p: usize) -> impl Iterator<Item = usize> + '_ {
+        self.children_at(p)
             .iter()
             .map(|&i| i as usize)
             .filter(|i| self.store.sessions.origin_subagent(*i))

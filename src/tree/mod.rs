@@ -4,6 +4,7 @@
 
 pub mod ahead;
 pub mod caller;
+pub mod child_spans;
 pub mod classes;
 pub mod collate;
 pub mod corpus;
