@@ -278,9 +278,6 @@ pub fn each_span<E>(
         frames: Vec::new(),
         seen: vec![false; corpus.store.sessions.len()],
     };
-    // How many children each session still waits for (only the sessions
-    // whose children are still being read are held).
-    let mut waiting: std::collections::HashMap<usize, usize> = Default::default();
     let mut placed: std::collections::HashMap<usize, Placed> = Default::default();
     loop {
         let chunk: Vec<Visit> = visits.by_ref().take(READ_AT_ONCE).collect();
@@ -294,9 +291,6 @@ pub fn each_span<E>(
                 parent,
                 children,
             } = *visit;
-            if children > 0 {
-                waiting.insert(index, children);
-            }
             match turns {
                 Ok((turns, last)) => {
                     let mut mine = place(
@@ -307,7 +301,7 @@ pub fn each_span<E>(
                         parent.and_then(|p| placed.get_mut(&p)),
                         content,
                     );
-                    mine.waiting = waiting.remove(&index).unwrap_or(0);
+                    mine.waiting = children;
                     if mine.waiting == 0 {
                         flush(mine, &mut emit)?;
                     } else {
