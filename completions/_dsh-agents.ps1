@@ -49,6 +49,7 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             [CompletionResult]::new('tree', 'tree', [CompletionResultType]::ParameterValue, 'Every tree in the store (or the one holding AGENT): hierarchy, state, last turn, pending inbox, tokens')
             [CompletionResult]::new('top', 'top', [CompletionResultType]::ParameterValue, 'The tree live in a terminal: each agent''s log, inbox, usage and traces beside it, and followup, steer, interrupt and cancel on keys')
             [CompletionResult]::new('events', 'events', [CompletionResultType]::ParameterValue, 'State transitions, one line each: turns started and finished, agents becoming running, idle or inactive, problems, stale messages')
+            [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Budgets on subtrees in tokens or money: an event at 80%, and at 100% an event or an interrupt of every running agent in the subtree')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Verify the whole store; report every problem with its path')
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'Show AGENT''s transcript: each turn, what the model saw and did, and how the turn ended')
             [CompletionResult]::new('trace', 'trace', [CompletionResultType]::ParameterValue, 'Show where a message went: sent, claimed, in the transcript, or why not')
@@ -301,6 +302,22 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'dsh-agents;watch' {
+            [CompletionResult]::new('--budget', '--budget', [CompletionResultType]::ParameterName, 'AGENT=LIMIT[,AGENT=LIMIT...]: LIMIT in tokens (200000, 200k, 1.5m) or money ($5, $0.50, with --prices)')
+            [CompletionResult]::new('--prices', '--prices', [CompletionResultType]::ParameterName, 'A price table (JSON, as `usage --prices` reads) for money budgets')
+            [CompletionResult]::new('--on-exceed', '--on-exceed', [CompletionResultType]::ParameterName, 'At 100%: report it, or also interrupt every running agent in the subtree')
+            [CompletionResult]::new('--exec', '--exec', [CompletionResultType]::ParameterName, 'Run CMD (with sh -c) for each event, the event as JSON on its standard input; a failing CMD is reported, the watch goes on')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
+            [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract model tools speak (list-agents, send-message, call, …)')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds (commands that write an inbox)')
+            [CompletionResult]::new('--max-pending', '--max-pending', [CompletionResultType]::ParameterName, 'Admission bound for sends: pending messages an inbox may hold before a send is rejected')
+            [CompletionResult]::new('--once', '--once', [CompletionResultType]::ParameterName, 'Check once and exit, instead of following the store until Ctrl-C')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON instead of text (errors too, on stderr)')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Resolve v2 names by scanning the store, without the name index in the cache directory')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'dsh-agents;check' {
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
             [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract model tools speak (list-agents, send-message, call, …)')
@@ -547,6 +564,7 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             [CompletionResult]::new('tree', 'tree', [CompletionResultType]::ParameterValue, 'Every tree in the store (or the one holding AGENT): hierarchy, state, last turn, pending inbox, tokens')
             [CompletionResult]::new('top', 'top', [CompletionResultType]::ParameterValue, 'The tree live in a terminal: each agent''s log, inbox, usage and traces beside it, and followup, steer, interrupt and cancel on keys')
             [CompletionResult]::new('events', 'events', [CompletionResultType]::ParameterValue, 'State transitions, one line each: turns started and finished, agents becoming running, idle or inactive, problems, stale messages')
+            [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Budgets on subtrees in tokens or money: an event at 80%, and at 100% an event or an interrupt of every running agent in the subtree')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Verify the whole store; report every problem with its path')
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'Show AGENT''s transcript: each turn, what the model saw and did, and how the turn ended')
             [CompletionResult]::new('trace', 'trace', [CompletionResultType]::ParameterValue, 'Show where a message went: sent, claimed, in the transcript, or why not')
@@ -612,6 +630,9 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             break
         }
         'dsh-agents;help;events' {
+            break
+        }
+        'dsh-agents;help;watch' {
             break
         }
         'dsh-agents;help;check' {

@@ -103,6 +103,9 @@ _dsh__agents() {
             dsh__agents,wait-agent)
                 cmd="dsh__agents__subcmd__wait__subcmd__agent"
                 ;;
+            dsh__agents,watch)
+                cmd="dsh__agents__subcmd__watch"
+                ;;
             dsh__agents__subcmd__fleet,config)
                 cmd="dsh__agents__subcmd__fleet__subcmd__config"
                 ;;
@@ -220,6 +223,9 @@ _dsh__agents() {
             dsh__agents__subcmd__help,wait-agent)
                 cmd="dsh__agents__subcmd__help__subcmd__wait__subcmd__agent"
                 ;;
+            dsh__agents__subcmd__help,watch)
+                cmd="dsh__agents__subcmd__help__subcmd__watch"
+                ;;
             dsh__agents__subcmd__help__subcmd__fleet,config)
                 cmd="dsh__agents__subcmd__help__subcmd__fleet__subcmd__config"
                 ;;
@@ -239,7 +245,7 @@ _dsh__agents() {
 
     case "${cmd}" in
         dsh__agents)
-            opts="-h -V --store --contract --json --lock-timeout --max-pending --no-cache --help --version list-agents send-message subagent-send-message subagent-parent-message interrupt-agent wait-agent call followup steer interrupt serve bridge inbox claim identity tree top events check log trace export usage fleet cancel spawn completions man help"
+            opts="-h -V --store --contract --json --lock-timeout --max-pending --no-cache --help --version list-agents send-message subagent-send-message subagent-parent-message interrupt-agent wait-agent call followup steer interrupt serve bridge inbox claim identity tree top events watch check log trace export usage fleet cancel spawn completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -930,7 +936,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__agents__subcmd__help)
-            opts="list-agents send-message subagent-send-message subagent-parent-message interrupt-agent wait-agent call followup steer interrupt serve bridge inbox claim identity tree top events check log trace export usage fleet cancel spawn completions man help"
+            opts="list-agents send-message subagent-send-message subagent-parent-message interrupt-agent wait-agent call followup steer interrupt serve bridge inbox claim identity tree top events watch check log trace export usage fleet cancel spawn completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1392,6 +1398,20 @@ _dsh__agents() {
             return 0
             ;;
         dsh__agents__subcmd__help__subcmd__wait__subcmd__agent)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__agents__subcmd__help__subcmd__watch)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2118,6 +2138,55 @@ _dsh__agents() {
                     return 0
                     ;;
                 --call)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --contract)
+                    COMPREPLY=($(compgen -W "v1 v2" -- "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-pending)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__agents__subcmd__watch)
+            opts="-h --budget --prices --on-exceed --once --exec --store --contract --json --lock-timeout --max-pending --no-cache --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --budget)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prices)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --on-exceed)
+                    COMPREPLY=($(compgen -W "warn interrupt" -- "${cur}"))
+                    return 0
+                    ;;
+                --exec)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -46,6 +46,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand tree 'Every tree in the store (or the one holding AGENT): hierarchy, state, last turn, pending inbox, tokens'
             cand top 'The tree live in a terminal: each agent''s log, inbox, usage and traces beside it, and followup, steer, interrupt and cancel on keys'
             cand events 'State transitions, one line each: turns started and finished, agents becoming running, idle or inactive, problems, stale messages'
+            cand watch 'Budgets on subtrees in tokens or money: an event at 80%, and at 100% an event or an interrupt of every running agent in the subtree'
             cand check 'Verify the whole store; report every problem with its path'
             cand log 'Show AGENT''s transcript: each turn, what the model saw and did, and how the turn ended'
             cand trace 'Show where a message went: sent, claimed, in the transcript, or why not'
@@ -279,6 +280,21 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'dsh-agents;watch'= {
+            cand --budget 'AGENT=LIMIT[,AGENT=LIMIT...]: LIMIT in tokens (200000, 200k, 1.5m) or money ($5, $0.50, with --prices)'
+            cand --prices 'A price table (JSON, as `usage --prices` reads) for money budgets'
+            cand --on-exceed 'At 100%: report it, or also interrupt every running agent in the subtree'
+            cand --exec 'Run CMD (with sh -c) for each event, the event as JSON on its standard input; a failing CMD is reported, the watch goes on'
+            cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
+            cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
+            cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
+            cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
+            cand --once 'Check once and exit, instead of following the store until Ctrl-C'
+            cand --json 'Print JSON instead of text (errors too, on stderr)'
+            cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'dsh-agents;check'= {
             cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
             cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
@@ -505,6 +521,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand tree 'Every tree in the store (or the one holding AGENT): hierarchy, state, last turn, pending inbox, tokens'
             cand top 'The tree live in a terminal: each agent''s log, inbox, usage and traces beside it, and followup, steer, interrupt and cancel on keys'
             cand events 'State transitions, one line each: turns started and finished, agents becoming running, idle or inactive, problems, stale messages'
+            cand watch 'Budgets on subtrees in tokens or money: an event at 80%, and at 100% an event or an interrupt of every running agent in the subtree'
             cand check 'Verify the whole store; report every problem with its path'
             cand log 'Show AGENT''s transcript: each turn, what the model saw and did, and how the turn ended'
             cand trace 'Show where a message went: sent, claimed, in the transcript, or why not'
@@ -552,6 +569,8 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
         &'dsh-agents;help;top'= {
         }
         &'dsh-agents;help;events'= {
+        }
+        &'dsh-agents;help;watch'= {
         }
         &'dsh-agents;help;check'= {
         }

@@ -39,6 +39,11 @@ struct Args {
     /// `isSeeded`, no `name`) and version-3 descriptors
     #[arg(long, default_value_t = 0)]
     generation: u32,
+    /// Each child's turn also holds one model call reporting five- and
+    /// six-digit token counts (as real calls do), so `usage` holds real
+    /// widths of counts
+    #[arg(long)]
+    usage: bool,
     #[arg(long, default_value_t = 5)]
     runs: usize,
     /// Where to write the store [default: a temp dir, removed afterwards]
@@ -142,6 +147,9 @@ const FORMS: &[(&str, &[&str])] = &[
 /// The generation `generate` writes (`--generation`).
 static GENERATION: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
 
+/// Whether each child's turn holds a model call (`--usage`).
+static WITH_USAGE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// Whether `id` makes ids in no tree order (`--random-ids`).
 static RANDOM_IDS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
@@ -232,6 +240,16 @@ fn generate(dir: &Path, n: usize, fanout: usize, extra: usize, zstd: bool) -> u6
         ));
         for k in 0..extra {
             events.push(msg(events.len(), &format!("more {k} ").repeat(20)));
+        }
+        if WITH_USAGE.load(std::sync::atomic::Ordering::Relaxed) {
+            events.push(format!(
+                r#"{{"type":"assistant/message","seq":{},"time":5,"data":{{"turn":1,"step":1,"message":{{"role":"assistant","content":[{{"type":"text","text":"done"}}],"source":{{"kind":"model","provider":"deepseek","model":"deepseek-chat"}},"id":"a-{i}"}},"usage":{{"inputTokens":{},"cacheReadTokens":{},"outputTokens":{},"reasoningTokens":{}}}}},"surfaceOp":"append"}}"#,
+                events.len(),
+                10_000 + i % 90_000,
+                100_000 + i % 900_000,
+                1_000 + i % 9_000,
+                i % 5_000
+            ));
         }
         events.push(end(events.len()));
         write(&id(i), header, events);
@@ -582,6 +600,7 @@ fn main() {
     let args = Args::parse();
     RANDOM_IDS.store(args.random_ids, std::sync::atomic::Ordering::Relaxed);
     GENERATION.store(args.generation, std::sync::atomic::Ordering::Relaxed);
+    WITH_USAGE.store(args.usage, std::sync::atomic::Ordering::Relaxed);
     let modes: [(bool, Mode); 9] = [
         (args.spawn_send, bench_spawn_send),
         (args.deep, bench_deep),

@@ -16,6 +16,10 @@ stores = sorted(set(glob.glob(here + '/testdata/stores/*')
                     + glob.glob(here + '/../shared/conformance/*/stores/*')))
 work = tempfile.mkdtemp(prefix='dsh-same-')
 runs = diffs = 0
+# One model priced, the other not: both cost paths and the warning run.
+prices = os.path.join(work, 'prices.json')
+with open(prices, 'w') as f:
+    json.dump({'mock/mock': {'input': 0.27, 'cacheRead': 0.07, 'output': 1.1}}, f)
 
 
 def run(binary, store, args):
@@ -41,7 +45,10 @@ try:
                 pass
         commands = [['tree'], ['tree', '--json'], ['tree', '--all', '--width', '60'],
                     ['tree', '--live'], ['tree', '--problems'], ['tree', '--problems', '--json'],
-                    ['tree', '--all', '--no-usage', '--width', '200'], ['check'], ['check', '--json']]
+                    ['tree', '--all', '--no-usage', '--width', '200'], ['check'], ['check', '--json'],
+                    ['usage'], ['usage', '--json'], ['usage', '--by', 'model'],
+                    ['usage', '--by', 'turn'], ['usage', '--by', 'turn', '--json'],
+                    ['usage', '--prices', prices], ['usage', '--prices', prices, '--json']]
         for i in sorted(ids)[:40]:
             commands += [['list-agents', '--as', i], ['list-agents', '--as', i, '--json'],
                          ['--contract', 'v1', 'list-agents', '--as', i, '--scope', 'descendants'],
@@ -49,7 +56,8 @@ try:
                          ['trace', i], ['usage', i], ['log', i, '--last', '2'], ['log', i],
                          ['log', i, '--json'], ['log', i, '--full', '--reasoning']]
         for i in sorted(ids)[:5]:
-            commands += [['tree', i], ['tree', i, '--json']]
+            commands += [['tree', i], ['tree', i, '--json'], ['usage', i, '--tree'],
+                         ['usage', i, '--tree', '--json'], ['usage', i, '--tree', '--prices', prices]]
         for c in commands:
             runs += 1
             a, b = run(old, store, c), run(new, store, c)

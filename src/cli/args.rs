@@ -180,6 +180,11 @@ pub enum Command {
     )]
     /// State transitions, one line each: turns started and finished, agents becoming running, idle or inactive, problems, stale messages
     Events(EventsArgs),
+    #[command(
+        after_help = "A budget counts what `usage AGENT --tree` counts. An interrupt stops a turn at its next step (a step already running finishes) and parks the agent's queue; nothing is deleted. A turn that starts later in an exceeded subtree is interrupted in its turn.\n\nExamples:\n  dsh-agents watch --budget reviewer=200k\n  dsh-agents watch --budget 'lead=$5,reviewer=1.5m' --prices prices.json --on-exceed interrupt\n  dsh-agents --json watch --budget reviewer=200k --once"
+    )]
+    /// Budgets on subtrees in tokens or money: an event at 80%, and at 100% an event or an interrupt of every running agent in the subtree
+    Watch(WatchArgs),
     #[command(after_help = "Examples:\n  dsh-agents check\n  dsh-agents --json check")]
     /// Verify the whole store; report every problem with its path
     Check,
@@ -455,6 +460,34 @@ pub struct EventsArgs {
     /// Run CMD (with sh -c) for each event, the event as JSON on its standard input; a failing CMD is reported, the stream goes on
     #[arg(long, value_name = "CMD")]
     pub exec: Option<String>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct WatchArgs {
+    /// AGENT=LIMIT[,AGENT=LIMIT...]: LIMIT in tokens (200000, 200k, 1.5m) or money ($5, $0.50, with --prices)
+    #[arg(long, value_name = "SPEC", required = true)]
+    pub budget: String,
+    /// A price table (JSON, as `usage --prices` reads) for money budgets
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<std::path::PathBuf>,
+    /// At 100%: report it, or also interrupt every running agent in the subtree
+    #[arg(long, value_enum, value_name = "ACTION", default_value_t = OnExceed::Warn)]
+    pub on_exceed: OnExceed,
+    /// Check once and exit, instead of following the store until Ctrl-C
+    #[arg(long)]
+    pub once: bool,
+    /// Run CMD (with sh -c) for each event, the event as JSON on its standard input; a failing CMD is reported, the watch goes on
+    #[arg(long, value_name = "CMD")]
+    pub exec: Option<String>,
+}
+
+/// What `watch` does when a budget is spent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnExceed {
+    /// Report it (an event)
+    Warn,
+    /// Report it and interrupt every running agent in the subtree
+    Interrupt,
 }
 
 #[derive(Debug, Clone, Args)]

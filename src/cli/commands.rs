@@ -3,7 +3,8 @@
 //! (`operator`, `runtime`), and the refusals that concern a flag name it.
 
 use super::args::{
-    CallerArgs, EventsArgs, ExportArgs, LogArgs, ServeArgs, SpawnArgs, TreeArgs, UsageArgs,
+    CallerArgs, EventsArgs, ExportArgs, LogArgs, OnExceed, ServeArgs, SpawnArgs, TreeArgs,
+    UsageArgs, WatchArgs,
 };
 use super::env::{Env, Output, stream_to, to_json};
 use super::inputs::{caller_flag, display_now, message_body, message_id};
@@ -195,6 +196,41 @@ pub(super) fn events(env: &Env, args: &EventsArgs) -> Result<Output> {
     Ok(Output::Raw(String::new()))
 }
 
+pub(super) fn watch(env: &Env, args: &WatchArgs) -> Result<Output> {
+    use crate::top::amount::Amount;
+    let budgets = crate::top::budget::parse_spec(&args.budget)
+        .map_err(|e| Error::usage(format!("--budget: {e}")))?;
+    let prices = match &args.prices {
+        None => None,
+        Some(path) => Some(
+            usage::parse_prices(&read_prices_file(path)?)
+                .map_err(|e| Error::usage(format!("--prices: \"{}\": {e}", path.display())))?,
+        ),
+    };
+    if prices.is_none()
+        && let Some(b) = budgets
+            .iter()
+            .find(|b| matches!(b.limit, Amount::Micros(_)))
+    {
+        return Err(Error::usage(format!(
+            "--budget: \"{}\" is a money budget: give the prices with --prices FILE",
+            b.agent
+        )));
+    }
+    let opts = crate::top::budget::Options {
+        budgets,
+        prices,
+        interrupt: args.on_exceed == OnExceed::Interrupt,
+        once: args.once,
+        json: env.json,
+        exec: args.exec.clone(),
+        limits: env.limits,
+    };
+    let mut out = std::io::stdout().lock();
+    crate::top::budget::run(&env.root, &opts, &mut out)?;
+    Ok(Output::Raw(String::new()))
+}
+
 pub(super) fn log(env: &Env, args: &LogArgs) -> Result<Output> {
     let store = env.open.named(Some(&args.agent))?;
     let target = resolve_agent(&store, &args.agent)?;
@@ -357,20 +393,20 @@ pub(super) fn usage(env: &Env, args: &UsageArgs, out: &mut dyn std::io::Write) -
         by,
         prices: prices.as_ref(),
     };
-    let (rows, unpriced) = usage::report(&corpus, &req);
-    if !unpriced.is_empty() {
+    let report = usage::report(&corpus, &req);
+    if !report.unpriced.is_empty() {
         eprintln!(
             "warning: no price for {}: its cost shows as ?",
-            unpriced.join(", ")
+            report.unpriced.join(", ")
         );
     }
     stream_to(out, |emit| {
         if env.json {
-            usage::json_to(&corpus, &rows, &unpriced, emit);
+            usage::json_to(&corpus, &report, emit);
         } else {
             usage::render_to(
                 &corpus,
-                &rows,
+                &report,
                 &req,
                 crate::operator::table::terminal_width(),
                 emit,

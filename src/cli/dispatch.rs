@@ -43,6 +43,7 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
         Command::Top { agent } => commands::top(&env, agent.as_deref()),
         Command::Check => commands::check(&env),
         Command::Events(args) => commands::events(&env, args),
+        Command::Watch(args) => commands::watch(&env, args),
         Command::Spawn(args) => commands::spawn(&env, args),
         Command::Followup {
             agent,

@@ -26,7 +26,7 @@ const GROUPS: &[(&str, &[&str])] = &[
     ),
     (
         "Operator: act as the user",
-        &["followup", "steer", "interrupt", "cancel"],
+        &["followup", "steer", "interrupt", "cancel", "watch"],
     ),
     (
         "Runtime: run agents",

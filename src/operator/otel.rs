@@ -20,6 +20,7 @@ use crate::store::error::LogError;
 use crate::store::events::safe_int_value;
 use crate::store::usage::TokenCounts;
 use crate::tree::Corpus;
+use crate::tree::preorder::{Preorder, Visit};
 use serde_json::{Value, json};
 
 /// The semantic-conventions schema the attributes follow.
@@ -272,12 +273,7 @@ pub fn each_span<E>(
     mut emit: impl FnMut(Span) -> Result<(), E>,
     mut unreadable: impl FnMut(&str, LogError),
 ) -> Result<(), E> {
-    let mut visits = Preorder {
-        corpus,
-        roots: roots.iter(),
-        frames: Vec::new(),
-        seen: vec![false; corpus.store.sessions.len()],
-    };
+    let mut visits = Preorder::new(corpus, roots.iter().copied());
     let mut placed: std::collections::HashMap<usize, Placed> = Default::default();
     loop {
         let chunk: Vec<Visit> = visits.by_ref().take(READ_AT_ONCE).collect();
@@ -290,6 +286,7 @@ pub fn each_span<E>(
                 index,
                 parent,
                 children,
+                ..
             } = *visit;
             match turns {
                 Ok((turns, last)) => {
@@ -324,73 +321,6 @@ pub fn each_span<E>(
         }
     }
     Ok(())
-}
-
-/// One session of the export, in the order its spans are read: every
-/// parent before its children.
-#[derive(Clone, Copy)]
-struct Visit {
-    index: usize,
-    /// The exported session it hangs under (read before it).
-    parent: Option<usize>,
-    /// How many of its children come after it.
-    children: usize,
-}
-
-/// The exported sessions in preorder, found as they are read: a frame a
-/// level is held (a million siblings hold one frame, not a million stacked
-/// positions), and a bit of seen a session.
-struct Preorder<'c, 'a> {
-    corpus: &'c Corpus<'a>,
-    roots: std::slice::Iter<'c, usize>,
-    /// Each open session and how far into its children (forks included)
-    /// the walk has gone.
-    frames: Vec<(usize, usize)>,
-    seen: Vec<bool>,
-}
-
-impl Iterator for Preorder<'_, '_> {
-    type Item = Visit;
-
-    fn next(&mut self) -> Option<Visit> {
-        loop {
-            let (index, parent) = match self.frames.last_mut() {
-                Some((p, gone)) => {
-                    let kids = &self.corpus.children_at(*p)[*gone..];
-                    let sessions = &self.corpus.store.sessions;
-                    match kids
-                        .iter()
-                        .position(|&c| sessions.origin_subagent(c as usize))
-                    {
-                        Some(k) => {
-                            *gone += k + 1;
-                            (kids[k] as usize, Some(*p))
-                        }
-                        None => {
-                            self.frames.pop();
-                            continue;
-                        }
-                    }
-                }
-                None => (*self.roots.next()?, None),
-            };
-            if std::mem::replace(&mut self.seen[index], true) {
-                continue;
-            }
-            let seen = &self.seen;
-            let children = self
-                .corpus
-                .subagent_children_at(index)
-                .filter(|c| !seen[*c])
-                .count();
-            self.frames.push((index, 0));
-            return Some(Visit {
-                index,
-                parent,
-                children,
-            });
-        }
-    }
 }
 
 /// Hand on a session's spans, its calls that delegated a child's turn as

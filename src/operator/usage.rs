@@ -1,11 +1,15 @@
 //! `usage`: the tokens each agent's model calls reported (`store::usage`),
 //! per agent (own, and rolled up over its subtree), per model or per turn,
 //! with a cost when the user gives a price table. One streaming read of
-//! each selected log, in parallel; nothing is written.
+//! each selected log, a few hundred in parallel; nothing is written.
+//! Invariant: what a report holds grows with the store by a few bytes a
+//! session (its counts packed in walk order), never by a row a session:
+//! rows are made again from the packed counts each time they are read.
 
 use crate::store::events::safe_int_value;
 use crate::store::usage::TokenCounts;
 use crate::tree::Corpus;
+use crate::tree::preorder::{Preorder, Visit};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -189,8 +193,8 @@ fn read_session(
 }
 
 /// One row of the report: an agent (by its position in the store), a
-/// model, or an agent's turn. Names are made when the row is written, so
-/// 100,000 rows hold no text.
+/// model, or an agent's turn. Rows are made as the report is read out
+/// (`Report::rows`), names when the row is written.
 #[derive(Debug, Clone)]
 pub struct Row {
     pub session: Option<usize>,
@@ -215,122 +219,260 @@ pub struct Request<'p> {
     pub prices: Option<&'p Prices>,
 }
 
-/// The report's rows, and the models no price was given for.
-pub fn report(corpus: &Corpus, req: &Request) -> (Vec<Row>, Vec<String>) {
-    // The sessions, in tree pre-order, with their depth below the first.
-    let mut order: Vec<(usize, usize)> = Vec::new();
-    let mut seen = vec![false; corpus.store.sessions.len()];
-    let starts: Vec<usize> = match req.agent {
-        Some(a) => vec![a],
-        None => corpus.roots().collect(),
+/// How many sessions' logs are read at once (in parallel): what a report
+/// holds while reading grows with this, never with the store.
+const READ_AT_ONCE: usize = 256;
+
+/// A report, read: each session's counts packed in the walk's order (a few
+/// bytes a session, see `pack`), rows made again from them each time they
+/// are read out, so a million sessions hold no million rows.
+pub struct Report {
+    by: By,
+    agent: Option<usize>,
+    descend: bool,
+    /// Whether rows carry their subtree's total (`--tree`, by agent).
+    tree: bool,
+    priced: bool,
+    /// By agent: a flags byte, the six counts, the cost; by turn: how many
+    /// turns, then each turn and its six counts.
+    packed: Vec<u8>,
+    /// With `--tree`: the subtree totals of the sessions with children, in
+    /// the walk's order (a leaf's is its own).
+    subtrees: Vec<TokenCounts>,
+    /// By model: the rows (one a model).
+    models: Vec<Row>,
+    /// The models no price was given for, in the order first met.
+    pub unpriced: Vec<String>,
+}
+
+const UNREADABLE: u8 = 1;
+const COSTED: u8 = 2;
+
+fn pack_counts(out: &mut Vec<u8>, t: &TokenCounts) {
+    use crate::support::varint::put;
+    for n in [
+        t.calls,
+        t.input_tokens,
+        t.cache_read_tokens,
+        t.cache_write_tokens,
+        t.output_tokens,
+        t.reasoning_tokens,
+    ] {
+        put(out, n);
+    }
+}
+
+fn unpack_counts(bytes: &[u8], at: &mut usize) -> TokenCounts {
+    let mut next = || crate::support::varint::read(bytes, at).unwrap_or(0);
+    TokenCounts {
+        calls: next(),
+        input_tokens: next(),
+        cache_read_tokens: next(),
+        cache_write_tokens: next(),
+        output_tokens: next(),
+        reasoning_tokens: next(),
+    }
+}
+
+/// Every visited session of the report, in the order its rows show.
+fn walk<'c, 'a>(
+    corpus: &'c Corpus<'a>,
+    agent: Option<usize>,
+    descend: bool,
+) -> impl Iterator<Item = Visit> + 'c {
+    let roots: Box<dyn Iterator<Item = usize> + 'c> = match agent {
+        Some(a) => Box::new(std::iter::once(a)),
+        None => Box::new(corpus.roots()),
     };
-    let descend = req.agent.is_none() || req.tree;
-    for start in starts {
-        let mut stack = vec![(start, 0usize)];
-        while let Some((i, depth)) = stack.pop() {
-            if std::mem::replace(&mut seen[i], true) {
-                continue;
-            }
-            order.push((i, depth));
-            if descend {
-                let kids: Vec<usize> = corpus.subagent_children_of(corpus.id(i)).collect();
-                stack.extend(kids.into_iter().rev().map(|k| (k, depth + 1)));
+    // Without its subtree, one agent is one row.
+    let take = if descend { usize::MAX } else { 1 };
+    Preorder::new(corpus, roots).take(take)
+}
+
+/// The subtree totals of `--tree`, made in one pass: each open session
+/// with children adds up itself and what has closed below it, and hands
+/// its total to its parent when the walk leaves it. The stack grows with
+/// the depth only.
+#[derive(Default)]
+struct Subtrees {
+    open: Vec<(usize, TokenCounts, usize)>,
+    totals: Vec<TokenCounts>,
+}
+
+impl Subtrees {
+    fn visit(&mut self, v: &Visit, own: TokenCounts) {
+        self.close_to(v.depth);
+        if v.children > 0 {
+            self.open.push((v.depth, own, self.totals.len()));
+            self.totals.push(TokenCounts::default());
+        } else if let Some((_, sum, _)) = self.open.last_mut() {
+            sum.add(&own);
+        }
+    }
+
+    /// Close every open session at `depth` or below it.
+    fn close_to(&mut self, depth: usize) {
+        while self.open.last().is_some_and(|(d, _, _)| *d >= depth) {
+            let Some((_, sum, slot)) = self.open.pop() else {
+                break;
+            };
+            self.totals[slot] = sum;
+            if let Some((_, above, _)) = self.open.last_mut() {
+                above.add(&sum);
             }
         }
     }
-    let indices: Vec<usize> = order.iter().map(|(i, _)| *i).collect();
+}
+
+/// Read the report: every selected log once, `READ_AT_ONCE` at a time.
+pub fn report(corpus: &Corpus, req: &Request) -> Report {
+    let descend = req.agent.is_none() || req.tree;
     let needs = Needs {
         models: req.by == By::Model || req.prices.is_some(),
         turns: req.by == By::Turn,
     };
-    let used = crate::support::parallel::par_map(&indices, |i| {
-        read_session(corpus, *i, req.since, req.prices, needs)
-    });
-    let mut unpriced: Vec<String> = Vec::new();
-    if let Some(prices) = req.prices {
-        for u in &used {
-            for (provider, model) in u.models.keys() {
-                let name = format!("{provider}/{model}");
-                if price_of(prices, provider, model).is_none() && !unpriced.contains(&name) {
-                    unpriced.push(name);
+    let mut r = Report {
+        by: req.by,
+        agent: req.agent,
+        descend,
+        tree: req.tree && req.by == By::Agent,
+        priced: req.prices.is_some(),
+        packed: Vec::new(),
+        subtrees: Vec::new(),
+        models: Vec::new(),
+        unpriced: Vec::new(),
+    };
+    let mut subtrees = Subtrees::default();
+    let mut models: BTreeMap<(String, String), TokenCounts> = BTreeMap::new();
+    let mut visits = walk(corpus, req.agent, descend);
+    loop {
+        let chunk: Vec<Visit> = visits.by_ref().take(READ_AT_ONCE).collect();
+        if chunk.is_empty() {
+            break;
+        }
+        let used = crate::support::parallel::par_map(&chunk, |v| {
+            read_session(corpus, v.index, req.since, req.prices, needs)
+        });
+        for (v, u) in chunk.iter().zip(used) {
+            if let Some(prices) = req.prices {
+                for (provider, model) in u.models.keys() {
+                    let name = format!("{provider}/{model}");
+                    if price_of(prices, provider, model).is_none() && !r.unpriced.contains(&name) {
+                        r.unpriced.push(name);
+                    }
+                }
+            }
+            match req.by {
+                By::Agent => {
+                    let cost = u.cost.filter(|_| r.priced);
+                    let flags = if u.unreadable { UNREADABLE } else { 0 }
+                        | if cost.is_some() { COSTED } else { 0 };
+                    r.packed.push(flags);
+                    pack_counts(&mut r.packed, &u.total);
+                    if let Some(c) = cost {
+                        r.packed.extend_from_slice(&c.to_le_bytes());
+                    }
+                    if req.tree {
+                        subtrees.visit(v, u.total);
+                    }
+                }
+                By::Model => {
+                    for (m, t) in u.models {
+                        models.entry(m).or_default().add(&t);
+                    }
+                }
+                By::Turn => {
+                    crate::support::varint::put(&mut r.packed, u.turns.len() as u64);
+                    for (turn, t) in &u.turns {
+                        crate::support::varint::put(&mut r.packed, *turn);
+                        pack_counts(&mut r.packed, t);
+                    }
                 }
             }
         }
     }
-    let priced = |c: Option<f64>| req.prices.map(|_| c);
-    let rows = match req.by {
-        By::Agent => {
-            // Subtree totals: each row adds itself to every ancestor row
-            // still open above it (pre-order, by depth).
-            let mut subtree: Vec<TokenCounts> = used.iter().map(|u| u.total).collect();
-            let mut open: Vec<usize> = Vec::new();
-            for (k, (_, depth)) in order.iter().enumerate() {
-                open.truncate(*depth);
-                let own = used[k].total;
-                for a in &open {
-                    subtree[*a].add(&own);
+    subtrees.close_to(0);
+    r.subtrees = subtrees.totals;
+    r.models = models
+        .into_iter()
+        .map(|((provider, model), t)| Row {
+            session: None,
+            depth: 0,
+            cost: req
+                .prices
+                .map(|p| price_of(p, &provider, &model).map(|price| cost(&t, price))),
+            model: Some((provider, model)),
+            turn: None,
+            tokens: t,
+            subtree: None,
+            unreadable: false,
+        })
+        .collect();
+    r
+}
+
+impl Report {
+    /// The report's rows, made again from what was packed.
+    pub fn rows<'s>(&'s self, corpus: &'s Corpus<'_>) -> Box<dyn Iterator<Item = Row> + 's> {
+        if self.by == By::Model {
+            return Box::new(self.models.iter().cloned());
+        }
+        let mut at = 0;
+        let mut slots = self.subtrees.iter();
+        let mut turns_left = 0u64;
+        let mut current: Option<Visit> = None;
+        let mut visits = walk(corpus, self.agent, self.descend);
+        Box::new(std::iter::from_fn(move || {
+            let bytes = &self.packed;
+            if self.by == By::Turn {
+                while turns_left == 0 {
+                    current = Some(visits.next()?);
+                    turns_left = crate::support::varint::read(bytes, &mut at)?;
                 }
-                open.push(k);
-            }
-            order
-                .iter()
-                .zip(&used)
-                .enumerate()
-                .map(|(k, ((i, depth), u))| Row {
-                    session: Some(*i),
-                    depth: *depth,
+                turns_left -= 1;
+                let v = current?;
+                let turn = crate::support::varint::read(bytes, &mut at)?;
+                return Some(Row {
+                    session: Some(v.index),
+                    depth: v.depth,
                     model: None,
-                    turn: None,
-                    tokens: u.total,
-                    subtree: req.tree.then_some(subtree[k]),
-                    cost: priced(u.cost),
-                    unreadable: u.unreadable,
-                })
-                .collect()
-        }
-        By::Model => {
-            let mut models: BTreeMap<(String, String), TokenCounts> = BTreeMap::new();
-            for u in &used {
-                for (m, t) in &u.models {
-                    models.entry(m.clone()).or_default().add(t);
-                }
-            }
-            models
-                .into_iter()
-                .map(|((provider, model), t)| Row {
-                    session: None,
-                    depth: 0,
-                    cost: req
-                        .prices
-                        .map(|p| price_of(p, &provider, &model).map(|price| cost(&t, price))),
-                    model: Some((provider, model)),
-                    turn: None,
-                    tokens: t,
+                    turn: Some(turn),
+                    tokens: unpack_counts(bytes, &mut at),
                     subtree: None,
+                    cost: None,
                     unreadable: false,
-                })
-                .collect()
-        }
-        By::Turn => {
-            let mut rows = Vec::new();
-            for ((i, depth), u) in order.iter().zip(&used) {
-                for (turn, t) in &u.turns {
-                    rows.push(Row {
-                        session: Some(*i),
-                        depth: *depth,
-                        model: None,
-                        turn: Some(*turn),
-                        tokens: *t,
-                        subtree: None,
-                        cost: None,
-                        unreadable: false,
-                    });
-                }
+                });
             }
-            rows
-        }
-    };
-    (rows, unpriced)
+            let v = visits.next()?;
+            let flags = *bytes.get(at)?;
+            at += 1;
+            let tokens = unpack_counts(bytes, &mut at);
+            let cost = if flags & COSTED != 0 {
+                let b: [u8; 8] = bytes.get(at..at + 8)?.try_into().ok()?;
+                at += 8;
+                Some(f64::from_le_bytes(b))
+            } else {
+                None
+            };
+            let subtree = self.tree.then(|| {
+                if v.children > 0 {
+                    slots.next().copied().unwrap_or_default()
+                } else {
+                    tokens
+                }
+            });
+            Some(Row {
+                session: Some(v.index),
+                depth: v.depth,
+                model: None,
+                turn: None,
+                tokens,
+                subtree,
+                cost: self.priced.then_some(cost),
+                unreadable: flags & UNREADABLE != 0,
+            })
+        }))
+    }
 }
 
 /// An agent's v2 name (`lead`, `reviewer/checker`), or its id when its
@@ -460,7 +602,7 @@ fn cost_text(v: f64) -> String {
 /// table fits; names are cut (to 12 at least) only when that is not enough.
 pub fn render_to(
     corpus: &Corpus,
-    rows: &[Row],
+    report: &Report,
     req: &Request,
     width: Option<usize>,
     out: &mut dyn FnMut(&str),
@@ -472,9 +614,9 @@ pub fn render_to(
     };
     let mut w: Vec<usize> = head.iter().map(|h| h.len()).collect();
     let mut sum = TokenCounts::default();
-    for r in rows {
+    for r in report.rows(corpus) {
         sum.add(&r.tokens);
-        for (k, cell) in cells(corpus, r, req).iter().enumerate() {
+        for (k, cell) in cells(corpus, &r, req).iter().enumerate() {
             w[k] = w[k].max(cell.chars().count());
         }
     }
@@ -515,8 +657,8 @@ pub fn render_to(
         out(&line);
     };
     put(&head.iter().map(|h| h.to_string()).collect::<Vec<_>>(), out);
-    for r in rows {
-        put(&cells(corpus, r, req), out);
+    for r in report.rows(corpus) {
+        put(&cells(corpus, &r, req), out);
     }
     out(&format!(
         "{} model calls, {} tokens ({} input, {} cache read, {} cache write, {} output)",
@@ -531,11 +673,11 @@ pub fn render_to(
 
 /// The report as JSON, handed to `out` a row at a time:
 /// `{"rows": [...], "unpriced": [...]}`.
-pub fn json_to(corpus: &Corpus, rows: &[Row], unpriced: &[String], out: &mut dyn FnMut(&str)) {
+pub fn json_to(corpus: &Corpus, report: &Report, out: &mut dyn FnMut(&str)) {
     use crate::support::json_out;
     out("{\"rows\":");
     json_out::array_to(
-        rows.iter().map(|r| {
+        report.rows(corpus).map(|r| {
             let mut v = serde_json::json!({ "tokens": r.tokens });
             if let Some(i) = r.session {
                 v["agent"] = name_of(corpus, i).into();
@@ -562,5 +704,62 @@ pub fn json_to(corpus: &Corpus, rows: &[Row], unpriced: &[String], out: &mut dyn
         }),
         out,
     );
-    out(&format!(",\"unpriced\":{}}}", json_out::text(&unpriced)));
+    out(&format!(
+        ",\"unpriced\":{}}}",
+        json_out::text(&report.unpriced)
+    ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counts(calls: u64) -> TokenCounts {
+        TokenCounts {
+            calls,
+            ..TokenCounts::default()
+        }
+    }
+
+    /// Each case: the walk as (depth, children, own calls), and the
+    /// subtree totals of the sessions with children, in walk order.
+    #[test]
+    fn subtree_totals_are_made_in_one_pass() {
+        type Walk = &'static [(usize, usize, u64)];
+        let cases: &[(&str, Walk, &[u64])] = &[
+            ("a leaf", &[(0, 0, 5)], &[]),
+            ("flat", &[(0, 3, 1), (1, 0, 2), (1, 0, 4), (1, 0, 8)], &[15]),
+            (
+                "chain",
+                &[(0, 1, 1), (1, 1, 2), (2, 1, 4), (3, 0, 8)],
+                &[15, 14, 12],
+            ),
+            (
+                "branches closed by a shallower sibling",
+                &[(0, 2, 1), (1, 1, 2), (2, 0, 4), (1, 0, 8)],
+                &[15, 6],
+            ),
+            (
+                "two roots",
+                &[(0, 1, 1), (1, 0, 2), (0, 1, 16), (1, 0, 32)],
+                &[3, 48],
+            ),
+        ];
+        for (what, walk, want) in cases {
+            let mut s = Subtrees::default();
+            for (k, (depth, children, own)) in walk.iter().enumerate() {
+                let v = Visit {
+                    index: k,
+                    parent: None,
+                    depth: *depth,
+                    children: *children,
+                };
+                s.visit(&v, counts(*own));
+            }
+            s.close_to(0);
+            let got: Vec<u64> = s.totals.iter().map(|t| t.calls).collect();
+            assert_eq!(got, *want, "{what}");
+            assert!(s.open.is_empty(), "{what}: everything closed");
+        }
+    }
 }

@@ -109,7 +109,7 @@ const TURN_START: &[u8] = b"{\"type\":\"turn/start\"";
 /// has a frame that does not end a line: only when every frame ends one is
 /// a frame's start a line's start.
 pub fn zstd_start_of_last_turns(path: &Path, turns: usize) -> Option<(u64, usize)> {
-    use super::zstd_frames::{Frame, FrameReader, decode_frame};
+    use super::zstd_frames::{Frame, FrameReader};
     if turns == 0 {
         return None;
     }
@@ -133,33 +133,91 @@ pub fn zstd_start_of_last_turns(path: &Path, turns: usize) -> Option<(u64, usize
         if read_at_most(&file, &mut buf, offset) != len {
             return None;
         }
-        let plain = decode_frame(&buf).ok()?;
-        if plain.last() != Some(&b'\n') {
+        // Only the frame's last turn starts matter: enough to reach the
+        // `turns`-th last, and one more to know an earlier one exists.
+        let starts = FrameTurnStarts::of(&buf, turns + 1 - found)?;
+        if !starts.ends_line() {
             return None;
         }
-        // The turn starts in this frame, last first: after a newline, or
-        // at the frame's start (the previous frame ended a line).
-        let mut hay = &plain[..];
-        loop {
-            let at_line = memchr::memmem::rfind(hay, b"\n{\"type\":\"turn/start\"").map(|i| i + 1);
-            let at = match at_line {
-                Some(i) => i,
-                None if hay.starts_with(TURN_START) => 0,
-                None => break,
-            };
+        for &at in starts.last.iter().rev() {
             found += 1;
             if found == turns {
                 nth = Some((offset, at));
             } else if found > turns {
                 return nth;
             }
-            if at == 0 {
-                break;
-            }
-            hay = &hay[..at - 1];
         }
     }
     None
+}
+
+/// The turn starts of one frame's text, found as it is decoded a piece at
+/// a time (the frame's text is never held).
+struct FrameTurnStarts {
+    keep: usize,
+    /// Where the last lines starting a turn begin, in order (at most
+    /// `keep`).
+    last: std::collections::VecDeque<usize>,
+    /// The end of what was fed, less than a pattern long: a match spanning
+    /// two pieces is found once, in the later one. It starts as a newline
+    /// before the text, since a turn's line may start the frame (the frame
+    /// before it ended a line).
+    window: Vec<u8>,
+    /// How much of `window` came before the piece being searched.
+    carried: usize,
+    /// How much text came before it.
+    before: usize,
+    last_byte: Option<u8>,
+}
+
+/// A line that starts a turn, with the newline before it.
+const AFTER_NEWLINE: &[u8] = b"\n{\"type\":\"turn/start\"";
+
+impl FrameTurnStarts {
+    fn new(keep: usize) -> FrameTurnStarts {
+        FrameTurnStarts {
+            keep,
+            last: std::collections::VecDeque::with_capacity(keep.min(64)),
+            window: vec![b'\n'],
+            carried: 1,
+            before: 0,
+            last_byte: None,
+        }
+    }
+
+    /// Decode `frame` and find its turn starts; `None` when it does not
+    /// decode.
+    fn of(frame: &[u8], keep: usize) -> Option<FrameTurnStarts> {
+        let mut starts = FrameTurnStarts::new(keep);
+        super::zstd_frames::each_piece_of_frame(frame, &mut |piece| {
+            starts.feed(piece);
+            true
+        })
+        .ok()?;
+        Some(starts)
+    }
+
+    fn feed(&mut self, piece: &[u8]) {
+        self.window.extend_from_slice(piece);
+        for i in memchr::memmem::find_iter(&self.window, AFTER_NEWLINE) {
+            // The line starts after the newline at `i`; the window's
+            // carried bytes end where the text before this piece ends.
+            let line = (self.before + i + 1).saturating_sub(self.carried);
+            if self.last.len() == self.keep {
+                self.last.pop_front();
+            }
+            self.last.push_back(line);
+        }
+        self.before += piece.len();
+        self.last_byte = piece.last().copied().or(self.last_byte);
+        self.carried = self.window.len().min(AFTER_NEWLINE.len() - 1);
+        self.window.drain(..self.window.len() - self.carried);
+    }
+
+    /// Whether the text ends a line (so the next frame starts one).
+    fn ends_line(&self) -> bool {
+        self.last_byte == Some(b'\n')
+    }
 }
 
 /// Call `f` on every event of the Zstandard log at `path` from byte
@@ -171,26 +229,28 @@ pub fn for_each_event_from_frame(
     within: usize,
     f: &mut dyn FnMut(&serde_json::Value),
 ) -> Result<(), LogError> {
-    use super::zstd_frames::{Frame, FrameReader, decode_frame};
+    use super::zstd_frames::{Frame, FrameReader, each_piece_of_frame};
     let mut file = open_regular(path)?;
     file.seek(SeekFrom::Start(frame))?;
     let mut frames = FrameReader::new(BufReader::with_capacity(64 * 1024, file));
     let mut lines = super::zstd_frames::FrameLines::default();
-    let mut first = true;
+    // What of the first frame's text is still to be skipped.
+    let mut skip = within;
     while let Some(Frame::Complete(bytes)) = frames
         .next_frame()
         .map_err(super::header_probe::frame_err)?
     {
-        let plain = decode_frame(&bytes)?;
-        drop(bytes);
-        let from = if first { within.min(plain.len()) } else { 0 };
-        first = false;
-        lines.feed(&plain[from..], &mut |line| {
-            if !line.is_empty() {
-                events_of_line(line, f);
-            }
-            true
-        });
+        each_piece_of_frame(&bytes, &mut |piece| {
+            let from = skip.min(piece.len());
+            skip -= from;
+            lines.feed(&piece[from..], &mut |line| {
+                if !line.is_empty() {
+                    events_of_line(line, f);
+                }
+                true
+            })
+        })?;
+        skip = 0;
     }
     Ok(())
 }
@@ -348,6 +408,46 @@ mod tests {
     /// A Zstandard log entered from its last frames folds the same events
     /// as the two-pass read, for every N; a frame that does not end a line
     /// sends it the long way.
+    #[test]
+    fn turn_starts_are_found_across_the_pieces_a_frame_decodes_in() {
+        let text = format!(
+            "{}\n{}\nx{}\n{}\n",
+            ev(0, "turn/start"),
+            ev(1, "step/start"),
+            ev(2, "turn/start"),
+            ev(3, "turn/start")
+        );
+        // Every line start of a turn, found in the whole text at once.
+        let want: Vec<usize> = std::iter::once(0)
+            .chain(memchr::memmem::find_iter(text.as_bytes(), AFTER_NEWLINE).map(|i| i + 1))
+            .collect();
+        assert_eq!(want.len(), 2, "the `x` line is not a turn's: {want:?}");
+        let bytes = text.as_bytes();
+        let mut splits: Vec<Vec<&[u8]>> = (0..=bytes.len())
+            .map(|k| vec![&bytes[..k], &bytes[k..]])
+            .collect();
+        splits.push(bytes.chunks(1).collect());
+        splits.push(bytes.chunks(7).collect());
+        for pieces in &splits {
+            for keep in 1..=3 {
+                let mut s = FrameTurnStarts::new(keep);
+                for p in pieces {
+                    s.feed(p);
+                }
+                let tail = &want[want.len().saturating_sub(keep)..];
+                assert_eq!(
+                    s.last.iter().copied().collect::<Vec<_>>(),
+                    tail,
+                    "{pieces:?}"
+                );
+                assert!(s.ends_line());
+            }
+        }
+        let mut s = FrameTurnStarts::new(1);
+        s.feed(b"{\"type\":\"turn/start\"}\n{");
+        assert!(!s.ends_line(), "a frame that ends inside a line");
+    }
+
     #[test]
     fn a_zstd_log_is_entered_from_its_last_frames_when_every_frame_ends_a_line() {
         use crate::store::zstd_frames::encode_frame;

@@ -267,6 +267,31 @@ pub fn decode_frame(frame: &[u8]) -> io::Result<Vec<u8>> {
     Ok(out)
 }
 
+/// Hand the text of one complete frame to `f` a piece at a time, in
+/// order, holding the decoder's window rather than the frame's text (an
+/// 8 MB frame written with a 2 MB window holds 2 MB); false from `f` stops
+/// early. The same cap and errors as `decode_frame`.
+pub fn each_piece_of_frame(frame: &[u8], f: &mut dyn FnMut(&[u8]) -> bool) -> io::Result<()> {
+    let mut decoder = zstd::stream::read::Decoder::with_buffer(frame)?.single_frame();
+    let mut piece = vec![0u8; 64 * 1024];
+    let mut total = 0usize;
+    loop {
+        let n = match decoder.read(&mut piece) {
+            Ok(0) => return Ok(()),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        total = total.saturating_add(n);
+        if total > MAX_FRAME {
+            return Err(io::Error::other("frame decodes past the frame cap"));
+        }
+        if !f(piece.get(..n).unwrap_or_default()) {
+            return Ok(());
+        }
+    }
+}
+
 /// Recover what plaintext a torn final frame yields before its end.
 pub fn decode_torn_prefix(frame: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();

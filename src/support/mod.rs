@@ -1,5 +1,5 @@
 //! Small helpers every layer uses: the clock and ids, a parallel map,
-//! JSON written a piece at a time, Ctrl-C / SIGTERM as a flag, and "did
+//! JSON written a piece at a time, varints, Ctrl-C / SIGTERM as a flag, and "did
 //! you mean".
 
 pub mod clock;
@@ -9,3 +9,4 @@ pub mod json_out;
 pub mod parallel;
 pub mod signals;
 pub mod suggest;
+pub mod varint;

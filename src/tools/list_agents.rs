@@ -120,7 +120,7 @@ fn v1_entries<'c>(
     let corpus = &cx.corpus;
     let caller = cx.caller.id.as_str();
     let mut candidates: Box<dyn Iterator<Item = crate::tree::v1::Position> + 'c> = match scope {
-        Scope::Children => Box::new(corpus.v1_children(caller).into_iter()),
+        Scope::Children => Box::new(corpus.v1_children(caller)),
         Scope::Descendants => Box::new(corpus.v1_descendants(caller)),
     };
     std::iter::from_fn(move || {

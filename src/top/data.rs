@@ -176,9 +176,11 @@ pub fn detail(
                 by: usage::By::Model,
                 prices: None,
             };
-            let (rows, _) = usage::report(&corpus, &req);
+            let report = usage::report(&corpus, &req);
             let mut text = String::new();
-            usage::render_to(&corpus, &rows, &req, Some(width), &mut |t| text.push_str(t));
+            usage::render_to(&corpus, &report, &req, Some(width), &mut |t| {
+                text.push_str(t)
+            });
             text
         }
         Tab::Trace => match message {

@@ -15,6 +15,7 @@ use crate::operator::tree_measure::Filter;
 use crate::operator::tree_watch::TreeView;
 use crate::store::{self, Plan, StoreError};
 use crate::support::clock::rfc3339;
+use crate::top::amount::Amount;
 use crate::tree::caller::resolve_agent;
 use serde_json::{Value, json};
 use std::collections::HashSet;
@@ -53,14 +54,44 @@ fn is_problem(state: &str) -> bool {
 pub enum Change {
     Appeared,
     Gone,
-    TurnStarted { turn: u64 },
-    TurnFinished { turn: u64, ending: Option<String> },
-    Became { from: String, to: String },
-    Problem { state: String },
-    ProblemCleared { state: String },
+    TurnStarted {
+        turn: u64,
+    },
+    TurnFinished {
+        turn: u64,
+        ending: Option<String>,
+    },
+    Became {
+        from: String,
+        to: String,
+    },
+    Problem {
+        state: String,
+    },
+    ProblemCleared {
+        state: String,
+    },
     Parked,
     Unparked,
-    PendingStale { message: String, waited_ms: i64 },
+    PendingStale {
+        message: String,
+        waited_ms: i64,
+    },
+    /// A subtree spent 80% of its budget (`watch --budget`).
+    BudgetWarning {
+        spent: Amount,
+        limit: Amount,
+    },
+    /// A subtree spent its budget.
+    BudgetExceeded {
+        spent: Amount,
+        limit: Amount,
+    },
+    /// An agent's turn was interrupted for the budget of `budget`'s subtree.
+    BudgetInterrupted {
+        turn: u64,
+        budget: String,
+    },
 }
 
 impl Change {
@@ -76,6 +107,9 @@ impl Change {
             Change::Parked => "parked",
             Change::Unparked => "unparked",
             Change::PendingStale { .. } => "pending-stale",
+            Change::BudgetWarning { .. } => "budget-warning",
+            Change::BudgetExceeded { .. } => "budget-exceeded",
+            Change::BudgetInterrupted { .. } => "budget-interrupted",
         }
     }
 }
@@ -112,6 +146,14 @@ impl Event {
                 v["messageId"] = json!(message);
                 v["waitedMs"] = json!(waited_ms);
             }
+            Change::BudgetWarning { spent, limit } | Change::BudgetExceeded { spent, limit } => {
+                v["spent"] = spent.json();
+                v["limit"] = limit.json();
+            }
+            Change::BudgetInterrupted { turn, budget } => {
+                v["turn"] = json!(turn);
+                v["budget"] = json!(budget);
+            }
             Change::Appeared | Change::Gone | Change::Parked | Change::Unparked => {}
         }
         v
@@ -140,6 +182,15 @@ impl Event {
                 "message {message} pending for {}",
                 crate::support::clock::human_duration(*waited_ms)
             ),
+            Change::BudgetWarning { spent, limit } => {
+                format!("budget at 80%: spent {spent} of {limit}")
+            }
+            Change::BudgetExceeded { spent, limit } => {
+                format!("budget exceeded: spent {spent} of {limit}")
+            }
+            Change::BudgetInterrupted { turn, budget } => {
+                format!("turn {turn} interrupted: the budget of {budget} is spent")
+            }
         };
         format!("{}  {who}  {what}", rfc3339(self.time))
     }
@@ -357,15 +408,19 @@ pub struct Options {
 }
 
 /// Where events go: the output, and `--exec`'s command.
-struct Sink<'a> {
+pub struct Sink<'a> {
     out: &'a mut dyn Write,
     json: bool,
     exec: Option<&'a str>,
 }
 
-impl Sink<'_> {
+impl<'a> Sink<'a> {
+    pub fn new(out: &'a mut dyn Write, json: bool, exec: Option<&'a str>) -> Sink<'a> {
+        Sink { out, json, exec }
+    }
+
     /// False once the output is gone (a closed pipe).
-    fn emit(&mut self, e: &Event) -> Result<bool> {
+    pub fn emit(&mut self, e: &Event) -> Result<bool> {
         let line = if self.json {
             e.json().to_string()
         } else {

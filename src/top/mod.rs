@@ -6,7 +6,9 @@
 //! `view` draws a frame; `term` owns the terminal and the loop. Every rule
 //! an action obeys is the operator commands' own (`operator::deliver`).
 
+pub mod amount;
 pub mod app;
+pub mod budget;
 pub mod data;
 pub mod events;
 pub mod term;

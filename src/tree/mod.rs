@@ -12,6 +12,7 @@ pub mod error;
 pub mod member_kind;
 pub mod name_lookup;
 pub mod names;
+pub mod preorder;
 pub mod v1;
 pub mod v2;
 

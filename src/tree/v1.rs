@@ -109,15 +109,14 @@ impl Iterator for V1Descendants<'_, '_> {
 }
 
 impl<'a> Corpus<'a> {
-    /// rc.8 `listChildren` candidates.
-    pub fn v1_children(&self, parent: &str) -> Vec<Position> {
-        self.subagent_children_of(parent)
-            .map(|index| Position {
-                index: index as u32,
-                parent: None,
-                depth: 1,
-            })
-            .collect()
+    /// rc.8 `listChildren` candidates, made as they are asked for (a
+    /// million children are not held as a million positions).
+    pub fn v1_children(&self, parent: &str) -> impl Iterator<Item = Position> + '_ {
+        self.subagent_children_of(parent).map(|index| Position {
+            index: index as u32,
+            parent: None,
+            depth: 1,
+        })
     }
 
     /// rc.8 `descendantCandidates`: iterative pre-order, cycle-safe; ordinary

@@ -891,3 +891,173 @@ fn a_handing_list_a_dead_bridge_left_is_not_believed_once_serve_holds_the_agent(
         "canceled message m-listed (next-turn) to rev-0001\n"
     );
 }
+
+/// A `watch` the test started, its standard output's lines gathered as
+/// they come; killed when dropped.
+struct Watching(Child, std::sync::Arc<std::sync::Mutex<Vec<Value>>>);
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl Watching {
+    fn events(&self) -> Vec<Value> {
+        self.1.lock().unwrap().clone()
+    }
+}
+
+fn watch(store: &Path, args: &[&str]) -> Watching {
+    use std::io::BufRead;
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
+        .args(["--store", store.to_str().unwrap(), "--json", "watch"])
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = child.stdout.take().unwrap();
+    let lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let gathered = lines.clone();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+            gathered
+                .lock()
+                .unwrap()
+                .push(serde_json::from_str(&line).unwrap_or(Value::String(line)));
+        }
+    });
+    Watching(child, lines)
+}
+
+/// A model call of `tokens` input tokens appended to the log of an agent
+/// no process holds (as its DSH process would write it).
+fn spend(store: &Path, dir: &str, tokens: u64) {
+    use std::io::Write;
+    let path = store.join("_no-cwd").join(dir).join("session.jsonl");
+    let seq = log_events(store, dir).len();
+    let line = serde_json::json!({
+        "type": "assistant/message", "seq": seq, "time": 5000 + seq,
+        "data": {"turn": 1, "step": 1,
+                 "message": {"role": "assistant", "content": [{"type": "text", "text": "ok"}],
+                             "source": {"kind": "model", "provider": "mock", "model": "mock"},
+                             "id": format!("call-{seq}")},
+                 "usage": {"inputTokens": tokens}},
+        "surfaceOp": "append"
+    });
+    let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    writeln!(f, "{line}").unwrap();
+}
+
+fn state_of(store: &Path, id: &str) -> String {
+    let trees: Value = serde_json::from_str(&ok(store, &["--json", "tree", "lead-1"])).unwrap();
+    trees[0]["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["id"] == id)
+        .map(|m| m["state"].as_str().unwrap().to_string())
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_spent_budget_interrupts_exactly_its_subtree_once() {
+    let (store, handler, log) = setup("budget");
+    let s = store.path();
+    // The reviewer is in the budget's subtree, the lead above it is not.
+    let _reviewer = serve(s, "rev-0001", &handler, &log);
+    let _lead = serve(s, "lead-1", &handler, &log);
+    eventually("both live", || {
+        state_of(s, "rev-0001") == "idle" && state_of(s, "lead-1") == "idle"
+    });
+    ok(s, &["followup", "rev-0001", "go to sleep"]);
+    ok(s, &["followup", "lead-1", "go to sleep too"]);
+    eventually("both mid-turn", || {
+        state_of(s, "rev-0001") == "running" && state_of(s, "lead-1") == "running"
+    });
+    ok(s, &["followup", "rev-0001", "queued behind"]);
+    let w = watch(
+        s,
+        &[
+            "--budget",
+            "reviewer=1k,reviewer/checker=1200",
+            "--on-exceed",
+            "interrupt",
+        ],
+    );
+    let kinds = |w: &Watching| -> Vec<String> {
+        w.events()
+            .iter()
+            .map(|e| format!("{} {}", e["kind"].as_str().unwrap_or("?"), e["agent"]))
+            .collect()
+    };
+    // 850 of 1,000: a warning, and nothing stopped.
+    spend(s, "chk-0001", 850);
+    eventually("the warning", || !w.events().is_empty());
+    assert_eq!(kinds(&w), ["budget-warning \"rev-0001\""]);
+    assert_eq!(w.events()[0]["spent"]["tokens"], 850);
+    assert_eq!(state_of(s, "rev-0001"), "running");
+
+    // 1,050: spent; the reviewer's running turn is interrupted, the lead's
+    // is not.
+    spend(s, "chk-0001", 200);
+    eventually("the reviewer's interrupt", || {
+        kinds(&w).contains(&"budget-interrupted \"rev-0001\"".to_string())
+    });
+    eventually("the turn ends interrupted", || {
+        log_events(s, "rev-0001").last().is_some_and(|e| {
+            e["type"] == "turn/end" && e["data"]["reason"]["kind"] == "interrupted"
+        })
+    });
+    // 1,250: the checker's own budget spent, seen in a later check; the
+    // reviewer is not interrupted again.
+    spend(s, "chk-0001", 200);
+    eventually("the checker's budget", || {
+        kinds(&w).contains(&"budget-exceeded \"chk-0001\"".to_string())
+    });
+    assert_eq!(
+        kinds(&w),
+        [
+            "budget-warning \"rev-0001\"",
+            "budget-exceeded \"rev-0001\"",
+            "budget-interrupted \"rev-0001\"",
+            "budget-warning \"chk-0001\"",
+            "budget-exceeded \"chk-0001\"",
+        ]
+    );
+    assert_eq!(state_of(s, "lead-1"), "running", "outside the subtree");
+    assert!(
+        !log_events(s, "lead-1")
+            .iter()
+            .any(|e| e["data"]["reason"]["kind"] == "interrupted"),
+        "the lead's turn was not interrupted"
+    );
+    assert!(
+        ok(s, &["inbox", "rev-0001"]).contains("next-turn: 1 pending (parked by an interrupt)"),
+        "nothing deleted: the queue is parked, not emptied"
+    );
+    // A turn that starts later in the spent subtree is interrupted in its
+    // turn.
+    ok(s, &["followup", "rev-0001", "go to sleep again"]);
+    eventually("the later turn's interrupt", || {
+        kinds(&w)
+            .iter()
+            .filter(|k| *k == "budget-interrupted \"rev-0001\"")
+            .count()
+            == 2
+    });
+    let turns: Vec<u64> = w
+        .events()
+        .iter()
+        .filter(|e| e["kind"] == "budget-interrupted")
+        .map(|e| e["turn"].as_u64().unwrap())
+        .collect();
+    assert!(turns[0] > 0 && turns[1] > turns[0], "{turns:?}");
+    assert_eq!(
+        state_of(s, "lead-1"),
+        "running",
+        "still outside the subtree"
+    );
+}

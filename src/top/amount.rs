@@ -1,0 +1,51 @@
+//! An amount a budget counts and an event reports: tokens, or money in
+//! millionths of the price table's currency, so amounts compare exactly
+//! and a cost that is not zero never shows as nothing.
+
+/// An amount a budget counts: tokens, or money in millionths of the price
+/// table's currency (exact to compare and to show).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Amount {
+    Tokens(u64),
+    Micros(u64),
+}
+
+impl std::fmt::Display for Amount {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Amount::Tokens(n) => write!(f, "{n} tokens"),
+            // A cost that is not zero never shows as nothing.
+            Amount::Micros(m) if *m > 0 && *m < 100 => write!(f, "<$0.0001"),
+            Amount::Micros(m) => write!(f, "${}.{:04}", m / 1_000_000, (m % 1_000_000) / 100),
+        }
+    }
+}
+
+impl Amount {
+    pub fn value(self) -> u64 {
+        match self {
+            Amount::Tokens(n) | Amount::Micros(n) => n,
+        }
+    }
+
+    pub fn json(self) -> serde_json::Value {
+        match self {
+            Amount::Tokens(n) => serde_json::json!({ "tokens": n }),
+            Amount::Micros(m) => serde_json::json!({ "cost": m as f64 / 1e6 }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn amounts_show_as_tokens_or_money() {
+        assert_eq!(Amount::Tokens(1200).to_string(), "1200 tokens");
+        assert_eq!(Amount::Micros(5_000_000).to_string(), "$5.0000");
+        assert_eq!(Amount::Micros(1_234_567).to_string(), "$1.2345");
+        assert_eq!(Amount::Micros(42).to_string(), "<$0.0001");
+        assert_eq!(Amount::Micros(0).to_string(), "$0.0000");
+    }
+}

@@ -1,0 +1,435 @@
+//! `watch --budget`: budgets on subtrees, in tokens or money, checked each
+//! time the store changes. At 80% of a budget a warning event, at 100% an
+//! exceeded event and, with `--on-exceed interrupt`, an interrupt of every
+//! agent of the subtree that is mid-turn — the operator's own interrupt
+//! (`operator::deliver`), which parks the agent's queue and deletes
+//! nothing. Invariant: each level of a budget is reported once (spending
+//! only grows), and each running turn in an exceeded subtree is
+//! interrupted once; a turn that starts later in it is interrupted in its
+//! turn. What a subtree spent is what `usage AGENT --tree` counts.
+
+use crate::error::{Error, Result};
+use crate::inbox::Limits;
+use crate::operator::usage::{self, Prices};
+use crate::store::usage::TokenCounts;
+use crate::store::{self, Plan};
+use crate::top::amount::Amount;
+use crate::top::events::{Change, Event, Sink};
+use crate::tree::Corpus;
+use crate::tree::caller::resolve_agent;
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::Path;
+
+/// One budget: an agent's subtree may spend `limit`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Budget {
+    pub agent: String,
+    pub limit: Amount,
+}
+
+/// What is wrong with a budget spec.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SpecError {
+    Empty,
+    /// An item that is not `AGENT=LIMIT`, or whose limit does not parse.
+    Item {
+        item: String,
+    },
+    /// Two budgets on one agent.
+    Twice {
+        agent: String,
+    },
+}
+
+impl std::fmt::Display for SpecError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SpecError::Empty => write!(f, "no budget given"),
+            SpecError::Item { item } => write!(
+                f,
+                "\"{item}\" is not AGENT=LIMIT with LIMIT tokens (200000, 200k, 1.5m) or money ($5, $0.50)"
+            ),
+            SpecError::Twice { agent } => write!(f, "two budgets for \"{agent}\""),
+        }
+    }
+}
+
+/// Parse `reviewer=200k,lead=$5`: a comma-separated list of `AGENT=LIMIT`,
+/// LIMIT a token count (a `k`, `m` or `g` suffix multiplies by a thousand,
+/// million, billion) or `$` and an amount of money (at most six decimals).
+/// A limit of zero is refused (it would be over before anything ran).
+pub fn parse_spec(spec: &str) -> Result<Vec<Budget>, SpecError> {
+    let mut out: Vec<Budget> = Vec::new();
+    for item in spec.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+        let bad = || SpecError::Item {
+            item: item.to_string(),
+        };
+        let (agent, limit) = item.split_once('=').ok_or_else(bad)?;
+        let agent = agent.trim();
+        let limit = parse_limit(limit.trim()).ok_or_else(bad)?;
+        if agent.is_empty() || limit.value() == 0 {
+            return Err(bad());
+        }
+        if out.iter().any(|b| b.agent == agent) {
+            return Err(SpecError::Twice {
+                agent: agent.to_string(),
+            });
+        }
+        out.push(Budget {
+            agent: agent.to_string(),
+            limit,
+        });
+    }
+    if out.is_empty() {
+        return Err(SpecError::Empty);
+    }
+    Ok(out)
+}
+
+fn parse_limit(text: &str) -> Option<Amount> {
+    if let Some(money) = text.strip_prefix('$') {
+        return decimal(money, 6).map(Amount::Micros);
+    }
+    let lower = text.to_ascii_lowercase();
+    let (digits, scale) = match lower.as_bytes().last()? {
+        b'k' => (&lower[..lower.len() - 1], 3),
+        b'm' => (&lower[..lower.len() - 1], 6),
+        b'g' => (&lower[..lower.len() - 1], 9),
+        _ => (&lower[..], 0),
+    };
+    decimal(digits, scale).map(Amount::Tokens)
+}
+
+/// `text` (digits, at most one `.`) times 10^`scale`, when that is a
+/// whole number that fits.
+fn decimal(text: &str, scale: u32) -> Option<u64> {
+    let (whole, frac) = text.split_once('.').unwrap_or((text, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if whole.is_empty() && frac.is_empty() || !digits(whole) || !digits(frac) {
+        return None;
+    }
+    if frac.len() > scale as usize {
+        return None;
+    }
+    let mut n: u64 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().ok()?
+    };
+    for k in 0..scale as usize {
+        let d = frac.as_bytes().get(k).map_or(0, |b| u64::from(b - b'0'));
+        n = n.checked_mul(10)?.checked_add(d)?;
+    }
+    Some(n)
+}
+
+/// How far a subtree is into its budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    Under,
+    /// At least 80%.
+    Warning,
+    /// At least 100%.
+    Exceeded,
+}
+
+pub fn level_of(spent: u64, limit: u64) -> Level {
+    let (spent, limit) = (u128::from(spent), u128::from(limit));
+    if spent >= limit {
+        Level::Exceeded
+    } else if spent * 5 >= limit * 4 {
+        Level::Warning
+    } else {
+        Level::Under
+    }
+}
+
+/// How `watch` runs.
+pub struct Options {
+    pub budgets: Vec<Budget>,
+    pub prices: Option<Prices>,
+    pub interrupt: bool,
+    /// Check once and stop, rather than following the store.
+    pub once: bool,
+    pub json: bool,
+    pub exec: Option<String>,
+    pub limits: Limits,
+}
+
+/// What one budget's subtree spent, and its sessions (the budget's agent
+/// first).
+struct Spent {
+    amount: Amount,
+    sessions: Vec<usize>,
+    unpriced: Vec<String>,
+}
+
+fn spent(corpus: &Corpus, agent: usize, limit: Amount, prices: Option<&Prices>) -> Spent {
+    let money = matches!(limit, Amount::Micros(_));
+    let req = usage::Request {
+        agent: Some(agent),
+        tree: true,
+        since: None,
+        by: usage::By::Agent,
+        prices: prices.filter(|_| money),
+    };
+    let report = usage::report(corpus, &req);
+    let mut tokens = TokenCounts::default();
+    let mut cost = 0.0f64;
+    let mut sessions = Vec::new();
+    for row in report.rows(corpus) {
+        tokens.add(&row.tokens);
+        cost += row.cost.flatten().unwrap_or(0.0);
+        sessions.extend(row.session);
+    }
+    let amount = if money {
+        // Costs are non-negative (the table is checked); the cast saturates.
+        Amount::Micros((cost * 1e6).round() as u64)
+    } else {
+        Amount::Tokens(tokens.total())
+    };
+    Spent {
+        amount,
+        sessions,
+        unpriced: report.unpriced,
+    }
+}
+
+/// `watch --budget`: check every budget now and each time the store
+/// changes (until Ctrl-C or a closed output), or once with `once`.
+pub fn run(root: &Path, opts: &Options, out: &mut dyn Write) -> Result<()> {
+    let mut sink = Sink::new(out, opts.json, opts.exec.as_deref());
+    // Each budget's agent by its Session id, resolved once: a name that
+    // later means another session does not move a budget.
+    let ids: Vec<String> = {
+        let store = store::open(
+            root,
+            Plan::Whole {
+                why: "a budget names its agent",
+            },
+        )?;
+        opts.budgets
+            .iter()
+            .map(|b| resolve_agent(&store, &b.agent).map(|i| store.sessions.id(i).to_string()))
+            .collect::<Result<_, _>>()
+            .map_err(Error::Resolve)?
+    };
+    let mut levels = vec![Level::Under; opts.budgets.len()];
+    let mut interrupted: HashSet<(String, u64)> = HashSet::new();
+    let mut unpriced_said: HashSet<String> = HashSet::new();
+    crate::support::signals::install();
+    let watcher = (!opts.once).then(|| crate::inbox::watch::Watcher::new(root, false));
+    loop {
+        let store = store::open(
+            root,
+            Plan::Whole {
+                why: "a budget counts what its whole subtree spent",
+            },
+        )?;
+        let corpus = Corpus::new(&store);
+        let now = crate::support::clock::now_ms();
+        for (k, budget) in opts.budgets.iter().enumerate() {
+            let Some(agent) = store.index_of(&ids[k]) else {
+                continue;
+            };
+            let s = spent(&corpus, agent, budget.limit, opts.prices.as_ref());
+            for model in s.unpriced {
+                if unpriced_said.insert(model.clone()) {
+                    eprintln!(
+                        "watch: no price for {model}: its calls count nothing toward money budgets"
+                    );
+                }
+            }
+            let level = level_of(s.amount.value(), budget.limit.value());
+            let event = |change| Event {
+                time: now,
+                id: ids[k].clone(),
+                name: budget.agent.clone(),
+                change,
+            };
+            if level > levels[k] {
+                levels[k] = level;
+                let (spent, limit) = (s.amount, budget.limit);
+                let change = match level {
+                    Level::Exceeded => Change::BudgetExceeded { spent, limit },
+                    _ => Change::BudgetWarning { spent, limit },
+                };
+                if !sink.emit(&event(change))? {
+                    return Ok(());
+                }
+            }
+            if level == Level::Exceeded && opts.interrupt {
+                let budget_name = budget.agent.clone();
+                for (i, turn) in running(root, &corpus, &ids[k], &s.sessions)? {
+                    let id = corpus.id(i).to_string();
+                    if !interrupted.insert((id.clone(), turn)) {
+                        continue;
+                    }
+                    let change = match crate::operator::deliver::interrupt_as_user(
+                        &corpus,
+                        i,
+                        opts.limits,
+                    ) {
+                        Ok(_) => Change::BudgetInterrupted {
+                            turn,
+                            budget: budget_name.clone(),
+                        },
+                        // Its turn ended between the look and the request.
+                        Err(e) => {
+                            eprintln!("watch: could not interrupt {id}: {e}");
+                            continue;
+                        }
+                    };
+                    let e = Event {
+                        time: now,
+                        id,
+                        name: String::new(),
+                        change,
+                    };
+                    if !sink.emit(&e)? {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+        drop(corpus);
+        drop(store);
+        let Some(watcher) = &watcher else {
+            return Ok(());
+        };
+        if crate::support::signals::stop_requested() {
+            return Ok(());
+        }
+        watcher.wait(std::time::Duration::from_millis(500));
+        if crate::support::signals::stop_requested() {
+            return Ok(());
+        }
+    }
+}
+
+/// The sessions of `subtree` that are mid-turn, and the turn each is in.
+fn running(
+    root: &Path,
+    corpus: &Corpus,
+    agent: &str,
+    subtree: &[usize],
+) -> Result<Vec<(usize, u64)>> {
+    let working: Vec<usize> = subtree
+        .iter()
+        .copied()
+        .filter(|i| corpus.live(*i).is_working())
+        .collect();
+    if working.is_empty() {
+        return Ok(Vec::new());
+    }
+    let observed = crate::top::events::observe(root, Some(agent))?;
+    Ok(working
+        .into_iter()
+        .map(|i| {
+            let turn = observed
+                .iter()
+                .find(|(o, _)| o.id == corpus.id(i))
+                .map_or(0, |(o, _)| o.turn);
+            (i, turn)
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs() {
+        let t = |agent: &str, n| Budget {
+            agent: agent.into(),
+            limit: Amount::Tokens(n),
+        };
+        let m = |agent: &str, n| Budget {
+            agent: agent.into(),
+            limit: Amount::Micros(n),
+        };
+        let cases: &[(&str, Result<Vec<Budget>, SpecError>)] = &[
+            ("reviewer=200k", Ok(vec![t("reviewer", 200_000)])),
+            (
+                "reviewer=200k,lead=$5",
+                Ok(vec![t("reviewer", 200_000), m("lead", 5_000_000)]),
+            ),
+            (
+                " a = 1.5M , b=$0.25 ",
+                Ok(vec![t("a", 1_500_000), m("b", 250_000)]),
+            ),
+            ("a=1200", Ok(vec![t("a", 1200)])),
+            ("a=2g", Ok(vec![t("a", 2_000_000_000)])),
+            (
+                "reviewer/checker=$.5",
+                Ok(vec![m("reviewer/checker", 500_000)]),
+            ),
+            ("", Err(SpecError::Empty)),
+            (" , ", Err(SpecError::Empty)),
+            ("a", Err(SpecError::Item { item: "a".into() })),
+            ("=5", Err(SpecError::Item { item: "=5".into() })),
+            ("a=0", Err(SpecError::Item { item: "a=0".into() })),
+            (
+                "a=1.5",
+                Err(SpecError::Item {
+                    item: "a=1.5".into(),
+                }),
+            ),
+            (
+                "a=1.2345k",
+                Err(SpecError::Item {
+                    item: "a=1.2345k".into(),
+                }),
+            ),
+            (
+                "a=$1.0000001",
+                Err(SpecError::Item {
+                    item: "a=$1.0000001".into(),
+                }),
+            ),
+            (
+                "a=-5",
+                Err(SpecError::Item {
+                    item: "a=-5".into(),
+                }),
+            ),
+            (
+                "a=5x",
+                Err(SpecError::Item {
+                    item: "a=5x".into(),
+                }),
+            ),
+            ("a=$", Err(SpecError::Item { item: "a=$".into() })),
+            (
+                "a=99999999999999999999",
+                Err(SpecError::Item {
+                    item: "a=99999999999999999999".into(),
+                }),
+            ),
+            ("a=1,a=2", Err(SpecError::Twice { agent: "a".into() })),
+        ];
+        for (spec, want) in cases {
+            assert_eq!(&parse_spec(spec), want, "{spec:?}");
+        }
+    }
+
+    #[test]
+    fn levels() {
+        let cases = [
+            (0, 1000, Level::Under),
+            (799, 1000, Level::Under),
+            (800, 1000, Level::Warning),
+            (999, 1000, Level::Warning),
+            (1000, 1000, Level::Exceeded),
+            (u64::MAX, u64::MAX, Level::Exceeded),
+            (u64::MAX - 1, u64::MAX, Level::Warning),
+            (3, 4, Level::Under),
+            (4, 5, Level::Warning),
+        ];
+        for (spent, limit, want) in cases {
+            assert_eq!(level_of(spent, limit), want, "{spent} of {limit}");
+        }
+    }
+}
