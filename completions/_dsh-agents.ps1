@@ -276,6 +276,8 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             break
         }
         'dsh-agents;top' {
+            [CompletionResult]::new('--budget', '--budget', [CompletionResultType]::ParameterName, 'Budgets to show: an agent''s tokens turn yellow at 80% of its subtree''s budget, red at 100% (the SPEC of `watch --budget`)')
+            [CompletionResult]::new('--prices', '--prices', [CompletionResultType]::ParameterName, 'A price table (JSON, as `usage --prices` reads) for money budgets')
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
             [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract model tools speak (list-agents, send-message, call, …)')
             [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds (commands that write an inbox)')

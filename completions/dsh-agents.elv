@@ -256,6 +256,8 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'dsh-agents;top'= {
+            cand --budget 'Budgets to show: an agent''s tokens turn yellow at 80% of its subtree''s budget, red at 100% (the SPEC of `watch --budget`)'
+            cand --prices 'A price table (JSON, as `usage --prices` reads) for money budgets'
             cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
             cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'

@@ -229,6 +229,8 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l watch -d 
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand top" -l budget -d 'Budgets to show: an agent\'s tokens turn yellow at 80% of its subtree\'s budget, red at 100% (the SPEC of `watch --budget`)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand top" -l prices -d 'A price table (JSON, as `usage --prices` reads) for money budgets' -r -F
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand top" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand top" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
 v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"

@@ -168,13 +168,10 @@ pub enum Command {
     /// Every tree in the store (or the one holding AGENT): hierarchy, state, last turn, pending inbox, tokens
     Tree(TreeArgs),
     #[command(
-        after_help = "Keys: j/k move, h/l fold, Tab or 1-4 tabs (Log, Inbox, Usage, Trace), s followup, S steer, i interrupt (asks y/n), [ ] choose a message, c cancel it, / filter, ? help, q quit.\n\nExamples:\n  dsh-agents top\n  dsh-agents top reviewer"
+        after_help = "Keys: j/k move, h/l fold, Tab or 1-4 tabs (Log, Inbox, Usage, Trace), s followup, S steer, i interrupt (asks y/n), [ ] choose a message, c cancel it, / filter, ? help, q quit.\n\nExamples:\n  dsh-agents top\n  dsh-agents top reviewer\n  dsh-agents top --budget reviewer=200k"
     )]
     /// The tree live in a terminal: each agent's log, inbox, usage and traces beside it, and followup, steer, interrupt and cancel on keys
-    Top {
-        /// Only the tree holding this agent (a name path, Session id or unique prefix)
-        agent: Option<String>,
-    },
+    Top(TopArgs),
     #[command(
         after_help = "Examples:\n  dsh-agents events --follow\n  dsh-agents events --since 2h reviewer\n  dsh-agents events --follow --stale-after 10m --exec 'notify-send \"$(jq -r .kind)\"'\n  dsh-agents --json events --follow | jq -c 'select(.kind==\"turn-finished\")'"
     )]
@@ -460,6 +457,18 @@ pub struct EventsArgs {
     /// Run CMD (with sh -c) for each event, the event as JSON on its standard input; a failing CMD is reported, the stream goes on
     #[arg(long, value_name = "CMD")]
     pub exec: Option<String>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct TopArgs {
+    /// Only the tree holding this agent (a name path, Session id or unique prefix)
+    pub agent: Option<String>,
+    /// Budgets to show: an agent's tokens turn yellow at 80% of its subtree's budget, red at 100% (the SPEC of `watch --budget`)
+    #[arg(long, value_name = "SPEC")]
+    pub budget: Option<String>,
+    /// A price table (JSON, as `usage --prices` reads) for money budgets
+    #[arg(long, value_name = "FILE", requires = "budget")]
+    pub prices: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -3,7 +3,7 @@
 //! (`operator`, `runtime`), and the refusals that concern a flag name it.
 
 use super::args::{
-    CallerArgs, EventsArgs, ExportArgs, LogArgs, OnExceed, ServeArgs, SpawnArgs, TreeArgs,
+    CallerArgs, EventsArgs, ExportArgs, LogArgs, OnExceed, ServeArgs, SpawnArgs, TopArgs, TreeArgs,
     UsageArgs, WatchArgs,
 };
 use super::env::{Env, Output, stream_to, to_json};
@@ -168,13 +168,50 @@ pub(super) fn serve_agent(env: &Env, args: &ServeArgs) -> Result<Output> {
     Ok(Output::Raw(String::new()))
 }
 
-pub(super) fn top(env: &Env, agent: Option<&str>) -> Result<Output> {
+pub(super) fn top(env: &Env, args: &TopArgs) -> Result<Output> {
     let now = std::env::var_os("DSH_AGENTS_NOW_MS")
         .is_some()
         .then(display_now)
         .transpose()?;
-    crate::top::term::run(&env.root, agent, now, env.limits)?;
+    let budgets = match &args.budget {
+        Some(spec) => budgets(spec, args.prices.as_deref())?,
+        None => (Vec::new(), None),
+    };
+    let shown = crate::top::term::Budgets {
+        budgets: &budgets.0,
+        prices: budgets.1.as_ref(),
+    };
+    crate::top::term::run(&env.root, args.agent.as_deref(), now, env.limits, shown)?;
     Ok(Output::Raw(String::new()))
+}
+
+/// `--budget SPEC` and `--prices FILE`, checked: a money budget needs the
+/// prices.
+fn budgets(
+    spec: &str,
+    prices: Option<&std::path::Path>,
+) -> Result<(Vec<crate::top::budget::Budget>, Option<usage::Prices>)> {
+    use crate::top::amount::Amount;
+    let budgets =
+        crate::top::budget::parse_spec(spec).map_err(|e| Error::usage(format!("--budget: {e}")))?;
+    let prices = match prices {
+        None => None,
+        Some(path) => Some(
+            usage::parse_prices(&read_prices_file(path)?)
+                .map_err(|e| Error::usage(format!("--prices: \"{}\": {e}", path.display())))?,
+        ),
+    };
+    if prices.is_none()
+        && let Some(b) = budgets
+            .iter()
+            .find(|b| matches!(b.limit, Amount::Micros(_)))
+    {
+        return Err(Error::usage(format!(
+            "--budget: \"{}\" is a money budget: give the prices with --prices FILE",
+            b.agent
+        )));
+    }
+    Ok((budgets, prices))
 }
 
 pub(super) fn events(env: &Env, args: &EventsArgs) -> Result<Output> {

@@ -40,7 +40,7 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
         Command::Tool(tool) => model_tools::run(&env, tool, out),
         Command::Identity { caller } => commands::identity(&env, caller),
         Command::Tree(args) => commands::tree(&env, args, out),
-        Command::Top { agent } => commands::top(&env, agent.as_deref()),
+        Command::Top(args) => commands::top(&env, args),
         Command::Check => commands::check(&env),
         Command::Events(args) => commands::events(&env, args),
         Command::Watch(args) => commands::watch(&env, args),

@@ -4,6 +4,7 @@
 //! terminal and no store: the loop (`term`) does the actions and reports
 //! back in the status line.
 
+use super::budget::Level;
 use super::data::{Member, Snapshot, Tab, TreeLine};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::collections::HashSet;
@@ -147,7 +148,10 @@ impl App {
 
     /// The tree pane's lines as shown, each with whether it is selected; a
     /// folded row says how many rows it hides.
-    pub fn visible(&self) -> Vec<(String, bool)> {
+    /// The tree pane's lines as shown: each line's text, whether it is the
+    /// selection, and how far into a budget (`--budget`) its member's
+    /// subtree is.
+    pub fn visible(&self) -> Vec<(String, bool, Level)> {
         self.snapshot
             .lines
             .iter()
@@ -160,9 +164,17 @@ impl App {
                     } else {
                         l.text.clone()
                     };
-                    (text, self.selected.as_deref() == Some(m.id.as_str()))
+                    let level = self
+                        .snapshot
+                        .marks
+                        .iter()
+                        .filter(|k| k.id == m.id)
+                        .map(|k| k.level)
+                        .max()
+                        .unwrap_or(Level::Under);
+                    (text, self.selected.as_deref() == Some(m.id.as_str()), level)
                 }
-                None => (l.text.clone(), false),
+                None => (l.text.clone(), false, Level::Under),
             })
             .collect()
     }
@@ -396,6 +408,7 @@ mod tests {
             ],
             states: Vec::new(),
             tokens: 0,
+            marks: Vec::new(),
         })
     }
 

@@ -145,6 +145,46 @@ pub fn level_of(spent: u64, limit: u64) -> Level {
     }
 }
 
+/// Where a budget stands, for `top`'s colours.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mark {
+    /// The budget's agent, by Session id and as the budget names it.
+    pub id: String,
+    pub agent: String,
+    pub spent: Amount,
+    pub limit: Amount,
+    pub level: Level,
+}
+
+/// Where each budget stands now; a budget whose agent is not in the store
+/// has no mark.
+pub fn marks(root: &Path, budgets: &[Budget], prices: Option<&Prices>) -> Result<Vec<Mark>> {
+    if budgets.is_empty() {
+        return Ok(Vec::new());
+    }
+    let store = store::open(
+        root,
+        Plan::Whole {
+            why: "a budget counts what its whole subtree spent",
+        },
+    )?;
+    let corpus = Corpus::new(&store);
+    Ok(budgets
+        .iter()
+        .filter_map(|b| {
+            let agent = resolve_agent(&store, &b.agent).ok()?;
+            let s = spent(&corpus, agent, b.limit, prices);
+            Some(Mark {
+                id: corpus.id(agent).to_string(),
+                agent: b.agent.clone(),
+                spent: s.amount,
+                limit: b.limit,
+                level: level_of(s.amount.value(), b.limit.value()),
+            })
+        })
+        .collect())
+}
+
 /// How `watch` runs.
 pub struct Options {
     pub budgets: Vec<Budget>,

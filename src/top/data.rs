@@ -38,6 +38,8 @@ pub struct Snapshot {
     pub states: Vec<(String, usize)>,
     /// Tokens every shown tree's model calls reported.
     pub tokens: u64,
+    /// Where each budget `top` was given stands (`--budget`).
+    pub marks: Vec<crate::top::budget::Mark>,
 }
 
 /// The tree pane for the store at `root` (one tree with `agent`) at
@@ -96,6 +98,7 @@ pub fn snapshot(root: &Path, agent: Option<&str>, width: usize, now: i64) -> Res
         lines,
         states,
         tokens,
+        marks: Vec::new(),
     })
 }
 

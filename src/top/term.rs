@@ -24,25 +24,53 @@ const TICK: Duration = Duration::from_secs(1);
 
 /// Run `top` on the store at `root` (one tree with `agent`). `now`: a
 /// fixed clock for relative times (`DSH_AGENTS_NOW_MS`), else the real one.
-pub fn run(root: &Path, agent: Option<&str>, now: Option<i64>, limits: Limits) -> Result<()> {
+/// The budgets `top` colours (`--budget`), and the prices money budgets
+/// are counted with.
+#[derive(Default, Clone, Copy)]
+pub struct Budgets<'a> {
+    pub budgets: &'a [crate::top::budget::Budget],
+    pub prices: Option<&'a crate::operator::usage::Prices>,
+}
+
+/// The tree pane and where each budget stands.
+fn read(
+    root: &Path,
+    agent: Option<&str>,
+    width: usize,
+    now: i64,
+    budgets: Budgets,
+) -> Result<data::Snapshot> {
+    let mut snap = data::snapshot(root, agent, width, now)?;
+    snap.marks = crate::top::budget::marks(root, budgets.budgets, budgets.prices)?;
+    Ok(snap)
+}
+
+pub fn run(
+    root: &Path,
+    agent: Option<&str>,
+    now: Option<i64>,
+    limits: Limits,
+    budgets: Budgets,
+) -> Result<()> {
     if !rustix::termios::isatty(std::io::stdout()) {
         return Err(Error::usage(
             "top needs a terminal on standard output; for frames a pipe can take, use `tree --watch`",
         ));
     }
     // Fail before the screen is taken: a bad store or agent is said plainly.
-    data::snapshot(
+    read(
         root,
         agent,
         100,
         now.unwrap_or_else(crate::support::clock::now_ms),
+        budgets,
     )?;
     signals::install();
     signals::install_hangup();
     let colour = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let mut terminal = ratatui::init();
     let _ = execute!(std::io::stdout(), event::EnableBracketedPaste);
-    let result = run_loop(&mut terminal, root, agent, now, limits, colour);
+    let result = run_loop(&mut terminal, root, agent, now, limits, colour, budgets);
     let _ = execute!(std::io::stdout(), event::DisableBracketedPaste);
     ratatui::restore();
     result
@@ -55,11 +83,12 @@ fn run_loop(
     now: Option<i64>,
     limits: Limits,
     colour: bool,
+    budgets: Budgets,
 ) -> Result<()> {
     let clock = || now.unwrap_or_else(crate::support::clock::now_ms);
     let store_label = root.display().to_string();
     let mut width = view::tree_width(terminal.size().map_or(80, |s| s.width));
-    let mut app = App::new(data::snapshot(root, agent, width, clock())?);
+    let mut app = App::new(read(root, agent, width, clock(), budgets)?);
     let mut detail = Detail::default();
     let mut due = Instant::now();
     loop {
@@ -68,7 +97,7 @@ fn run_loop(
         }
         if Instant::now() >= due {
             width = view::tree_width(terminal.size().map_or(80, |s| s.width));
-            match data::snapshot(root, agent, width, clock()) {
+            match read(root, agent, width, clock(), budgets) {
                 // An unchanged read leaves the model as it was.
                 Ok(s) if s != app.snapshot => app.refresh(s),
                 Ok(_) => {}

@@ -7,6 +7,7 @@
 
 use super::app::{App, BINDINGS, Mode};
 use super::data::Tab;
+use crate::top::budget::Level;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -26,6 +27,21 @@ pub struct Shown<'a> {
     pub clock: &'a str,
     pub detail: &'a str,
     pub colour: bool,
+}
+
+/// Where the TOKENS cells sit in the tree pane's rows (characters, from
+/// the column title to the next one's), when the width left the column.
+fn tokens_cells(snapshot: &crate::top::data::Snapshot) -> Option<(usize, usize)> {
+    let head = snapshot
+        .lines
+        .iter()
+        .find(|l| l.member.is_none() && l.text.starts_with("NAME"))?;
+    // The titles are ASCII: bytes are characters.
+    let from = head.text.find("TOKENS")?;
+    let to = head.text[from..]
+        .find("LABEL")
+        .map_or(usize::MAX, |k| from + k);
+    Some((from, to))
 }
 
 pub fn draw(frame: &mut Frame, app: &App, shown: &Shown) {
@@ -56,8 +72,16 @@ pub fn draw(frame: &mut Frame, app: &App, shown: &Shown) {
         .iter()
         .map(|(s, n)| format!("{n} {s}"))
         .collect();
+    // A budget at 80% or past it is said in the header too.
+    let budgets: String = app
+        .snapshot
+        .marks
+        .iter()
+        .filter(|m| m.level > Level::Under)
+        .map(|m| format!(" · {} {} of {}", m.agent, m.spent, m.limit))
+        .collect();
     let header = format!(
-        "{} · {} · {} tokens · {}",
+        "{} · {} · {} tokens{budgets} · {}",
         shown.store,
         if counts.is_empty() {
             "no agents".to_string()
@@ -74,12 +98,13 @@ pub fn draw(frame: &mut Frame, app: &App, shown: &Shown) {
     // Tree pane.
     let visible = app.visible();
     let inner_height = usize::from(left.height.saturating_sub(2));
-    let at = visible.iter().position(|(_, sel)| *sel).unwrap_or(0);
+    let at = visible.iter().position(|(_, sel, _)| *sel).unwrap_or(0);
     let skip = at.saturating_sub(inner_height.saturating_sub(1));
+    let tokens = tokens_cells(&app.snapshot);
     let lines: Vec<Line> = visible
         .into_iter()
         .skip(skip)
-        .map(|(text, selected)| {
+        .map(|(text, selected, level)| {
             let style = if selected {
                 Style::default().add_modifier(Modifier::REVERSED)
             } else if text.contains(" corrupt ")
@@ -92,7 +117,25 @@ pub fn draw(frame: &mut Frame, app: &App, shown: &Shown) {
             } else {
                 Style::default()
             };
-            Line::from(Span::styled(text, style))
+            if selected || level == Level::Under {
+                return Line::from(Span::styled(text, style));
+            }
+            // A budget at 80% shows its agent's tokens yellow, a spent
+            // one red (bold either way, so it shows without colour too).
+            let mark = match level {
+                Level::Exceeded => colour(Color::Red),
+                _ => colour(Color::Yellow),
+            }
+            .add_modifier(Modifier::BOLD);
+            let chars: Vec<char> = text.chars().collect();
+            let (from, to) = tokens.unwrap_or((0, chars.len()));
+            let (from, to) = (from.min(chars.len()), to.min(chars.len()));
+            let part = |a: usize, b: usize| chars[a..b].iter().collect::<String>();
+            Line::from(vec![
+                Span::styled(part(0, from), style),
+                Span::styled(part(from, to), mark),
+                Span::styled(part(to, chars.len()), style),
+            ])
         })
         .collect();
     frame.render_widget(
@@ -263,6 +306,65 @@ mod tests {
             let pane: Vec<&str> = snap.lines.iter().map(|l| l.text.as_str()).collect();
             assert_eq!(pane, text.lines().collect::<Vec<_>>(), "{name}");
             assert!(snap.lines.iter().any(|l| l.member.is_some()), "{name}");
+        }
+    }
+
+    /// A budget's agent shows its TOKENS cell yellow at 80% and red when
+    /// spent; other rows, and the cell's neighbours, keep their style.
+    #[test]
+    fn a_budget_colours_its_agents_tokens() {
+        use crate::top::amount::Amount;
+        use crate::top::budget::{Level, Mark};
+        use ratatui::style::Color;
+        let root = store("rc8-live");
+        let w = 120;
+        for (level, want) in [
+            (Level::Warning, Color::Yellow),
+            (Level::Exceeded, Color::Red),
+        ] {
+            let mut snap = data::snapshot(&root, None, tree_width(w), NOW).unwrap();
+            snap.marks = vec![Mark {
+                id: "parent-1".into(),
+                agent: "lead".into(),
+                spent: Amount::Tokens(33),
+                limit: Amount::Tokens(40),
+                level,
+            }];
+            let mut app = App::new(snap);
+            // Select another row: a selected row is shown reversed.
+            app.selected = None;
+            let mut terminal = Terminal::new(TestBackend::new(w, 20)).unwrap();
+            terminal
+                .draw(|f| {
+                    draw(
+                        f,
+                        &app,
+                        &Shown {
+                            store: "rc8-live",
+                            clock: "2027-01-15T08:00:00.000Z",
+                            detail: "",
+                            colour: true,
+                        },
+                    )
+                })
+                .unwrap();
+            let buf = terminal.backend().buffer().clone();
+            let row_text = |y: u16| -> String { (0..w).map(|x| buf[(x, y)].symbol()).collect() };
+            let head = (0..20).find(|y| row_text(*y).contains("NAME")).unwrap();
+            let t = row_text(head);
+            let col = u16::try_from(t[..t.find("TOKENS").unwrap()].chars().count()).unwrap();
+            let lead = (0..20)
+                .find(|y| row_text(*y).contains("│lead "))
+                .unwrap_or_else(|| panic!("no lead row:\n{buf:?}"));
+            let worker = lead + 1;
+            assert_eq!(buf[(col, lead)].fg, want, "{level:?}: the lead's tokens");
+            assert_eq!(buf[(col, worker)].fg, Color::Reset, "another row's tokens");
+            assert_ne!(buf[(col - 3, lead)].fg, want, "the cell before");
+            assert!(
+                row_text(0).contains("lead 33 tokens of 40 tokens"),
+                "{}",
+                row_text(0)
+            );
         }
     }
 }
