@@ -102,17 +102,22 @@ pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
             state[i] = DONE;
         }
     }
+    drop(state);
     // Duplicate sibling names make a name ambiguous: each child whose name
     // an earlier sibling has is reported beside the latest such sibling.
     // Siblings are sorted by name (8 bytes each), not hashed with their
-    // names: a million siblings under one parent cost 8 MB, not 100.
+    // names: a million siblings under one parent cost 8 MB, not 100 (and
+    // not the 16 a growing list may take on its way there: it is sized
+    // first).
     for parent in 0..n {
-        let mut named: Vec<(u32, u32)> = corpus
-            .subagent_children_of(store.sessions.id(parent))
-            .enumerate()
-            .filter(|(_, c)| store.sessions.valid_name(*c).is_some())
-            .map(|(k, c)| (c as u32, k as u32))
-            .collect();
+        let siblings = || {
+            corpus
+                .subagent_children_of(store.sessions.id(parent))
+                .enumerate()
+                .filter(|(_, c)| store.sessions.valid_name(*c).is_some())
+        };
+        let mut named: Vec<(u32, u32)> = Vec::with_capacity(siblings().count());
+        named.extend(siblings().map(|(k, c)| (c as u32, k as u32)));
         let name = |c: u32| store.sessions.valid_name(c as usize).unwrap_or_default();
         named.sort_unstable_by(|a, b| name(a.0).cmp(name(b.0)).then(a.1.cmp(&b.1)));
         let mut clashes: Vec<(u32, usize, usize)> = named
