@@ -185,6 +185,7 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             break
         }
         'dsh-agents;interrupt' {
+            [CompletionResult]::new('--expires', '--expires', [CompletionResultType]::ParameterName, 'For HOST:AGENT on another host: apply the interrupt only if it reaches that host within this many seconds (later, its receipt says expired)')
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
             [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract model tools speak (list-agents, send-message, call, …)')
             [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds (commands that write an inbox)')

@@ -1496,12 +1496,16 @@ _dsh__agents() {
             return 0
             ;;
         dsh__agents__subcmd__interrupt)
-            opts="-h --store --contract --json --lock-timeout --max-pending --no-cache --help"
+            opts="-h --expires --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --expires)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --store)
                     COMPREPLY=()
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then

@@ -172,6 +172,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'dsh-agents;interrupt'= {
+            cand --expires 'For HOST:AGENT on another host: apply the interrupt only if it reaches that host within this many seconds (later, its receipt says expired)'
             cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
             cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'

@@ -159,6 +159,7 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l max-pend
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt" -l expires -d 'For HOST:AGENT on another host: apply the interrupt only if it reaches that host within this many seconds (later, its receipt says expired)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand interrupt" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
 v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"

@@ -122,11 +122,16 @@ pub enum Command {
         #[command(flatten)]
         wait: WaitArg,
     },
-    #[command(after_help = "Examples:\n  dsh-agents interrupt reviewer")]
+    #[command(
+        after_help = "Examples:\n  dsh-agents interrupt reviewer\n  dsh-agents interrupt buildbox:reviewer --expires 30"
+    )]
     /// Interrupt AGENT's current turn as the user
     Interrupt {
-        /// A Session id, a unique prefix, or a name path (reviewer/checker)
+        /// A Session id, a unique prefix, or a name path (reviewer/checker); HOST:AGENT for an agent on another host of the fleet
         agent: String,
+        /// For HOST:AGENT on another host: apply the interrupt only if it reaches that host within this many seconds (later, its receipt says expired)
+        #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86400))]
+        expires: u64,
     },
     #[command(
         after_help = "Examples:\n  dsh-agents serve --as reviewer -- ./handle-turn.sh\n  dsh-agents serve --as rev-0001 --once --quiet -- sh -c 'jq -r .[].content[].text'"

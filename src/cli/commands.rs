@@ -116,7 +116,10 @@ pub(super) fn deliver(
     }))
 }
 
-pub(super) fn interrupt(env: &Env, agent: &str) -> Result<Output> {
+pub(super) fn interrupt(env: &Env, agent: &str, expires_s: u64) -> Result<Output> {
+    if let Some(queued) = super::fleet::interrupt_remote(env, agent, expires_s)? {
+        return Ok(queued);
+    }
     let store = env.open.own(Some(agent))?;
     let corpus = Corpus::new(&store);
     let target = resolve_agent(&store, agent)?;

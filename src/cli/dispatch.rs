@@ -57,7 +57,7 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
             id,
             wait,
         } => commands::deliver(&env, agent, message, id, wait, Target::NextStep),
-        Command::Interrupt { agent } => commands::interrupt(&env, agent),
+        Command::Interrupt { agent, expires } => commands::interrupt(&env, agent, *expires),
         Command::Inbox { agent } => commands::inbox(&env, agent),
         Command::Claim { caller } => commands::claim(&env, caller),
         Command::Serve(args) => commands::serve_agent(&env, args),

@@ -218,6 +218,7 @@ pub(super) fn send_remote(
         .to_string(),
         text,
         time: now_ms(),
+        not_after: None,
     };
     local.send(&mail)?;
     let level = match wait.wait {
@@ -231,6 +232,53 @@ pub(super) fn send_remote(
     } else {
         format!(
             "message {id} queued for agent {remote} on host {host} (the fleet daemon forwards it; `dsh-agents fleet status` shows how far it got)"
+        )
+    })))
+}
+
+/// `interrupt HOST:AGENT` for an agent on another host of the fleet: the
+/// interrupt is queued in the outbox with a not-after time `expires_s`
+/// seconds from now (its host applies it only before then, and once);
+/// `None` when AGENT is local.
+pub(super) fn interrupt_remote(env: &Env, agent: &str, expires_s: u64) -> Result<Option<Output>> {
+    let Address {
+        host: Some(host),
+        agent: remote,
+    } = Address::parse(agent)
+    else {
+        return Ok(None);
+    };
+    let local = Local::of(&env.root);
+    let Some(m) = local.membership()? else {
+        return Ok(None);
+    };
+    if host == m.host {
+        return Ok(None);
+    }
+    let id = uuid::Uuid::now_v7().to_string();
+    let now = now_ms();
+    let not_after =
+        now.saturating_add(i64::try_from(expires_s.saturating_mul(1000)).unwrap_or(i64::MAX));
+    let mail = Mail {
+        id: id.clone(),
+        from: m.host.clone(),
+        to: host.to_string(),
+        agent: remote.to_string(),
+        target: crate::fleet::mail::INTERRUPT.to_string(),
+        text: String::new(),
+        time: now,
+        not_after: Some(not_after),
+    };
+    local.send(&mail)?;
+    Ok(Some(Output::Text(if env.json {
+        to_json(&serde_json::json!({
+            "messageId": id, "host": host, "level": Level::Queued,
+            "notAfter": crate::support::clock::rfc3339(not_after),
+        }))
+    } else {
+        format!(
+            "interrupt {id} queued for agent {remote} on host {host}, applied only if it arrives by {} (`dsh-agents fleet status` shows how far it got)",
+            crate::support::clock::rfc3339(not_after)
         )
     })))
 }
@@ -252,7 +300,7 @@ fn wait_for_receipt(local: &Local, mail: &Mail, timeout_s: u64) -> Result<Level>
             .unwrap_or((Level::Queued, None));
         match level {
             Level::Accepted => return Ok(level),
-            Level::Refused => {
+            Level::Refused | Level::Expired => {
                 return Err(FleetError::Refused {
                     id: mail.id.clone(),
                     host: mail.to.clone(),

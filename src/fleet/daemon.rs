@@ -340,6 +340,8 @@ enum Outcome {
     Accepted,
     /// For good: the reason goes back to the sender.
     Refused(String),
+    /// An interrupt that came after its not-after time: not applied.
+    Expired(String),
     /// For now: the hub hands it out again.
     Later(String),
 }
@@ -351,6 +353,9 @@ fn deliver_here(store: &Path, mail: &Mail, limits: Limits) -> Outcome {
         "next-step" => Target::NextStep,
         _ => Target::NextTurn,
     };
+    if mail.target == crate::fleet::mail::INTERRUPT {
+        return interrupt_here(store, mail, limits);
+    }
     let attempt = || -> Result<(), Error> {
         let store = crate::store::open(
             store,
@@ -373,6 +378,41 @@ fn deliver_here(store: &Path, mail: &Mail, limits: Limits) -> Outcome {
     };
     match attempt() {
         Ok(()) => Outcome::Accepted,
+        Err(e) if e.kind() == ErrorKind::Store => Outcome::Later(e.to_string()),
+        Err(e) => Outcome::Refused(e.to_string()),
+    }
+}
+
+/// Apply an interrupt mail the way `interrupt` does, once however often
+/// the hub hands it out (its id is the interrupt record's); one that comes
+/// after its not-after time and was not applied before is expired.
+fn interrupt_here(store: &Path, mail: &Mail, limits: Limits) -> Outcome {
+    use crate::error::{Error, ErrorKind};
+    let attempt = || -> Result<Option<String>, Error> {
+        let store = crate::store::open(
+            store,
+            crate::store::Plan::Whole {
+                why: "a mail names its agent by id, prefix or name path",
+            },
+        )?;
+        let corpus = crate::tree::Corpus::new(&store);
+        let at = crate::tree::caller::resolve_agent(&store, &mail.agent)?;
+        let inbox = crate::inbox::Inbox::new(&corpus.record(at).dir());
+        let applied = inbox.interrupt_source(&mail.id)?.is_some();
+        if !applied && mail.not_after.is_some_and(|t| now_ms() > t) {
+            return Ok(Some(format!(
+                "the interrupt reached host at {}, after its not-after time {}; it was not applied",
+                crate::support::clock::rfc3339(now_ms()),
+                crate::support::clock::rfc3339(mail.not_after.unwrap_or_default())
+            )));
+        }
+        crate::operator::deliver::refuse_uninterruptible(&corpus, at)?;
+        crate::operator::deliver::interrupt_as_user_once(&corpus, at, limits, Some(&mail.id))?;
+        Ok(None)
+    };
+    match attempt() {
+        Ok(None) => Outcome::Accepted,
+        Ok(Some(why)) => Outcome::Expired(why),
         Err(e) if e.kind() == ErrorKind::Store => Outcome::Later(e.to_string()),
         Err(e) => Outcome::Refused(e.to_string()),
     }
@@ -406,6 +446,7 @@ async fn receive(
             }
             Outcome::Accepted => (Level::Accepted, None),
             Outcome::Refused(why) => (Level::Refused, Some(why)),
+            Outcome::Expired(why) => (Level::Expired, Some(why)),
         };
         crate::support::fault::fault("fleet-before-ack");
         // The receipt first, then the ack: a crash between them hands the

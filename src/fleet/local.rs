@@ -353,6 +353,7 @@ mod tests {
             target: "next-turn".into(),
             text: text.into(),
             time: 1,
+            not_after: None,
         }
     }
 

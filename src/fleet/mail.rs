@@ -36,11 +36,18 @@ pub struct Mail {
     pub to: String,
     /// The agent as the sender named it (id, prefix or name path).
     pub agent: String,
-    /// `next-turn` (followup) or `next-step` (steer).
+    /// `next-turn` (followup), `next-step` (steer) or `interrupt`.
     pub target: String,
     pub text: String,
     pub time: i64,
+    /// An interrupt's last moment (epoch ms): one that reaches its host
+    /// later is reported expired, not applied late.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_after: Option<i64>,
 }
+
+/// The `target` of an interrupt mail.
+pub const INTERRUPT: &str = "interrupt";
 
 /// How far a sent message got, as the sender sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,6 +61,8 @@ pub enum Level {
     Accepted,
     /// The target host refused it (no such agent, an id reused with other text, …).
     Refused,
+    /// An interrupt that reached its host after its not-after time: not applied.
+    Expired,
 }
 
 impl Level {
@@ -63,6 +72,7 @@ impl Level {
             Level::InTheFleet => "in the fleet",
             Level::Accepted => "accepted",
             Level::Refused => "refused",
+            Level::Expired => "expired",
         }
     }
 }
@@ -77,4 +87,43 @@ pub struct Receipt {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     pub time: i64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A mail written before interrupts crossed the hub reads as one with
+    /// no not-after time; an interrupt's comes back as it went; receipts'
+    /// levels are the words `fleet status` shows.
+    #[test]
+    fn mails_and_levels_on_the_wire() {
+        let old = r#"{"id":"m","from":"a","to":"b","agent":"lead","target":"next-turn","text":"hi","time":1}"#;
+        let m: Mail = serde_json::from_str(old).unwrap();
+        assert_eq!(m.not_after, None);
+        assert_eq!(
+            serde_json::to_string(&m).unwrap(),
+            old,
+            "no new member written"
+        );
+        let i = Mail {
+            target: INTERRUPT.into(),
+            text: String::new(),
+            not_after: Some(61_000),
+            ..m
+        };
+        let wire = serde_json::to_string(&i).unwrap();
+        assert!(wire.contains(r#""not_after":61000"#), "{wire}");
+        assert_eq!(serde_json::from_str::<Mail>(&wire).unwrap(), i);
+        for (level, word) in [
+            (Level::Queued, "queued"),
+            (Level::InTheFleet, "in-the-fleet"),
+            (Level::Accepted, "accepted"),
+            (Level::Refused, "refused"),
+            (Level::Expired, "expired"),
+        ] {
+            assert_eq!(serde_json::to_value(level).unwrap(), word);
+        }
+        assert_eq!(Level::Expired.word(), "expired");
+    }
 }

@@ -739,8 +739,26 @@ impl Inbox {
         permanent: bool,
         limits: Limits,
     ) -> Result<String, DeliveryError> {
-        let mut guard = self.lock(limits.lock_timeout)?;
         let id = new_message_id();
+        self.interrupt_once(&id, cause, permanent, limits)?;
+        Ok(id)
+    }
+
+    /// Record interrupt request `id` unless this inbox already holds it
+    /// (looked for under the lock): an interrupt that comes again — a
+    /// fleet mail handed out twice — is applied once. True when written.
+    pub fn interrupt_once(
+        &self,
+        id: &str,
+        cause: &InterruptCause,
+        permanent: bool,
+        limits: Limits,
+    ) -> Result<bool, DeliveryError> {
+        let mut guard = self.lock(limits.lock_timeout)?;
+        if self.interrupt_source(id)?.is_some() {
+            return Ok(false);
+        }
+        let id = id.to_string();
         self.record(
             &mut guard,
             &Record::Interrupt {
@@ -753,7 +771,7 @@ impl Inbox {
         if permanent {
             guard.dir.open_rw(STOPPED)?;
         }
-        Ok(id)
+        Ok(true)
     }
 }
 

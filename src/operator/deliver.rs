@@ -40,13 +40,25 @@ pub fn send_as_user(
 
 /// The operator's interrupt, with the user's authority.
 pub fn interrupt_as_user(corpus: &Corpus, target: usize, limits: Limits) -> Result<String> {
+    interrupt_as_user_once(corpus, target, limits, None)
+}
+
+/// As `interrupt_as_user`; with an `id` (a fleet mail's), applied once
+/// however often it comes.
+pub fn interrupt_as_user_once(
+    corpus: &Corpus,
+    target: usize,
+    limits: Limits,
+    id: Option<&str>,
+) -> Result<String> {
     let cache = ScanCache::default();
-    let reached = crate::tools::interrupt_agent::request(
+    let reached = crate::tools::interrupt_agent::request_once(
         corpus,
         &cache,
         target,
         InterruptCause::User,
         limits,
+        id,
     )?;
     if !reached {
         // A refusal writes nothing, not even a cache.

@@ -33,9 +33,31 @@ pub fn request(
     cause: InterruptCause,
     limits: Limits,
 ) -> Result<bool> {
+    request_once(corpus, cache, target, cause, limits, None)
+}
+
+/// As `request`; with an `id`, an interrupt the inbox already holds under
+/// it is not written again (and counts as reached).
+pub fn request_once(
+    corpus: &Corpus,
+    cache: &ScanCache,
+    target: usize,
+    cause: InterruptCause,
+    limits: Limits,
+    id: Option<&str>,
+) -> Result<bool> {
+    let inbox = Inbox::new(&corpus.record(target).dir());
+    if let Some(id) = id
+        && inbox.interrupt_source(id)?.is_some()
+    {
+        return Ok(true);
+    }
     let external = is_external(corpus, cache, target);
     if external || corpus.live(target).is_live() {
-        Inbox::new(&corpus.record(target).dir()).interrupt(&cause, external, limits)?;
+        match id {
+            Some(id) => drop(inbox.interrupt_once(id, &cause, external, limits)?),
+            None => drop(inbox.interrupt(&cause, external, limits)?),
+        }
         return Ok(true);
     }
     Ok(false)

@@ -727,3 +727,156 @@ fn a_host_gone_quiet_shows_unreachable_its_mail_waits_on_the_hub_and_lands_once_
     });
     assert_eq!(b.inbox_records("p-1"), 1, "{}", logs(&hub, &a, &b));
 }
+
+/// Every process group whose leader wrote its pid to `path`, killed when
+/// dropped (a served handler outlives a killed `serve`).
+struct Groups(PathBuf);
+
+impl Drop for Groups {
+    fn drop(&mut self) {
+        for pid in read(&self.0).lines().filter(|p| !p.is_empty()) {
+            let _ = Command::new("kill")
+                .args(["-KILL", "--", &format!("-{pid}")])
+                .stderr(Stdio::null())
+                .status();
+        }
+    }
+}
+
+impl Host {
+    /// The state `tree` shows for the root.
+    fn lead_state(&self) -> String {
+        let out = self.cli().args(["--json", "tree"]).output().unwrap();
+        let trees: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        trees[0]["members"][0]["state"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    }
+
+    /// The interrupt records of the root's inbox with id `id`.
+    fn interrupts(&self, id: &str) -> usize {
+        let root = self.path().join("_no-cwd");
+        std::fs::read_dir(&root)
+            .unwrap()
+            .flatten()
+            .map(|d| read(&d.path().join("inbox.jsonl")))
+            .flat_map(|text| {
+                text.lines()
+                    .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                    .collect::<Vec<_>>()
+            })
+            .filter(|r| r["type"] == "interrupt" && r["id"] == id)
+            .count()
+    }
+
+    /// The last event of the root's log.
+    fn lead_last_event(&self) -> Value {
+        let root = self.path().join("_no-cwd");
+        let dir = std::fs::read_dir(&root).unwrap().flatten().next().unwrap();
+        read(&dir.path().join("session.jsonl"))
+            .lines()
+            .last()
+            .and_then(|l| serde_json::from_str(l).ok())
+            .unwrap_or(Value::Null)
+    }
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64
+}
+
+#[test]
+#[ignore = "needs nats-server: scripts/test-fleet.sh"]
+fn an_interrupt_to_another_host_is_applied_once_in_time_and_reported_expired_after_it() {
+    let hub = Hub::start(&["a", "b"], 1, &[]);
+    let (mut a, mut b) = (Host::new("a"), Host::new("b"));
+    a.run(&hub, None);
+    let interrupt = |expires: &str| -> String {
+        let out = a
+            .cli()
+            .args(["--json", "interrupt", "b:lead", "--expires", expires])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["level"], "queued");
+        v["messageId"].as_str().unwrap().to_string()
+    };
+
+    // b's lead mid-turn under `serve`, its handler asleep.
+    let pids = b.dir.path().join("handler.pids");
+    let _groups = Groups(pids.clone());
+    let _serve = reaped(
+        Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
+            .arg("--store")
+            .arg(b.path())
+            .args(["serve", "--as", "lead", "--grace-ms", "300", "--"])
+            .args([
+                "sh",
+                "-c",
+                &format!("echo $$ >> {}; exec sleep 60", pids.display()),
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    wait_for("b's lead live", || b.lead_state() == "idle", &|| {
+        all_logs(&hub, &[&a, &b])
+    });
+    b.cli()
+        .args(["followup", "lead", "work"])
+        .assert()
+        .success();
+    wait_for("b's lead mid-turn", || b.lead_state() == "running", &|| {
+        all_logs(&hub, &[&a, &b])
+    });
+
+    // Sent while b's daemon is away, with a second to live: by the time b
+    // takes it, it is late.
+    let sent = now_ms();
+    let late = interrupt("1");
+    wait_for("the second to pass", || now_ms() > sent + 1500, &|| {
+        all_logs(&hub, &[&a, &b])
+    });
+    b.run(&hub, None);
+    let logs = || all_logs(&hub, &[&a, &b]);
+    wait_for(
+        "the late interrupt expired",
+        || a.level(&late).as_deref() == Some("expired"),
+        &logs,
+    );
+    assert_eq!(b.interrupts(&late), 0, "not applied: {}", logs());
+    assert_eq!(b.lead_state(), "running", "the turn goes on");
+
+    // In time: applied, once, and the turn ends interrupted.
+    let on_time = interrupt("60");
+    wait_for(
+        "the interrupt accepted",
+        || a.level(&on_time).as_deref() == Some("accepted"),
+        &logs,
+    );
+    assert_eq!(b.interrupts(&on_time), 1, "{}", logs());
+    wait_for(
+        "the turn ends interrupted",
+        || b.lead_last_event()["data"]["reason"]["kind"] == "interrupted",
+        &logs,
+    );
+    let status = a.status();
+    let expired = status["sent"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["messageId"] == late.as_str())
+        .cloned()
+        .unwrap();
+    assert_eq!(expired["level"], "expired", "{status}");
+}
