@@ -197,13 +197,7 @@ fn budgets(
     use crate::top::amount::Amount;
     let budgets =
         crate::top::budget::parse_spec(spec).map_err(|e| Error::usage(format!("--budget: {e}")))?;
-    let prices = match prices {
-        None => None,
-        Some(path) => Some(
-            usage::parse_prices(&read_prices_file(path)?)
-                .map_err(|e| Error::usage(format!("--prices: \"{}\": {e}", path.display())))?,
-        ),
-    };
+    let prices = prices.map(read_prices).transpose()?;
     if prices.is_none()
         && let Some(b) = budgets
             .iter()
@@ -237,26 +231,7 @@ pub(super) fn events(env: &Env, args: &EventsArgs) -> Result<Output> {
 }
 
 pub(super) fn watch(env: &Env, args: &WatchArgs) -> Result<Output> {
-    use crate::top::amount::Amount;
-    let budgets = crate::top::budget::parse_spec(&args.budget)
-        .map_err(|e| Error::usage(format!("--budget: {e}")))?;
-    let prices = match &args.prices {
-        None => None,
-        Some(path) => Some(
-            usage::parse_prices(&read_prices_file(path)?)
-                .map_err(|e| Error::usage(format!("--prices: \"{}\": {e}", path.display())))?,
-        ),
-    };
-    if prices.is_none()
-        && let Some(b) = budgets
-            .iter()
-            .find(|b| matches!(b.limit, Amount::Micros(_)))
-    {
-        return Err(Error::usage(format!(
-            "--budget: \"{}\" is a money budget: give the prices with --prices FILE",
-            b.agent
-        )));
-    }
+    let (budgets, prices) = budgets(&args.budget, args.prices.as_deref())?;
     let opts = crate::top::budget::Options {
         budgets,
         prices,
@@ -392,16 +367,7 @@ pub(super) fn export(env: &Env, args: &ExportArgs, out: &mut dyn std::io::Write)
 }
 
 pub(super) fn usage(env: &Env, args: &UsageArgs, out: &mut dyn std::io::Write) -> Result<Output> {
-    let prices = match &args.prices {
-        None => None,
-        Some(path) => {
-            let bytes = read_prices_file(path)?;
-            Some(
-                usage::parse_prices(&bytes)
-                    .map_err(|e| Error::usage(format!("--prices: \"{}\": {e}", path.display())))?,
-            )
-        }
-    };
+    let prices = args.prices.as_deref().map(read_prices).transpose()?;
     if args.tree && args.agent.is_none() {
         return Err(Error::usage(
             "--tree needs an AGENT (without one, every agent is listed)".to_string(),
@@ -613,6 +579,12 @@ fn spawn_request(args: &SpawnArgs) -> SpawnRequest {
 
 /// A price table's bytes: a regular file (a FIFO or device is refused,
 /// never waited on) of at most 1 MiB.
+/// `--prices FILE`: the price table, or a usage error naming the file.
+fn read_prices(path: &std::path::Path) -> Result<usage::Prices> {
+    usage::parse_prices(&read_prices_file(path)?)
+        .map_err(|e| Error::usage(format!("--prices: \"{}\": {e}", path.display())))
+}
+
 fn read_prices_file(path: &std::path::Path) -> Result<Vec<u8>> {
     use std::io::Read;
     let cannot = |why: String| Error::usage(format!("--prices: \"{}\": {why}", path.display()));

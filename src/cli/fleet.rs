@@ -182,14 +182,12 @@ fn status(env: &Env) -> Result<Output> {
 /// A send to `HOST:AGENT` on another host of the fleet this store joined:
 /// queued in the outbox (fsynced) and answered; `None` when `agent` is this
 /// host's (a bare AGENT, this host's name, or no fleet joined).
-pub(super) fn send_remote(
+/// `HOST:AGENT` on a store in a fleet, HOST another host: the store's
+/// fleet files, its membership, the host and the agent there.
+fn elsewhere<'a>(
     env: &Env,
-    agent: &str,
-    message: &str,
-    id: &IdArg,
-    wait: &WaitArg,
-    list: Target,
-) -> Result<Option<Output>> {
+    agent: &'a str,
+) -> Result<Option<(Local, Membership, &'a str, &'a str)>> {
     let Address {
         host: Some(host),
         agent: remote,
@@ -204,6 +202,20 @@ pub(super) fn send_remote(
     if host == m.host {
         return Ok(None);
     }
+    Ok(Some((local, m, host, remote)))
+}
+
+pub(super) fn send_remote(
+    env: &Env,
+    agent: &str,
+    message: &str,
+    id: &IdArg,
+    wait: &WaitArg,
+    list: Target,
+) -> Result<Option<Output>> {
+    let Some((local, m, host, remote)) = elsewhere(env, agent)? else {
+        return Ok(None);
+    };
     let text = message_body(message)?;
     let id = message_id(id)?.unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
     let mail = Mail {
@@ -241,20 +253,9 @@ pub(super) fn send_remote(
 /// seconds from now (its host applies it only before then, and once);
 /// `None` when AGENT is local.
 pub(super) fn interrupt_remote(env: &Env, agent: &str, expires_s: u64) -> Result<Option<Output>> {
-    let Address {
-        host: Some(host),
-        agent: remote,
-    } = Address::parse(agent)
-    else {
+    let Some((local, m, host, remote)) = elsewhere(env, agent)? else {
         return Ok(None);
     };
-    let local = Local::of(&env.root);
-    let Some(m) = local.membership()? else {
-        return Ok(None);
-    };
-    if host == m.host {
-        return Ok(None);
-    }
     let id = uuid::Uuid::now_v7().to_string();
     let now = now_ms();
     let not_after =

@@ -346,47 +346,9 @@ enum Outcome {
     Later(String),
 }
 
-/// Append `mail` to its agent's inbox the way `followup --id` does.
+/// Do what `mail` asks of its agent on this host: append it to the
+/// agent's inbox the way `followup --id` does, or interrupt it.
 fn deliver_here(store: &Path, mail: &Mail, limits: Limits) -> Outcome {
-    use crate::error::{Error, ErrorKind};
-    let target = match mail.target.as_str() {
-        "next-step" => Target::NextStep,
-        _ => Target::NextTurn,
-    };
-    if mail.target == crate::fleet::mail::INTERRUPT {
-        return interrupt_here(store, mail, limits);
-    }
-    let attempt = || -> Result<(), Error> {
-        let store = crate::store::open(
-            store,
-            crate::store::Plan::Whole {
-                why: "a mail names its agent by id, prefix or name path",
-            },
-        )?;
-        let corpus = crate::tree::Corpus::new(&store);
-        let at = crate::tree::caller::resolve_agent(&store, &mail.agent)?;
-        crate::operator::deliver::refuse_unrunnable(&corpus, at)?;
-        crate::operator::deliver::send_as_user(
-            &corpus,
-            at,
-            &mail.text,
-            target,
-            Some(mail.id.clone()),
-            limits,
-        )?;
-        Ok(())
-    };
-    match attempt() {
-        Ok(()) => Outcome::Accepted,
-        Err(e) if e.kind() == ErrorKind::Store => Outcome::Later(e.to_string()),
-        Err(e) => Outcome::Refused(e.to_string()),
-    }
-}
-
-/// Apply an interrupt mail the way `interrupt` does, once however often
-/// the hub hands it out (its id is the interrupt record's); one that comes
-/// after its not-after time and was not applied before is expired.
-fn interrupt_here(store: &Path, mail: &Mail, limits: Limits) -> Outcome {
     use crate::error::{Error, ErrorKind};
     let attempt = || -> Result<Option<String>, Error> {
         let store = crate::store::open(
@@ -397,17 +359,20 @@ fn interrupt_here(store: &Path, mail: &Mail, limits: Limits) -> Outcome {
         )?;
         let corpus = crate::tree::Corpus::new(&store);
         let at = crate::tree::caller::resolve_agent(&store, &mail.agent)?;
-        let inbox = crate::inbox::Inbox::new(&corpus.record(at).dir());
-        let applied = inbox.interrupt_source(&mail.id)?.is_some();
-        if !applied && mail.not_after.is_some_and(|t| now_ms() > t) {
-            return Ok(Some(format!(
-                "the interrupt reached host at {}, after its not-after time {}; it was not applied",
-                crate::support::clock::rfc3339(now_ms()),
-                crate::support::clock::rfc3339(mail.not_after.unwrap_or_default())
-            )));
-        }
-        crate::operator::deliver::refuse_uninterruptible(&corpus, at)?;
-        crate::operator::deliver::interrupt_as_user_once(&corpus, at, limits, Some(&mail.id))?;
+        let target = match mail.target.as_str() {
+            crate::fleet::mail::INTERRUPT => return interrupt_here(&corpus, at, mail, limits),
+            "next-step" => Target::NextStep,
+            _ => Target::NextTurn,
+        };
+        crate::operator::deliver::refuse_unrunnable(&corpus, at)?;
+        crate::operator::deliver::send_as_user(
+            &corpus,
+            at,
+            &mail.text,
+            target,
+            Some(mail.id.clone()),
+            limits,
+        )?;
         Ok(None)
     };
     match attempt() {
@@ -416,6 +381,30 @@ fn interrupt_here(store: &Path, mail: &Mail, limits: Limits) -> Outcome {
         Err(e) if e.kind() == ErrorKind::Store => Outcome::Later(e.to_string()),
         Err(e) => Outcome::Refused(e.to_string()),
     }
+}
+
+/// Apply an interrupt mail the way `interrupt` does, once however often
+/// the hub hands it out (its id is the interrupt record's). One that comes
+/// after its not-after time and was not applied before is expired: why,
+/// and nothing written.
+fn interrupt_here(
+    corpus: &crate::tree::Corpus,
+    at: usize,
+    mail: &Mail,
+    limits: Limits,
+) -> Result<Option<String>, crate::error::Error> {
+    let inbox = crate::inbox::Inbox::new(&corpus.record(at).dir());
+    let applied = inbox.interrupt_source(&mail.id)?.is_some();
+    if let Some(t) = mail.not_after.filter(|t| !applied && now_ms() > *t) {
+        return Ok(Some(format!(
+            "the interrupt arrived at {}, after its not-after time {}; it was not applied",
+            crate::support::clock::rfc3339(now_ms()),
+            crate::support::clock::rfc3339(t)
+        )));
+    }
+    crate::operator::deliver::refuse_uninterruptible(corpus, at)?;
+    crate::operator::deliver::interrupt_as_user_once(corpus, at, limits, Some(&mail.id))?;
+    Ok(None)
 }
 
 async fn receive(

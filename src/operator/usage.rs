@@ -249,16 +249,8 @@ const UNREADABLE: u8 = 1;
 const COSTED: u8 = 2;
 
 fn pack_counts(out: &mut Vec<u8>, t: &TokenCounts) {
-    use crate::support::varint::put;
-    for n in [
-        t.calls,
-        t.input_tokens,
-        t.cache_read_tokens,
-        t.cache_write_tokens,
-        t.output_tokens,
-        t.reasoning_tokens,
-    ] {
-        put(out, n);
+    for n in t.counts() {
+        crate::support::varint::put(out, n);
     }
 }
 
@@ -529,16 +521,10 @@ fn cells(corpus: &Corpus, r: &Row, req: &Request) -> Vec<String> {
     };
     let t = &r.tokens;
     c.extend(
-        [
-            t.calls,
-            t.input_tokens,
-            t.cache_read_tokens,
-            t.cache_write_tokens,
-            t.output_tokens,
-            t.reasoning_tokens,
-            t.total(),
-        ]
-        .map(|n| n.to_string()),
+        t.counts()
+            .into_iter()
+            .chain([t.total()])
+            .map(|n| n.to_string()),
     );
     if let Some(s) = &r.subtree {
         c.push(s.total().to_string());

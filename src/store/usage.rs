@@ -49,6 +49,19 @@ impl TokenCounts {
         });
     }
 
+    /// The six counts in the order reports show them: calls, input,
+    /// cache read, cache write, output, reasoning.
+    pub fn counts(&self) -> [u64; 6] {
+        [
+            self.calls,
+            self.input_tokens,
+            self.cache_read_tokens,
+            self.cache_write_tokens,
+            self.output_tokens,
+            self.reasoning_tokens,
+        ]
+    }
+
     /// Sums saturate at `u64::MAX`: counts come from files, and a sum that
     /// wrapped would show a total smaller than its parts.
     pub fn add(&mut self, other: &TokenCounts) {

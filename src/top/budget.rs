@@ -156,18 +156,23 @@ pub struct Mark {
     pub level: Level,
 }
 
+/// The whole store: a budget counts what its whole subtree spent.
+fn open(root: &Path) -> Result<store::Store> {
+    Ok(store::open(
+        root,
+        Plan::Whole {
+            why: "a budget counts what its whole subtree spent",
+        },
+    )?)
+}
+
 /// Where each budget stands now; a budget whose agent is not in the store
 /// has no mark.
 pub fn marks(root: &Path, budgets: &[Budget], prices: Option<&Prices>) -> Result<Vec<Mark>> {
     if budgets.is_empty() {
         return Ok(Vec::new());
     }
-    let store = store::open(
-        root,
-        Plan::Whole {
-            why: "a budget counts what its whole subtree spent",
-        },
-    )?;
+    let store = open(root)?;
     let corpus = Corpus::new(&store);
     Ok(budgets
         .iter()
@@ -243,12 +248,7 @@ pub fn run(root: &Path, opts: &Options, out: &mut dyn Write) -> Result<()> {
     // Each budget's agent by its Session id, resolved once: a name that
     // later means another session does not move a budget.
     let ids: Vec<String> = {
-        let store = store::open(
-            root,
-            Plan::Whole {
-                why: "a budget names its agent",
-            },
-        )?;
+        let store = open(root)?;
         opts.budgets
             .iter()
             .map(|b| resolve_agent(&store, &b.agent).map(|i| store.sessions.id(i).to_string()))
@@ -261,12 +261,7 @@ pub fn run(root: &Path, opts: &Options, out: &mut dyn Write) -> Result<()> {
     crate::support::signals::install();
     let watcher = (!opts.once).then(|| crate::inbox::watch::Watcher::new(root, false));
     loop {
-        let store = store::open(
-            root,
-            Plan::Whole {
-                why: "a budget counts what its whole subtree spent",
-            },
-        )?;
+        let store = open(root)?;
         let corpus = Corpus::new(&store);
         let now = crate::support::clock::now_ms();
         for (k, budget) in opts.budgets.iter().enumerate() {
