@@ -281,7 +281,13 @@ impl Write for LineCount {
     }
 }
 
+/// The name of `top`'s first frame among the forms (after `FORMS`).
+const TOP_FORM: &str = "top first frame (120x40)";
+
 fn measure(store: &str, form: usize, runs: usize) {
+    if form == FORMS.len() {
+        return measure_top(store, runs);
+    }
     let (_, args) = FORMS[form];
     let mut times = Vec::new();
     let mut rows = 0;
@@ -305,6 +311,40 @@ fn measure(store: &str, form: usize, runs: usize) {
             _ => streamed.0,
         };
         let _ = std::fs::remove_file(&out_file);
+    }
+    times.sort_by(f64::total_cmp);
+    println!(
+        "{:.1}\t{:.1}\t{}\t{}",
+        times[times.len() / 2],
+        times[0],
+        vm_hwm_kib(),
+        rows
+    );
+}
+
+/// `top`'s first frame: the tree pane (`tree --width W` with its
+/// members), the selected agent's tab, drawn into a 120x40 screen.
+fn measure_top(store: &str, runs: usize) {
+    let mut times = Vec::new();
+    let mut rows = 0;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    for _ in 0..runs {
+        let start = Instant::now();
+        let frame = dsh_agents::top_frame_text(
+            Path::new(store),
+            "bench",
+            120,
+            40,
+            &[],
+            now,
+            "2027-01-15T08:00:00.000Z",
+        )
+        .expect("a frame");
+        times.push(start.elapsed().as_secs_f64() * 1000.0);
+        rows = frame.lines().count();
     }
     times.sort_by(f64::total_cmp);
     println!(
@@ -641,7 +681,8 @@ fn main() {
     println!("| form | median ms | min ms | peak RSS MiB | rows |");
     println!("|---|---:|---:|---:|---:|");
     let exe = std::env::current_exe().unwrap();
-    for (i, (name, _)) in FORMS.iter().enumerate() {
+    let names = FORMS.iter().map(|(name, _)| *name).chain([TOP_FORM]);
+    for (i, name) in names.enumerate() {
         let out = Command::new(&exe)
             .args([
                 "--runs",

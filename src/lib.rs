@@ -32,6 +32,8 @@ pub(crate) mod tree;
 
 pub use cli::{Cli, Output, completions, parse, report, run, run_to};
 pub use error::{Error, ErrorKind, Result};
+/// `top`'s first frame as text (the benchmark times it).
+pub use top::view::frame_text as top_frame_text;
 
 /// The store's formats as parsers, for fuzzing and benchmarks.
 pub mod formats {

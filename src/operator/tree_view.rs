@@ -404,6 +404,34 @@ fn fit(block: Block, o: &Options, short: &mut ShortIds, out: &mut dyn FnMut(&str
     }
 }
 
+/// Each shown tree (its root and title) and each of its members in
+/// pre-order, as `tree --json` lists them: the one walk the JSON and
+/// `top`'s members both take.
+fn each_member(
+    corpus: &Corpus,
+    only: Option<usize>,
+    filter: Filter,
+    hold: usize,
+    tree: &mut dyn FnMut(usize, &Option<String>),
+    member: &mut dyn FnMut(&Marks, &Row),
+) -> Result<()> {
+    for root in roots(corpus, only)? {
+        let root = root as usize;
+        let block = measure(corpus, root, filter, hold, None);
+        if block.marks.count == 0 {
+            continue;
+        }
+        tree(root, &block.title);
+        let (marks, rows) = block.rows();
+        let _ = each_row(rows, |r| {
+            if marks.keeps(&r) {
+                member(&marks, &r);
+            }
+        });
+    }
+    Ok(())
+}
+
 /// The trees as JSON, handed to `out` a member at a time: at 100,000
 /// members one `Value` of the whole view was most of a command's memory.
 pub fn json_to(
@@ -413,43 +441,88 @@ pub fn json_to(
     hold: usize,
     out: &mut dyn FnMut(&str),
 ) -> Result<()> {
-    out("[");
-    let mut written = 0usize;
-    for root in roots(corpus, only)? {
-        let root = root as usize;
-        let block = measure(corpus, root, filter, hold, None);
-        if block.marks.count == 0 {
-            continue;
-        }
-        if written > 0 {
-            out(",");
-        }
-        written += 1;
-        out(&format!(
-            "{{\"root\":{},\"title\":{},\"members\":",
-            json_out::text(&corpus.id(root)),
-            json_out::text(&block.title)
-        ));
-        let (marks, rows) = block.rows();
-        // The members' array, a member at a time (`json_out::array_to`'s
-        // bytes).
-        out("[");
-        let mut members = 0usize;
-        let _ = each_row(rows, |r| {
-            if !marks.keeps(&r) {
-                return;
-            }
-            if members > 0 {
+    // Both closures write, one at a time: they share the output.
+    let out = std::cell::RefCell::new(out);
+    let mut trees = 0usize;
+    let members = std::cell::Cell::new(0usize);
+    out.borrow_mut()("[");
+    each_member(
+        corpus,
+        only,
+        filter,
+        hold,
+        &mut |root, title| {
+            let mut out = out.borrow_mut();
+            if trees > 0 {
+                // The last tree's members' array and object end here.
+                out("]}");
                 out(",");
             }
-            members += 1;
-            out(&json_out::text(&member_json(corpus, &marks, &r)));
-        });
-        out("]");
-        out("}");
+            trees += 1;
+            members.set(0);
+            out(&format!(
+                "{{\"root\":{},\"title\":{},\"members\":[",
+                json_out::text(&corpus.id(root)),
+                json_out::text(title)
+            ));
+        },
+        &mut |marks, r| {
+            let mut out = out.borrow_mut();
+            if members.get() > 0 {
+                out(",");
+            }
+            members.set(members.get() + 1);
+            out(&json_out::text(&member_json(corpus, marks, r)));
+        },
+    )?;
+    let mut out = out.borrow_mut();
+    if trees > 0 {
+        out("]}");
     }
     out("]");
     Ok(())
+}
+
+/// What `top` needs of a member of a shown tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Member {
+    pub id: String,
+    pub name: String,
+    pub parent: Option<String>,
+    pub state: &'static str,
+    /// Its subtree's tokens (a tree's first member: the tree's).
+    pub subtree_tokens: u64,
+    /// Whether it is its tree's first member (the tree's root).
+    pub first: bool,
+}
+
+/// The members `tree --json` lists, handed to `each` in the same order,
+/// without the JSON.
+pub fn members_to(
+    corpus: &Corpus,
+    only: Option<usize>,
+    filter: Filter,
+    hold: usize,
+    each: &mut dyn FnMut(Member),
+) -> Result<()> {
+    let first = std::cell::Cell::new(false);
+    each_member(
+        corpus,
+        only,
+        filter,
+        hold,
+        &mut |_, _| first.set(true),
+        &mut |marks, r| {
+            each(Member {
+                id: id_at(corpus, r.index).to_string(),
+                name: r.name.clone(),
+                parent: r.parent.map(|p| id_at(corpus, p).to_string()),
+                state: r.state.as_str(),
+                subtree_tokens: marks.tokens(r).0,
+                first: first.replace(false),
+            })
+        },
+    )
 }
 
 /// One member of `tree --json`.

@@ -7,7 +7,7 @@
 use super::budget::Level;
 use super::data::{Member, Snapshot, Tab, TreeLine};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// What a key asks the loop to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,6 +62,9 @@ pub struct App {
     pub pending: Vec<String>,
     pub message: usize,
     pub status: String,
+    /// Each member's line in the snapshot, by id (made on each refresh):
+    /// a walk up the tree is a lookup a step, not a scan of every line.
+    lines_by_id: HashMap<String, usize>,
 }
 
 impl App {
@@ -76,6 +79,7 @@ impl App {
             pending: Vec::new(),
             message: 0,
             status: String::new(),
+            lines_by_id: HashMap::new(),
         };
         app.refresh(snapshot);
         app
@@ -85,6 +89,13 @@ impl App {
     /// still shown (else the first row).
     pub fn refresh(&mut self, snapshot: Snapshot) {
         self.snapshot = snapshot;
+        self.lines_by_id = self
+            .snapshot
+            .lines
+            .iter()
+            .enumerate()
+            .filter_map(|(k, l)| l.member.as_ref().map(|m| (m.id.clone(), k)))
+            .collect();
         let shown = self.rows();
         let kept = self
             .selected
@@ -107,11 +118,8 @@ impl App {
     }
 
     fn member(&self, id: &str) -> Option<&Member> {
-        self.snapshot
-            .lines
-            .iter()
-            .filter_map(|l| l.member.as_ref())
-            .find(|m| m.id == id)
+        let k = *self.lines_by_id.get(id)?;
+        self.snapshot.lines.get(k)?.member.as_ref()
     }
 
     fn ancestors<'a>(&'a self, m: &'a Member) -> impl Iterator<Item = &'a Member> + 'a {
@@ -123,27 +131,37 @@ impl App {
         })
     }
 
+    /// The members a filter keeps: each whose name holds it and every
+    /// member above one (`None` without a filter). Made once a look, so a
+    /// filter costs a walk up from each match, not a scan a line.
+    fn kept(&self) -> Option<HashSet<&str>> {
+        if self.filter.is_empty() {
+            return None;
+        }
+        let f = self.filter.to_lowercase();
+        let mut kept = HashSet::new();
+        for m in self.snapshot.lines.iter().filter_map(|l| l.member.as_ref()) {
+            if m.name.to_lowercase().contains(&f) && kept.insert(m.id.as_str()) {
+                for a in self.ancestors(m) {
+                    if !kept.insert(a.id.as_str()) {
+                        break;
+                    }
+                }
+            }
+        }
+        Some(kept)
+    }
+
     /// Whether the line is shown: not below a folded member, and (with a
-    /// filter) a match or above one.
-    fn shows(&self, line: &TreeLine) -> bool {
+    /// filter) kept by it.
+    fn shows(&self, line: &TreeLine, kept: Option<&HashSet<&str>>) -> bool {
         let Some(m) = &line.member else {
             return true;
         };
-        if self.ancestors(m).any(|a| self.folded.contains(&a.id)) {
+        if !self.folded.is_empty() && self.ancestors(m).any(|a| self.folded.contains(&a.id)) {
             return false;
         }
-        if self.filter.is_empty() {
-            return true;
-        }
-        let f = self.filter.to_lowercase();
-        let matches = |m: &Member| m.name.to_lowercase().contains(&f);
-        matches(m)
-            || self
-                .snapshot
-                .lines
-                .iter()
-                .filter_map(|l| l.member.as_ref())
-                .any(|d| matches(d) && self.ancestors(d).any(|a| a.id == m.id))
+        kept.is_none_or(|k| k.contains(m.id.as_str()))
     }
 
     /// The tree pane's lines as shown, each with whether it is selected; a
@@ -152,10 +170,11 @@ impl App {
     /// selection, and how far into a budget (`--budget`) its member's
     /// subtree is.
     pub fn visible(&self) -> Vec<(String, bool, Level)> {
+        let kept = self.kept();
         self.snapshot
             .lines
             .iter()
-            .filter(|l| self.shows(l))
+            .filter(|l| self.shows(l, kept.as_ref()))
             .map(|l| match &l.member {
                 Some(m) => {
                     let hidden = self.hidden_below(m);
@@ -193,10 +212,11 @@ impl App {
 
     /// The shown members, in order.
     pub fn rows(&self) -> Vec<&Member> {
+        let kept = self.kept();
         self.snapshot
             .lines
             .iter()
-            .filter(|l| self.shows(l))
+            .filter(|l| self.shows(l, kept.as_ref()))
             .filter_map(|l| l.member.as_ref())
             .collect()
     }

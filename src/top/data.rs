@@ -6,12 +6,10 @@
 use crate::error::Result;
 use crate::inbox::Target;
 use crate::operator::tree_measure::Filter;
-use crate::operator::tree_watch::TreeView;
 use crate::operator::{inbox_view, log_view, trace, usage};
 use crate::store::{self, Plan};
 use crate::tree::Corpus;
 use crate::tree::caller::resolve_agent;
-use serde_json::Value;
 use std::path::Path;
 
 /// One member of a shown tree.
@@ -43,41 +41,54 @@ pub struct Snapshot {
 }
 
 /// The tree pane for the store at `root` (one tree with `agent`) at
-/// `width` columns against the clock `now`.
+/// `width` columns against the clock `now`: the store opened once, the
+/// text `tree --width W` prints and the members `tree --json` lists (the
+/// same walk), neither as JSON.
 pub fn snapshot(root: &Path, agent: Option<&str>, width: usize, now: i64) -> Result<Snapshot> {
-    let view = |json| TreeView {
-        agent: agent.map(str::to_string),
+    use crate::operator::tree_view;
+    let store = store::open(
+        root,
+        Plan::Whole {
+            why: "a tree shows every session",
+        },
+    )?;
+    let corpus = Corpus::new(&store);
+    let only = agent.map(|a| resolve_agent(&store, a)).transpose()?;
+    let options = tree_view::Options {
+        filter: Filter::default(),
         all: false,
         usage: true,
-        filter: Filter::default(),
-        json,
-        width: Some(width),
+        width,
         now,
+        hold: tree_view::HOLD_ROWS,
     };
-    let text = view(false).frame(root)?;
-    let trees: Value = serde_json::from_str(&view(true).frame(root)?).unwrap_or(Value::Null);
+    let mut text = String::new();
+    tree_view::text_to(&corpus, only, &options, &mut |t| text.push_str(t))?;
     let mut members = Vec::new();
     let mut states: Vec<(String, usize)> = Vec::new();
     let mut tokens = 0u64;
-    for tree in trees.as_array().into_iter().flatten() {
-        let list = tree["members"].as_array().cloned().unwrap_or_default();
-        if let Some(root) = list.first() {
-            tokens = tokens.saturating_add(root["subtreeTokens"].as_u64().unwrap_or(0));
-        }
-        for m in list {
-            let state = m["state"].as_str().unwrap_or("").to_string();
-            match states.iter_mut().find(|(s, _)| *s == state) {
+    tree_view::members_to(
+        &corpus,
+        only,
+        Filter::default(),
+        tree_view::HOLD_ROWS,
+        &mut |m| {
+            // A tree's first member is its root: its subtree is the tree.
+            if m.first {
+                tokens = tokens.saturating_add(m.subtree_tokens);
+            }
+            match states.iter_mut().find(|(s, _)| s == m.state) {
                 Some((_, n)) => *n += 1,
-                None => states.push((state.clone(), 1)),
+                None => states.push((m.state.to_string(), 1)),
             }
             members.push(Member {
-                id: m["id"].as_str().unwrap_or("").to_string(),
-                name: m["name"].as_str().unwrap_or("").to_string(),
-                parent: m["parent"].as_str().map(str::to_string),
-                state,
+                id: m.id,
+                name: m.name,
+                parent: m.parent,
+                state: m.state.to_string(),
             });
-        }
-    }
+        },
+    )?;
     // The rows of the text are the members, in the same pre-order.
     let mut next = members.into_iter();
     let lines = text

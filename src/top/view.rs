@@ -217,6 +217,50 @@ pub fn draw(frame: &mut Frame, app: &App, shown: &Shown) {
     }
 }
 
+/// The frame `top` draws for the store at `root` (shown as `label`) in a
+/// `w`×`h` terminal after `keys`, as text without colour: what the frame
+/// tests pin, and what the benchmark times as `top`'s first frame.
+pub fn frame_text(
+    root: &std::path::Path,
+    label: &str,
+    w: u16,
+    h: u16,
+    keys: &[char],
+    now: i64,
+    clock: &str,
+) -> crate::error::Result<String> {
+    use crate::top::data;
+    use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    let mut app = App::new(data::snapshot(root, None, tree_width(w), now)?);
+    for k in keys {
+        app.handle(KeyEvent::new(KeyCode::Char(*k), KeyModifiers::NONE));
+    }
+    let pane = usize::from(w).saturating_sub(tree_width(w) + 4).max(20);
+    let detail = match app.selected.clone() {
+        Some(id) => data::detail(root, &id, app.tab, pane, app.message())?,
+        None => data::Detail::default(),
+    };
+    app.set_pending(detail.pending.clone());
+    // A test backend cannot fail (its error type has no values).
+    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h))
+        .unwrap_or_else(|e| match e {});
+    terminal
+        .draw(|f| {
+            draw(
+                f,
+                &app,
+                &Shown {
+                    store: label,
+                    clock,
+                    detail: &detail.text,
+                    colour: false,
+                },
+            )
+        })
+        .unwrap_or_else(|e| match e {});
+    Ok(format!("{}", terminal.backend()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -234,35 +278,16 @@ mod tests {
 
     /// The frame `top` draws for `store` in a `w`×`h` terminal, after `keys`.
     fn frame(name: &str, w: u16, h: u16, keys: &[char]) -> String {
-        use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-        let root = store(name);
-        let mut app = App::new(data::snapshot(&root, None, tree_width(w), NOW).unwrap());
-        for k in keys {
-            app.handle(KeyEvent::new(KeyCode::Char(*k), KeyModifiers::NONE));
-        }
-        let pane = usize::from(w).saturating_sub(tree_width(w) + 4).max(20);
-        let detail = app
-            .selected
-            .clone()
-            .map(|id| data::detail(&root, &id, app.tab, pane, app.message()).unwrap())
-            .unwrap_or_default();
-        app.set_pending(detail.pending.clone());
-        let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-        terminal
-            .draw(|f| {
-                draw(
-                    f,
-                    &app,
-                    &Shown {
-                        store: name,
-                        clock: "2027-01-15T08:00:00.000Z",
-                        detail: &detail.text,
-                        colour: false,
-                    },
-                )
-            })
-            .unwrap();
-        format!("{}", terminal.backend())
+        frame_text(
+            &store(name),
+            name,
+            w,
+            h,
+            keys,
+            NOW,
+            "2027-01-15T08:00:00.000Z",
+        )
+        .unwrap()
     }
 
     #[test]
