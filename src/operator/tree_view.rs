@@ -235,6 +235,18 @@ pub fn text_to(
     o: &Options,
     out: &mut dyn FnMut(&str),
 ) -> Result<()> {
+    text_rows_to(corpus, only, o, out, &mut |_| {})
+}
+
+/// As `text_to`, handing `row` the member of each row it draws, in the
+/// order the rows are written (`top` ties its lines to its members so).
+pub fn text_rows_to(
+    corpus: &Corpus,
+    only: Option<usize>,
+    o: &Options,
+    out: &mut dyn FnMut(&str),
+    row: &mut dyn FnMut(Member),
+) -> Result<()> {
     let mut short = ShortIds::new(corpus.store);
     let mut drawn = 0usize;
     // The roots folded into the summary line: how many, and their ids as
@@ -266,7 +278,9 @@ pub fn text_to(
             None => format!("tree {}", corpus.id(root)),
         };
         out(&cut_to(&title, o.width));
-        fit(block, o, &mut short, out);
+        fit(block, o, &mut short, out, &mut |marks, r, first| {
+            row(member_of(corpus, marks, r, first))
+        });
     }
     if drawn == 0 && bare == 0 {
         // An empty filtered view says what was filtered.
@@ -336,7 +350,13 @@ fn layout(cols: &[Col], natural: &[usize], width: usize) -> Vec<Option<usize>> {
 /// to their widest cell (found by the first walk) and fitted to the width
 /// by `layout`; no row exceeds it. A legend follows when a row shows
 /// messages held in DSH's own inbox.
-fn fit(block: Block, o: &Options, short: &mut ShortIds, out: &mut dyn FnMut(&str)) {
+fn fit(
+    block: Block,
+    o: &Options,
+    short: &mut ShortIds,
+    out: &mut dyn FnMut(&str),
+    row: &mut dyn FnMut(&Marks, &Row, bool),
+) {
     let width = o.width;
     let (marks, rows) = block.rows();
     // A tree whose agents reported no tokens (a store written without a
@@ -378,11 +398,13 @@ fn fit(block: Block, o: &Options, short: &mut ShortIds, out: &mut dyn FnMut(&str
     line(&head, &mut buf);
     out(&buf);
     let mut branches = Branches::default();
+    let mut first = true;
     // What comes back is spent.
     let _ = each_row(rows, |r| {
         if !marks.keeps(&r) {
             return;
         }
+        row(&marks, &r, std::mem::replace(&mut first, false));
         let c = cells(
             &r,
             marks.is_last(&r),
@@ -404,34 +426,6 @@ fn fit(block: Block, o: &Options, short: &mut ShortIds, out: &mut dyn FnMut(&str
     }
 }
 
-/// Each shown tree (its root and title) and each of its members in
-/// pre-order, as `tree --json` lists them: the one walk the JSON and
-/// `top`'s members both take.
-fn each_member(
-    corpus: &Corpus,
-    only: Option<usize>,
-    filter: Filter,
-    hold: usize,
-    tree: &mut dyn FnMut(usize, &Option<String>),
-    member: &mut dyn FnMut(&Marks, &Row),
-) -> Result<()> {
-    for root in roots(corpus, only)? {
-        let root = root as usize;
-        let block = measure(corpus, root, filter, hold, None);
-        if block.marks.count == 0 {
-            continue;
-        }
-        tree(root, &block.title);
-        let (marks, rows) = block.rows();
-        let _ = each_row(rows, |r| {
-            if marks.keeps(&r) {
-                member(&marks, &r);
-            }
-        });
-    }
-    Ok(())
-}
-
 /// The trees as JSON, handed to `out` a member at a time: at 100,000
 /// members one `Value` of the whole view was most of a command's memory.
 pub fn json_to(
@@ -441,43 +435,40 @@ pub fn json_to(
     hold: usize,
     out: &mut dyn FnMut(&str),
 ) -> Result<()> {
-    // Both closures write, one at a time: they share the output.
-    let out = std::cell::RefCell::new(out);
-    let mut trees = 0usize;
-    let members = std::cell::Cell::new(0usize);
-    out.borrow_mut()("[");
-    each_member(
-        corpus,
-        only,
-        filter,
-        hold,
-        &mut |root, title| {
-            let mut out = out.borrow_mut();
-            if trees > 0 {
-                // The last tree's members' array and object end here.
-                out("]}");
+    out("[");
+    let mut written = 0usize;
+    for root in roots(corpus, only)? {
+        let root = root as usize;
+        let block = measure(corpus, root, filter, hold, None);
+        if block.marks.count == 0 {
+            continue;
+        }
+        if written > 0 {
+            out(",");
+        }
+        written += 1;
+        out(&format!(
+            "{{\"root\":{},\"title\":{},\"members\":",
+            json_out::text(&corpus.id(root)),
+            json_out::text(&block.title)
+        ));
+        let (marks, rows) = block.rows();
+        // The members' array, a member at a time (`json_out::array_to`'s
+        // bytes).
+        out("[");
+        let mut members = 0usize;
+        let _ = each_row(rows, |r| {
+            if !marks.keeps(&r) {
+                return;
+            }
+            if members > 0 {
                 out(",");
             }
-            trees += 1;
-            members.set(0);
-            out(&format!(
-                "{{\"root\":{},\"title\":{},\"members\":[",
-                json_out::text(&corpus.id(root)),
-                json_out::text(title)
-            ));
-        },
-        &mut |marks, r| {
-            let mut out = out.borrow_mut();
-            if members.get() > 0 {
-                out(",");
-            }
-            members.set(members.get() + 1);
-            out(&json_out::text(&member_json(corpus, marks, r)));
-        },
-    )?;
-    let mut out = out.borrow_mut();
-    if trees > 0 {
-        out("]}");
+            members += 1;
+            out(&json_out::text(&member_json(corpus, &marks, &r)));
+        });
+        out("]");
+        out("}");
     }
     out("]");
     Ok(())
@@ -496,33 +487,15 @@ pub struct Member {
     pub first: bool,
 }
 
-/// The members `tree --json` lists, handed to `each` in the same order,
-/// without the JSON.
-pub fn members_to(
-    corpus: &Corpus,
-    only: Option<usize>,
-    filter: Filter,
-    hold: usize,
-    each: &mut dyn FnMut(Member),
-) -> Result<()> {
-    let first = std::cell::Cell::new(false);
-    each_member(
-        corpus,
-        only,
-        filter,
-        hold,
-        &mut |_, _| first.set(true),
-        &mut |marks, r| {
-            each(Member {
-                id: id_at(corpus, r.index).to_string(),
-                name: r.name.clone(),
-                parent: r.parent.map(|p| id_at(corpus, p).to_string()),
-                state: r.state.as_str(),
-                subtree_tokens: marks.tokens(r).0,
-                first: first.replace(false),
-            })
-        },
-    )
+fn member_of(corpus: &Corpus, marks: &Marks, r: &Row, first: bool) -> Member {
+    Member {
+        id: id_at(corpus, r.index).to_string(),
+        name: r.name.clone(),
+        parent: r.parent.map(|p| id_at(corpus, p).to_string()),
+        state: r.state.as_str(),
+        subtree_tokens: marks.tokens(r).0,
+        first,
+    }
 }
 
 /// One member of `tree --json`.

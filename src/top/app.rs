@@ -409,7 +409,9 @@ mod tests {
                 id: id.into(),
                 name: name.into(),
                 parent: parent.map(str::to_string),
-                state: "idle".into(),
+                state: "idle",
+                subtree_tokens: 0,
+                first: parent.is_none(),
             }),
         }
     }

@@ -12,14 +12,8 @@ use crate::tree::Corpus;
 use crate::tree::caller::resolve_agent;
 use std::path::Path;
 
-/// One member of a shown tree.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Member {
-    pub id: String,
-    pub name: String,
-    pub parent: Option<String>,
-    pub state: String,
-}
+/// One member of a shown tree (as `tree` draws its row).
+pub use crate::operator::tree_view::Member;
 
 /// One line of the tree pane: its text, and the member when it is a row.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,9 +35,9 @@ pub struct Snapshot {
 }
 
 /// The tree pane for the store at `root` (one tree with `agent`) at
-/// `width` columns against the clock `now`: the store opened once, the
-/// text `tree --width W` prints and the members `tree --json` lists (the
-/// same walk), neither as JSON.
+/// `width` columns against the clock `now`: the store opened once and
+/// walked once, the text `tree --width W` prints with the member of each
+/// row it draws (trees folded into its summary line have no rows).
 pub fn snapshot(root: &Path, agent: Option<&str>, width: usize, now: i64) -> Result<Snapshot> {
     use crate::operator::tree_view;
     let store = store::open(
@@ -62,16 +56,36 @@ pub fn snapshot(root: &Path, agent: Option<&str>, width: usize, now: i64) -> Res
         now,
         hold: tree_view::HOLD_ROWS,
     };
-    let mut text = String::new();
-    tree_view::text_to(&corpus, only, &options, &mut |t| text.push_str(t))?;
-    let mut members = Vec::new();
+    // The text comes a line at a time ("\n" first), each row's member
+    // handed over just before its line: lines are made as they come, and
+    // neither the whole text nor a list of members is held beside them.
+    let lines: std::cell::RefCell<Vec<TreeLine>> = Default::default();
+    let member: std::cell::RefCell<Option<Member>> = Default::default();
     let mut states: Vec<(String, usize)> = Vec::new();
     let mut tokens = 0u64;
-    tree_view::members_to(
+    tree_view::text_rows_to(
         &corpus,
         only,
-        Filter::default(),
-        tree_view::HOLD_ROWS,
+        &options,
+        &mut |t| {
+            let mut lines = lines.borrow_mut();
+            let mut parts = t.split('\n');
+            if let Some(first) = parts.next() {
+                match lines.last_mut() {
+                    Some(l) => l.text.push_str(first),
+                    None => lines.push(TreeLine {
+                        text: first.to_string(),
+                        member: None,
+                    }),
+                }
+            }
+            for part in parts {
+                lines.push(TreeLine {
+                    text: part.to_string(),
+                    member: member.borrow_mut().take(),
+                });
+            }
+        },
         &mut |m| {
             // A tree's first member is its root: its subtree is the tree.
             if m.first {
@@ -81,30 +95,18 @@ pub fn snapshot(root: &Path, agent: Option<&str>, width: usize, now: i64) -> Res
                 Some((_, n)) => *n += 1,
                 None => states.push((m.state.to_string(), 1)),
             }
-            members.push(Member {
-                id: m.id,
-                name: m.name,
-                parent: m.parent,
-                state: m.state.to_string(),
-            });
+            *member.borrow_mut() = Some(m);
         },
     )?;
-    // The rows of the text are the members, in the same pre-order.
-    let mut next = members.into_iter();
-    let lines = text
-        .lines()
-        .map(|l| {
-            let is_row = !l.is_empty()
-                && !l.starts_with("tree ")
-                && !l.starts_with("NAME")
-                && !l.starts_with("PENDING ")
-                && !l.starts_with('(');
-            TreeLine {
-                text: l.to_string(),
-                member: if is_row { next.next() } else { None },
-            }
-        })
-        .collect();
+    let mut lines = lines.into_inner();
+    // As `str::lines`: a last newline ends a line, it starts none.
+    if lines
+        .last()
+        .is_some_and(|l| l.text.is_empty() && l.member.is_none())
+        && lines.len() > 1
+    {
+        lines.pop();
+    }
     Ok(Snapshot {
         lines,
         states,
