@@ -5,9 +5,10 @@
 //! back in the status line.
 
 use super::budget::Level;
-use super::data::{Member, Snapshot, Tab, TreeLine};
+use super::data::{Member, Snapshot, Tab};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use std::collections::{HashMap, HashSet};
+use std::borrow::Cow;
+use std::collections::HashSet;
 
 /// What a key asks the loop to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,9 +63,10 @@ pub struct App {
     pub pending: Vec<String>,
     pub message: usize,
     pub status: String,
-    /// Each member's line in the snapshot, by id (made on each refresh):
-    /// a walk up the tree is a lookup a step, not a scan of every line.
-    lines_by_id: HashMap<String, usize>,
+    /// Each line's parent's line (rows only; made on each refresh): a walk
+    /// up the tree is a step a level, not a scan of every line, and no id
+    /// is copied for it.
+    parent_line: Vec<Option<u32>>,
 }
 
 impl App {
@@ -79,7 +81,7 @@ impl App {
             pending: Vec::new(),
             message: 0,
             status: String::new(),
-            lines_by_id: HashMap::new(),
+            parent_line: Vec::new(),
         };
         app.refresh(snapshot);
         app
@@ -89,13 +91,24 @@ impl App {
     /// still shown (else the first row).
     pub fn refresh(&mut self, snapshot: Snapshot) {
         self.snapshot = snapshot;
-        self.lines_by_id = self
-            .snapshot
-            .lines
-            .iter()
-            .enumerate()
-            .filter_map(|(k, l)| l.member.as_ref().map(|m| (m.id.clone(), k)))
-            .collect();
+        let parents = {
+            let lines = &self.snapshot.lines;
+            let mut ids: Vec<(&str, u32)> = lines
+                .iter()
+                .enumerate()
+                .filter_map(|(k, l)| Some((l.member.as_ref()?.id.as_str(), k as u32)))
+                .collect();
+            ids.sort_unstable();
+            let line_of = |id: &str| {
+                let at = ids.binary_search_by(|(i, _)| (*i).cmp(id)).ok()?;
+                Some(ids[at].1)
+            };
+            lines
+                .iter()
+                .map(|l| l.member.as_ref()?.parent.as_deref().and_then(line_of))
+                .collect()
+        };
+        self.parent_line = parents;
         let shown = self.rows();
         let kept = self
             .selected
@@ -117,17 +130,20 @@ impl App {
         self.pending.get(self.message).map(String::as_str)
     }
 
-    fn member(&self, id: &str) -> Option<&Member> {
-        let k = *self.lines_by_id.get(id)?;
-        self.snapshot.lines.get(k)?.member.as_ref()
-    }
-
-    fn ancestors<'a>(&'a self, m: &'a Member) -> impl Iterator<Item = &'a Member> + 'a {
-        let mut next = m.parent.as_deref();
+    /// The members above line `k`'s, nearest first.
+    fn ancestors_at(&self, k: usize) -> impl Iterator<Item = &Member> + '_ {
+        let lines = &self.snapshot.lines;
+        let mut next = self.parent_line.get(k).copied().flatten();
+        // A tree has no cycle; a step a line bounds the walk all the same.
+        let mut steps = 0usize;
         std::iter::from_fn(move || {
-            let p = self.member(next?)?;
-            next = p.parent.as_deref();
-            Some(p)
+            let p = next? as usize;
+            steps += 1;
+            if steps > lines.len() {
+                return None;
+            }
+            next = self.parent_line.get(p).copied().flatten();
+            lines.get(p)?.member.as_ref()
         })
     }
 
@@ -140,9 +156,10 @@ impl App {
         }
         let f = self.filter.to_lowercase();
         let mut kept = HashSet::new();
-        for m in self.snapshot.lines.iter().filter_map(|l| l.member.as_ref()) {
+        for (k, l) in self.snapshot.lines.iter().enumerate() {
+            let Some(m) = &l.member else { continue };
             if m.name.to_lowercase().contains(&f) && kept.insert(m.id.as_str()) {
-                for a in self.ancestors(m) {
+                for a in self.ancestors_at(k) {
                     if !kept.insert(a.id.as_str()) {
                         break;
                     }
@@ -154,11 +171,11 @@ impl App {
 
     /// Whether the line is shown: not below a folded member, and (with a
     /// filter) kept by it.
-    fn shows(&self, line: &TreeLine, kept: Option<&HashSet<&str>>) -> bool {
-        let Some(m) = &line.member else {
+    fn shows(&self, k: usize, kept: Option<&HashSet<&str>>) -> bool {
+        let Some(m) = self.snapshot.lines.get(k).and_then(|l| l.member.as_ref()) else {
             return true;
         };
-        if !self.folded.is_empty() && self.ancestors(m).any(|a| self.folded.contains(&a.id)) {
+        if !self.folded.is_empty() && self.ancestors_at(k).any(|a| self.folded.contains(&a.id)) {
             return false;
         }
         kept.is_none_or(|k| k.contains(m.id.as_str()))
@@ -169,19 +186,22 @@ impl App {
     /// The tree pane's lines as shown: each line's text, whether it is the
     /// selection, and how far into a budget (`--budget`) its member's
     /// subtree is.
-    pub fn visible(&self) -> Vec<(String, bool, Level)> {
+    pub fn visible(&self) -> Vec<(Cow<'_, str>, bool, Level)> {
         let kept = self.kept();
         self.snapshot
             .lines
             .iter()
-            .filter(|l| self.shows(l, kept.as_ref()))
-            .map(|l| match &l.member {
+            .enumerate()
+            .filter(|(k, _)| self.shows(*k, kept.as_ref()))
+            .map(|(_, l)| match &l.member {
                 Some(m) => {
                     let hidden = self.hidden_below(m);
+                    // Only a folded row's text is made anew: a frame of
+                    // 100,000 rows copies none of them.
                     let text = if hidden > 0 {
-                        format!("{} [+{hidden}]", l.text)
+                        Cow::Owned(format!("{} [+{hidden}]", l.text))
                     } else {
-                        l.text.clone()
+                        Cow::Borrowed(l.text.as_str())
                     };
                     let level = self
                         .snapshot
@@ -193,7 +213,7 @@ impl App {
                         .unwrap_or(Level::Under);
                     (text, self.selected.as_deref() == Some(m.id.as_str()), level)
                 }
-                None => (l.text.clone(), false, Level::Under),
+                None => (Cow::Borrowed(l.text.as_str()), false, Level::Under),
             })
             .collect()
     }
@@ -202,11 +222,8 @@ impl App {
         if !self.folded.contains(&m.id) {
             return 0;
         }
-        self.snapshot
-            .lines
-            .iter()
-            .filter_map(|l| l.member.as_ref())
-            .filter(|d| self.ancestors(d).any(|a| a.id == m.id))
+        (0..self.snapshot.lines.len())
+            .filter(|k| self.ancestors_at(*k).any(|a| a.id == m.id))
             .count()
     }
 
@@ -216,8 +233,9 @@ impl App {
         self.snapshot
             .lines
             .iter()
-            .filter(|l| self.shows(l, kept.as_ref()))
-            .filter_map(|l| l.member.as_ref())
+            .enumerate()
+            .filter(|(k, _)| self.shows(*k, kept.as_ref()))
+            .filter_map(|(_, l)| l.member.as_ref())
             .collect()
     }
 
@@ -459,7 +477,7 @@ mod tests {
         // Fold the reviewer: its checker is hidden, and the row says so.
         a.handle(key(KeyCode::Char('j')));
         a.handle(key(KeyCode::Char('h')));
-        let shown: Vec<String> = a.visible().into_iter().map(|v| v.0).collect();
+        let shown: Vec<String> = a.visible().into_iter().map(|v| v.0.into_owned()).collect();
         assert!(
             shown.contains(&"reviewer row [+1]".to_string()),
             "{shown:?}"

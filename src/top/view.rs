@@ -101,9 +101,11 @@ pub fn draw(frame: &mut Frame, app: &App, shown: &Shown) {
     let at = visible.iter().position(|(_, sel, _)| *sel).unwrap_or(0);
     let skip = at.saturating_sub(inner_height.saturating_sub(1));
     let tokens = tokens_cells(&app.snapshot);
+    // Only the rows the pane shows become lines.
     let lines: Vec<Line> = visible
         .into_iter()
         .skip(skip)
+        .take(inner_height)
         .map(|(text, selected, level)| {
             let style = if selected {
                 Style::default().add_modifier(Modifier::REVERSED)
