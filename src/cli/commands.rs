@@ -63,17 +63,47 @@ pub(super) fn tree(env: &Env, args: &TreeArgs, out: &mut dyn std::io::Write) -> 
 }
 
 /// `check`: the report is printed either way; problems fail the command.
-pub(super) fn check(env: &Env) -> Result<Output> {
-    let (sessions, findings) = check::check(&env.root)?;
-    let text = if env.json {
-        serde_json::to_string(&findings).unwrap_or_default()
-    } else {
-        check::render(sessions, &findings)
+/// Each problem is written as it is found (a million of them are not
+/// held); the last line (the summary, or the JSON array's end) is the
+/// command's output.
+pub(super) fn check(env: &Env, out: &mut dyn std::io::Write) -> Result<Output> {
+    use std::io::Write;
+    let mut w = std::io::BufWriter::with_capacity(64 * 1024, out);
+    let mut failed: Option<std::io::Error> = None;
+    let mut first = true;
+    let (sessions, problems) = check::check_to(&env.root, &mut |f| {
+        if failed.is_some() {
+            return;
+        }
+        let written = if env.json {
+            let sep = if first { "[" } else { "," };
+            write!(w, "{sep}{}", serde_json::to_string(f).unwrap_or_default())
+        } else {
+            writeln!(w, "{}", check::line(f))
+        };
+        first = false;
+        failed = written.err();
+    })?;
+    let flushed = match failed {
+        Some(e) => Err(e),
+        None => w.flush(),
     };
-    Ok(if findings.is_empty() {
-        Output::Text(text)
+    match flushed {
+        // A closed pipe ends the writing quietly (contract §8).
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            return Err(crate::store::StoreError::io("stdout", e).into());
+        }
+        _ => {}
+    }
+    let last = match (env.json, problems) {
+        (true, 0) => "[]".to_string(),
+        (true, _) => "]".to_string(),
+        (false, n) => check::summary(sessions, n),
+    };
+    Ok(if problems == 0 {
+        Output::Text(last)
     } else {
-        Output::Failed(text, ErrorKind::Store)
+        Output::Failed(last, ErrorKind::Store)
     })
 }
 

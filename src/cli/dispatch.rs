@@ -41,7 +41,7 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
         Command::Identity { caller } => commands::identity(&env, caller),
         Command::Tree(args) => commands::tree(&env, args, out),
         Command::Top(args) => commands::top(&env, args),
-        Command::Check => commands::check(&env),
+        Command::Check => commands::check(&env, out),
         Command::Events(args) => commands::events(&env, args),
         Command::Watch(args) => commands::watch(&env, args),
         Command::Spawn(args) => commands::spawn(&env, args),

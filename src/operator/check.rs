@@ -29,13 +29,22 @@ pub struct Finding {
     pub message: String,
 }
 
-/// Every problem in the store, in a stable order.
-pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
+/// How many sessions' own checks run at once (in parallel): what `check`
+/// holds of its findings grows with this, never with the store (a million
+/// unreadable logs held every finding, 774 MiB).
+const CHECK_AT_ONCE: usize = 4096;
+
+/// Every problem in the store, in a stable order, handed to `each` as it
+/// is found; the number of sessions and of problems.
+pub fn check_to(root: &Path, each: &mut dyn FnMut(&Finding)) -> Result<(usize, usize)> {
     let store = store::open(root, Plan::SurveyNonEmpty)?;
-    let mut findings: Vec<Finding> = store
-        .problems
-        .iter()
-        .map(|p| Finding {
+    let mut count = 0usize;
+    let mut emit = |f: Finding| {
+        count += 1;
+        each(&f);
+    };
+    for p in &store.problems {
+        emit(Finding {
             // A session this build cannot read is an error, never "ok".
             severity: if p.fatal || store.unsupported.iter().any(|(d, _)| p.path.starts_with(d)) {
                 Severity::Error
@@ -45,16 +54,24 @@ pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
             code: p.code.as_str(),
             path: p.path.display().to_string(),
             message: p.message.clone(),
-        })
-        .collect();
+        });
+    }
     // Each session's own checks read its files only: run them in parallel,
-    // keeping the store's order.
-    findings.extend(crate::support::parallel::par_flat_map(
-        store.sessions.len(),
-        |i| session_findings(&store, i),
-    ));
+    // a batch at a time, keeping the store's order.
+    let n = store.sessions.len();
+    let mut start = 0usize;
+    while start < n {
+        let end = n.min(start + CHECK_AT_ONCE);
+        let batch = crate::support::parallel::par_flat_map(end - start, |k| {
+            session_findings(&store, start + k)
+        });
+        for f in batch {
+            emit(f);
+        }
+        start = end;
+    }
     let mut push = |severity, code: &'static str, path: &Path, message: String| {
-        findings.push(Finding {
+        emit(Finding {
             severity,
             code,
             path: path.display().to_string(),
@@ -141,7 +158,7 @@ pub fn check(root: &Path) -> Result<(usize, Vec<Finding>)> {
             );
         }
     }
-    Ok((store.sessions.len(), findings))
+    Ok((n, count))
 }
 
 /// The problems of one session that its own files show. The liveness
@@ -350,23 +367,20 @@ fn session_findings(store: &Store, i: usize) -> Vec<Finding> {
     findings
 }
 
-pub fn render(sessions: usize, findings: &[Finding]) -> String {
-    if findings.is_empty() {
-        return format!("ok: {sessions} sessions, no problems");
+/// One problem as `check` prints it.
+pub fn line(f: &Finding) -> String {
+    let word = match f.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    };
+    format!("{word}: {}: {}", f.path, f.message)
+}
+
+/// `check`'s last line: the store is fine, or how many problems it has.
+pub fn summary(sessions: usize, problems: usize) -> String {
+    if problems == 0 {
+        format!("ok: {sessions} sessions, no problems")
+    } else {
+        format!("{problems} problem(s) in {sessions} sessions")
     }
-    let mut out: Vec<String> = findings
-        .iter()
-        .map(|f| {
-            let word = match f.severity {
-                Severity::Error => "error",
-                Severity::Warning => "warning",
-            };
-            format!("{word}: {}: {}", f.path, f.message)
-        })
-        .collect();
-    out.push(format!(
-        "{} problem(s) in {sessions} sessions",
-        findings.len()
-    ));
-    out.join("\n")
 }
