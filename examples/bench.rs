@@ -312,14 +312,7 @@ fn measure(store: &str, form: usize, runs: usize) {
         };
         let _ = std::fs::remove_file(&out_file);
     }
-    times.sort_by(f64::total_cmp);
-    println!(
-        "{:.1}\t{:.1}\t{}\t{}",
-        times[times.len() / 2],
-        times[0],
-        vm_hwm_kib(),
-        rows
-    );
+    print_measured(times, rows);
 }
 
 /// `top`'s first frame: the tree pane (`tree --width W` with its
@@ -346,6 +339,11 @@ fn measure_top(store: &str, runs: usize) {
         times.push(start.elapsed().as_secs_f64() * 1000.0);
         rows = frame.lines().count();
     }
+    print_measured(times, rows);
+}
+
+/// One form's line for the table: median and fastest ms, peak KiB, rows.
+fn print_measured(mut times: Vec<f64>, rows: usize) {
     times.sort_by(f64::total_cmp);
     println!(
         "{:.1}\t{:.1}\t{}\t{}",

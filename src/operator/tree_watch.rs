@@ -22,6 +22,16 @@ pub struct TreeView {
     pub now: i64,
 }
 
+/// The store a tree view reads: every session.
+pub fn open(root: &std::path::Path) -> Result<store::Store> {
+    Ok(store::open(
+        root,
+        Plan::Whole {
+            why: "a tree shows every session",
+        },
+    )?)
+}
+
 impl TreeView {
     pub fn frame(&self, root: &std::path::Path) -> Result<String> {
         let mut text = String::new();
@@ -31,12 +41,7 @@ impl TreeView {
 
     /// The frame handed to `out` in pieces, as it is rendered.
     pub fn frame_to(&self, root: &std::path::Path, out: &mut dyn FnMut(&str)) -> Result<()> {
-        let store = store::open(
-            root,
-            Plan::Whole {
-                why: "a tree shows every session",
-            },
-        )?;
+        let store = open(root)?;
         let corpus = Corpus::new(&store);
         let only = self
             .agent

@@ -40,12 +40,7 @@ pub struct Snapshot {
 /// row it draws (trees folded into its summary line have no rows).
 pub fn snapshot(root: &Path, agent: Option<&str>, width: usize, now: i64) -> Result<Snapshot> {
     use crate::operator::tree_view;
-    let store = store::open(
-        root,
-        Plan::Whole {
-            why: "a tree shows every session",
-        },
-    )?;
+    let store = crate::operator::tree_watch::open(root)?;
     let corpus = Corpus::new(&store);
     let only = agent.map(|a| resolve_agent(&store, a)).transpose()?;
     let options = tree_view::Options {
