@@ -296,7 +296,7 @@ pub fn run(root: &Path, opts: &Options, out: &mut dyn Write) -> Result<()> {
             }
             if level == Level::Exceeded && opts.interrupt {
                 let budget_name = budget.agent.clone();
-                for (i, turn) in running(root, &corpus, &ids[k], &s.sessions)? {
+                for (i, turn) in running(&corpus, &s.sessions) {
                     let id = corpus.id(i).to_string();
                     if !interrupted.insert((id.clone(), turn)) {
                         continue;
@@ -343,32 +343,19 @@ pub fn run(root: &Path, opts: &Options, out: &mut dyn Write) -> Result<()> {
     }
 }
 
-/// The sessions of `subtree` that are mid-turn, and the turn each is in.
-fn running(
-    root: &Path,
-    corpus: &Corpus,
-    agent: &str,
-    subtree: &[usize],
-) -> Result<Vec<(usize, u64)>> {
-    let working: Vec<usize> = subtree
+/// The sessions of `subtree` that are mid-turn, and the turn each is in
+/// (its log's last; 0 when it cannot be read).
+fn running(corpus: &Corpus, subtree: &[usize]) -> Vec<(usize, u64)> {
+    subtree
         .iter()
         .copied()
         .filter(|i| corpus.live(*i).is_working())
-        .collect();
-    if working.is_empty() {
-        return Ok(Vec::new());
-    }
-    let observed = crate::top::events::observe(root, Some(agent))?;
-    Ok(working
-        .into_iter()
         .map(|i| {
-            let turn = observed
-                .iter()
-                .find(|(o, _)| o.id == corpus.id(i))
-                .map_or(0, |(o, _)| o.turn);
+            let turn =
+                crate::store::reader::inspect(&corpus.record(i).log()).map_or(0, |r| r.last_turn);
             (i, turn)
         })
-        .collect())
+        .collect()
 }
 
 #[cfg(test)]
