@@ -40,6 +40,20 @@ wait_for() {
     sleep 0.05
   done
 }
+# Wait until the screen matches $1 (an extended regular expression).
+wait_re() {
+  local deadline=$((SECONDS + 30))
+  until screen | grep -qE -- "$1"; do
+    if [ $SECONDS -ge $deadline ]; then
+      echo "test-top-tmux: never saw /$1/; the screen:" >&2
+      screen >&2
+      exit 1
+    fi
+    sleep 0.05
+  done
+}
+# How many times top has opened the store (a plan line each, DSH_AGENTS_DEBUG).
+reads() { grep -c "plan:" "$work/plans" || true; }
 keys() { tmux -S "$sock" send-keys -t top "$@"; }
 
 round() {
@@ -48,13 +62,23 @@ round() {
   cp -r testdata/stores/team "$store"
   tmux -S "$sock" kill-server 2>/dev/null || true
   tmux -S "$sock" -f /dev/null new-session -d -s top -x 140 -y 40 \
-    "env NO_COLOR=1 '$bin' --store '$store' top; echo \"EXIT:\$?\" > '$done'; stty -a > '$done.stty'"
+    "env NO_COLOR=1 DSH_AGENTS_DEBUG=1 '$bin' --store '$store' top 2>'$work/plans'; echo \"EXIT:\$?\" > '$done'; stty -a > '$done.stty'"
   wait_for "reviewer"
   wait_for "1 Log"
-  # A turn starts in the reviewer's log: its row changes.
-  printf '%s\n' '{"type":"turn/start","seq":5,"time":1700000000000,"data":{"turn":2}}' \
+  # A turn starts in the reviewer's log now: the store says so, its row
+  # changes.
+  printf '%s\n' '{"type":"turn/start","seq":5,"time":'"$(date +%s%3N)"',"data":{"turn":2}}' \
     >> "$store/_no-cwd/rev-0001/session.jsonl"
   wait_for "turn 2 open"
+  # Then only the clock moves the row: while it moves three seconds on,
+  # the store is not read again.
+  wait_re "turn 2 open [1-9] s"
+  local before
+  before=$(reads)
+  wait_re "turn 2 open ([5-9]|[1-5][0-9]) s"
+  [ "$(reads)" = "$before" ] || {
+    echo "test-top-tmux: an idle store was read again ($before, then $(reads) reads)" >&2
+    exit 1; }
   # Select the reviewer, type a followup as bracketed paste, send it.
   keys j
   wait_for "┌ rev-0001 "

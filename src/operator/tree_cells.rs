@@ -110,13 +110,51 @@ impl<'a> ShortIds<'a> {
 fn last_text(a: Option<&Activity>, now: i64) -> String {
     match a {
         None => "-".into(),
-        Some(a) if a.open_turn => format!("turn {} open {}", a.last_turn, since(now, a.turn_time)),
-        Some(Activity {
-            last_ending: Some(e),
-            turn_time,
-            ..
-        }) => format!("{} {}", e.describe(), when(now, *turn_time)),
-        Some(_) => "no turns".into(),
+        Some(a) => match Clocked::of(a) {
+            Some(c) => c.text(now),
+            None => "no turns".into(),
+        },
+    }
+}
+
+/// A last-turn cell that moves with the clock: its fixed words and the
+/// time they are followed by, so the cell can be made again at a later
+/// clock without reading the log (`top` between reads).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Clocked {
+    /// `turn 3 open ` or `completed `.
+    pub words: Box<str>,
+    pub at: i64,
+    /// An open turn shows how long it has run (`3 s`), an ended one when
+    /// it ended (`3 s ago`).
+    pub open: bool,
+}
+
+impl Clocked {
+    /// `None`: the cell does not move with the clock.
+    pub fn of(a: &Activity) -> Option<Clocked> {
+        let (words, open) = match a {
+            a if a.open_turn => (format!("turn {} open ", a.last_turn), true),
+            Activity {
+                last_ending: Some(e),
+                ..
+            } => (format!("{} ", e.describe()), false),
+            _ => return None,
+        };
+        Some(Clocked {
+            words: words.into(),
+            at: a.turn_time,
+            open,
+        })
+    }
+
+    pub fn text(&self, now: i64) -> String {
+        let time = if self.open {
+            since(now, self.at)
+        } else {
+            when(now, self.at)
+        };
+        format!("{}{time}", self.words)
     }
 }
 

@@ -10,7 +10,7 @@
 //! drawn in memory that does not grow with it.
 
 use super::table::{cut_to, pad_to};
-use super::tree_cells::{Branches, COLUMNS, Col, NCOLS, ShortIds, cells, widths};
+use super::tree_cells::{Branches, COLUMNS, Clocked, Col, NCOLS, ShortIds, cells, widths};
 use super::tree_measure::{Filter, Marks, Measure};
 use super::tree_rows::{Row, Rows, State, position, root_row};
 use crate::error::Result;
@@ -235,7 +235,7 @@ pub fn text_to(
     o: &Options,
     out: &mut dyn FnMut(&str),
 ) -> Result<()> {
-    text_rows_to(corpus, only, o, out, &mut |_| {})
+    text_rows_to(corpus, only, o, out, None)
 }
 
 /// As `text_to`, handing `row` the member of each row it draws, in the
@@ -245,7 +245,7 @@ pub fn text_rows_to(
     only: Option<usize>,
     o: &Options,
     out: &mut dyn FnMut(&str),
-    row: &mut dyn FnMut(Member),
+    mut row: Option<&mut dyn FnMut(Member)>,
 ) -> Result<()> {
     let mut short = ShortIds::new(corpus.store);
     let mut drawn = 0usize;
@@ -278,8 +278,11 @@ pub fn text_rows_to(
             None => format!("tree {}", corpus.id(root)),
         };
         out(&cut_to(&title, o.width));
-        fit(block, o, &mut short, out, &mut |marks, r, first| {
-            row(member_of(corpus, marks, r, first))
+        fit(block, o, &mut short, out, &mut |marks, r, first, last| {
+            // A member is made only for a caller that takes it.
+            if let Some(row) = row.as_mut() {
+                row(member_of(corpus, marks, r, first, last));
+            }
         });
     }
     if drawn == 0 && bare == 0 {
@@ -346,6 +349,10 @@ fn layout(cols: &[Col], natural: &[usize], width: usize) -> Vec<Option<usize>> {
     w
 }
 
+/// Told of each row as its line is made: the block's marks, the row,
+/// whether it is the block's first, and where its last-turn cell sits.
+type DrawnRow<'r> = dyn FnMut(&Marks, &Row, bool, Option<LastCellAt>) + 'r;
+
 /// A block's header and rows, each line after a newline: columns padded
 /// to their widest cell (found by the first walk) and fitted to the width
 /// by `layout`; no row exceeds it. A legend follows when a row shows
@@ -355,7 +362,7 @@ fn fit(
     o: &Options,
     short: &mut ShortIds,
     out: &mut dyn FnMut(&str),
-    row: &mut dyn FnMut(&Marks, &Row, bool),
+    row: &mut DrawnRow,
 ) {
     let width = o.width;
     let (marks, rows) = block.rows();
@@ -377,8 +384,19 @@ fn fit(
         .enumerate()
         .filter_map(|(k, w)| w.map(|w| (k, w)))
         .collect();
-    // Each line is written after its newline.
-    let line = |c: &[String], buf: &mut String| {
+    // Where the last turn's cell sits in a line that is not cut at its end.
+    let mut last_at = None;
+    let mut start = 0usize;
+    for (n, (k, w)) in shown.iter().enumerate() {
+        start += if n > 0 { 2 } else { 0 };
+        if cols[*k] == Col::Last {
+            last_at = Some(LastCellAt { start, width: *w });
+            break;
+        }
+        start += w;
+    }
+    // Each line is written after its newline; whether it was cut at its end.
+    let line = |c: &[String], buf: &mut String| -> bool {
         buf.truncate(1);
         for (n, (k, w)) in shown.iter().enumerate() {
             if n > 0 {
@@ -392,7 +410,9 @@ fn fit(
             let cut = cut_to(&buf[1..], width);
             buf.truncate(1);
             buf.push_str(&cut);
+            return true;
         }
+        false
     };
     let mut buf = String::from("\n");
     line(&head, &mut buf);
@@ -404,7 +424,6 @@ fn fit(
         if !marks.keeps(&r) {
             return;
         }
-        row(&marks, &r, std::mem::replace(&mut first, false));
         let c = cells(
             &r,
             marks.is_last(&r),
@@ -414,7 +433,13 @@ fn fit(
             usage,
             o.now,
         );
-        line(&c, &mut buf);
+        let cut = line(&c, &mut buf);
+        row(
+            &marks,
+            &r,
+            std::mem::replace(&mut first, false),
+            last_at.filter(|_| !cut),
+        );
         out(&buf);
     });
     if marks.native {
@@ -485,9 +510,48 @@ pub struct Member {
     pub subtree_tokens: u64,
     /// Whether it is its tree's first member (the tree's root).
     pub first: bool,
+    /// Its last-turn cell when that moves with the clock and is shown.
+    pub last: Option<LastCell>,
 }
 
-fn member_of(corpus: &Corpus, marks: &Marks, r: &Row, first: bool) -> Member {
+/// Where a block's last-turn cells sit in its lines (characters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LastCellAt {
+    pub start: usize,
+    pub width: usize,
+}
+
+/// A row's last-turn cell: where it sits in the row's line and what it
+/// says, so the line can be made again at a later clock without a read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LastCell {
+    pub at: LastCellAt,
+    pub clocked: Clocked,
+}
+
+impl LastCell {
+    /// `line` (as `tree` drew it) with this cell made again at `now`:
+    /// the line `tree` draws at `now` for the same row.
+    pub fn retimed(&self, line: &str, now: i64) -> String {
+        let LastCellAt { start, width } = self.at;
+        let mut out: String = line.chars().take(start).collect();
+        if out.chars().count() < start {
+            return line.to_string();
+        }
+        out.push_str(&pad_to(&cut_to(&self.clocked.text(now), width), width));
+        out.extend(line.chars().skip(start + width));
+        out.truncate(out.trim_end().len());
+        out
+    }
+}
+
+fn member_of(
+    corpus: &Corpus,
+    marks: &Marks,
+    r: &Row,
+    first: bool,
+    last: Option<LastCellAt>,
+) -> Member {
     Member {
         id: id_at(corpus, r.index).to_string(),
         name: r.name.clone(),
@@ -495,6 +559,10 @@ fn member_of(corpus: &Corpus, marks: &Marks, r: &Row, first: bool) -> Member {
         state: r.state.as_str(),
         subtree_tokens: marks.tokens(r).0,
         first,
+        last: last.and_then(|at| {
+            let clocked = Clocked::of(r.activity.as_deref()?)?;
+            Some(LastCell { at, clocked })
+        }),
     }
 }
 

@@ -430,6 +430,7 @@ mod tests {
                 state: "idle",
                 subtree_tokens: 0,
                 first: parent.is_none(),
+                last: None,
             }),
         }
     }

@@ -37,8 +37,15 @@ pub struct Snapshot {
 /// The tree pane for the store at `root` (one tree with `agent`) at
 /// `width` columns against the clock `now`: the store opened once and
 /// walked once, the text `tree --width W` prints with the member of each
-/// row it draws (trees folded into its summary line have no rows).
-pub fn snapshot(root: &Path, agent: Option<&str>, width: usize, now: i64) -> Result<Snapshot> {
+/// row it draws (trees folded into its summary line have no rows);
+/// `dirs` is told each drawn row's session directory.
+pub fn snapshot(
+    root: &Path,
+    agent: Option<&str>,
+    width: usize,
+    now: i64,
+    dirs: &mut dyn FnMut(&Path),
+) -> Result<Snapshot> {
     use crate::operator::tree_view;
     let store = crate::operator::tree_watch::open(root)?;
     let corpus = Corpus::new(&store);
@@ -81,7 +88,10 @@ pub fn snapshot(root: &Path, agent: Option<&str>, width: usize, now: i64) -> Res
                 });
             }
         },
-        &mut |m| {
+        Some(&mut |m: Member| {
+            if let Some(i) = store.index_of(&m.id) {
+                dirs(&store.sessions.dir(i));
+            }
             // A tree's first member is its root: its subtree is the tree.
             if m.first {
                 tokens = tokens.saturating_add(m.subtree_tokens);
@@ -91,7 +101,7 @@ pub fn snapshot(root: &Path, agent: Option<&str>, width: usize, now: i64) -> Res
                 None => states.push((m.state.to_string(), 1)),
             }
             *member.borrow_mut() = Some(m);
-        },
+        }),
     )?;
     let mut lines = lines.into_inner();
     // As `str::lines`: a last newline ends a line, it starts none.
@@ -108,6 +118,19 @@ pub fn snapshot(root: &Path, agent: Option<&str>, width: usize, now: i64) -> Res
         tokens,
         marks: Vec::new(),
     })
+}
+
+impl Snapshot {
+    /// The pane as it reads at `now` with nothing changed in the store:
+    /// each last-turn cell that moves with the clock made again, as `tree`
+    /// draws it at `now` (`top` between reads).
+    pub fn retime(&mut self, now: i64) {
+        for line in &mut self.lines {
+            if let Some(last) = line.member.as_ref().and_then(|m| m.last.as_ref()) {
+                line.text = last.retimed(&line.text, now);
+            }
+        }
+    }
 }
 
 /// The right pane's tabs.

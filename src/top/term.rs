@@ -1,11 +1,15 @@
 //! `top`'s terminal and loop: the alternate screen in raw mode (restored on
 //! quit, on an error, on a panic — ratatui's hook — and on SIGTERM, SIGHUP
 //! and SIGINT), keys handed to the model, its actions done through the
-//! operator commands' own calls, and the view re-read once a second or
-//! right after an action (an unchanged re-read changes nothing on screen).
+//! operator commands' own calls. The store is read again when it says it
+//! changed, after an action or a resize, and rarely for safety
+//! (`refresh`); between reads only the clock moves the pane, without a
+//! read (an unchanged re-read changes nothing on screen).
 
 use super::app::{Action, App, Mode};
 use super::data::{self, Detail};
+use super::refresh::Refresh;
+use super::store_watch::StoreWatch;
 use super::view::{self, Shown};
 use crate::error::{Error, Result};
 use crate::inbox::{Inbox, Limits, Target};
@@ -19,7 +23,7 @@ use ratatui::crossterm::execute;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// How often the view is read again while nothing happens.
+/// How often the clock moves the pane's relative times.
 const TICK: Duration = Duration::from_secs(1);
 
 /// Run `top` on the store at `root` (one tree with `agent`). `now`: a
@@ -39,8 +43,9 @@ fn read(
     width: usize,
     now: i64,
     budgets: Budgets,
+    dirs: &mut dyn FnMut(&Path),
 ) -> Result<data::Snapshot> {
-    let mut snap = data::snapshot(root, agent, width, now)?;
+    let mut snap = data::snapshot(root, agent, width, now, dirs)?;
     snap.marks = crate::top::budget::marks(root, budgets.budgets, budgets.prices)?;
     Ok(snap)
 }
@@ -64,6 +69,7 @@ pub fn run(
         100,
         now.unwrap_or_else(crate::support::clock::now_ms),
         budgets,
+        &mut |_| {},
     )?;
     signals::install();
     signals::install_hangup();
@@ -88,21 +94,41 @@ fn run_loop(
     let clock = || now.unwrap_or_else(crate::support::clock::now_ms);
     let store_label = root.display().to_string();
     let mut width = view::tree_width(terminal.size().map_or(80, |s| s.width));
-    let mut app = App::new(read(root, agent, width, clock(), budgets)?);
+    let mut watch = StoreWatch::new();
+    let mut refresh = Refresh::new();
+    let mut app = App::new(data::Snapshot::default());
     let mut detail = Detail::default();
-    let mut due = Instant::now();
+    let mut detail_due = true;
+    let mut tick = Instant::now() + TICK;
     loop {
         if signals::stop_requested() {
             return Ok(());
         }
-        if Instant::now() >= due {
+        if watch.changed() {
+            refresh.changed();
+        }
+        if refresh.due(Instant::now()).is_some() {
             width = view::tree_width(terminal.size().map_or(80, |s| s.width));
-            match read(root, agent, width, clock(), budgets) {
+            refresh.reading();
+            let start = Instant::now();
+            watch.begin(root);
+            let read = read(root, agent, width, clock(), budgets, &mut |d| {
+                watch.cover(d)
+            });
+            refresh.read(start, start.elapsed(), watch.complete());
+            match read {
                 // An unchanged read leaves the model as it was.
                 Ok(s) if s != app.snapshot => app.refresh(s),
                 Ok(_) => {}
                 Err(e) => app.status = format!("error: {e}"),
             }
+            detail_due = true;
+            tick = Instant::now() + TICK;
+        } else if now.is_none() && Instant::now() >= tick {
+            app.snapshot.retime(clock());
+            tick = Instant::now() + TICK;
+        }
+        if detail_due {
             detail = match &app.selected {
                 Some(id) => {
                     let pane = usize::from(terminal.size().map_or(80, |s| s.width))
@@ -118,7 +144,7 @@ fn run_loop(
                 None => Detail::default(),
             };
             app.set_pending(detail.pending.clone());
-            due = Instant::now() + TICK;
+            detail_due = false;
         }
         let clock_text = crate::support::clock::rfc3339(clock());
         terminal
@@ -146,7 +172,7 @@ fn run_loop(
                         return Ok(());
                     }
                     app.status = act(root, &action, limits);
-                    due = Instant::now();
+                    refresh.ask();
                 }
             }
             Ok(Event::Paste(text)) => {
@@ -154,11 +180,12 @@ fn run_loop(
                     typed.push_str(&text.replace(['\r', '\n'], " "));
                 }
             }
-            Ok(Event::Resize(..)) => due = Instant::now(),
+            Ok(Event::Resize(..)) => refresh.ask(),
             _ => {}
         }
+        // Another agent or tab: its pane is read, the store is not.
         if (app.selected.clone(), app.tab, app.message) != before {
-            due = Instant::now();
+            detail_due = true;
         }
     }
 }

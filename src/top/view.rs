@@ -233,7 +233,7 @@ pub fn frame_text(
 ) -> crate::error::Result<String> {
     use crate::top::data;
     use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-    let mut app = App::new(data::snapshot(root, None, tree_width(w), now)?);
+    let mut app = App::new(data::snapshot(root, None, tree_width(w), now, &mut |_| {})?);
     for k in keys {
         app.handle(KeyEvent::new(KeyCode::Char(*k), KeyModifiers::NONE));
     }
@@ -319,7 +319,7 @@ mod tests {
     fn the_tree_pane_is_the_tree_command_text() {
         for name in ["team", "rc8-inbox", "rc8-cli", "rc8-live"] {
             let w = 120;
-            let snap = data::snapshot(&store(name), None, tree_width(w), NOW).unwrap();
+            let snap = data::snapshot(&store(name), None, tree_width(w), NOW, &mut |_| {}).unwrap();
             let view = crate::operator::tree_watch::TreeView {
                 agent: None,
                 all: false,
@@ -336,6 +336,37 @@ mod tests {
         }
     }
 
+    /// Between reads the clock moves the pane's last-turn cells as a read
+    /// at the later clock draws them, at every width (cells cut, columns
+    /// left out) and for every span of time a cell can show.
+    #[test]
+    fn a_pane_made_again_at_a_later_clock_is_what_a_read_then_draws() {
+        let mut moved = 0;
+        for name in ["team", "rc8-inbox", "rc8-cli", "rc8-live"] {
+            for w in [60, 80, 120, 200] {
+                let read = |now| {
+                    data::snapshot(&store(name), None, tree_width(w), now, &mut |_| {}).unwrap()
+                };
+                // A day after the rc8 stores' turns, where their cells say
+                // `3 h ago` and `open 1 d` and move with the clock.
+                let near = 1_796_342_400_000;
+                let first = read(near);
+                for later in [1_000, 59_000, 61_000, 3 * 3_600_000, 8 * 86_400_000] {
+                    let mut again = first.clone();
+                    again.retime(near + later);
+                    let fresh = read(near + later);
+                    let texts = |s: &data::Snapshot| -> Vec<String> {
+                        s.lines.iter().map(|l| l.text.clone()).collect()
+                    };
+                    assert_eq!(texts(&again), texts(&fresh), "{name} {w} +{later}");
+                    moved += usize::from(texts(&again) != texts(&first));
+                }
+            }
+        }
+        // The stores hold turns whose cells do move.
+        assert!(moved >= 6, "{moved}");
+    }
+
     /// A budget's agent shows its TOKENS cell yellow at 80% and red when
     /// spent; other rows, and the cell's neighbours, keep their style.
     #[test]
@@ -349,7 +380,7 @@ mod tests {
             (Level::Warning, Color::Yellow),
             (Level::Exceeded, Color::Red),
         ] {
-            let mut snap = data::snapshot(&root, None, tree_width(w), NOW).unwrap();
+            let mut snap = data::snapshot(&root, None, tree_width(w), NOW, &mut |_| {}).unwrap();
             snap.marks = vec![Mark {
                 id: "parent-1".into(),
                 agent: "lead".into(),
