@@ -129,8 +129,33 @@ round() {
     echo "test-top-tmux: the terminal was not restored:" >&2; cat "$done.stty" >&2; exit 1; }
 }
 
+# The terminal goes away under a running top (its tmux server killed): top
+# ends instead of spinning on the dead terminal.
+hangup() {
+  local store="$work/store"
+  rm -rf "$store"
+  cp -r testdata/stores/team "$store"
+  tmux -S "$sock" kill-server 2>/dev/null || true
+  tmux -S "$sock" -f /dev/null new-session -d -s top -x 100 -y 30 \
+    "env NO_COLOR=1 '$bin' --store '$store' top"
+  wait_for "reviewer"
+  local shell pid deadline
+  shell=$(tmux -S "$sock" list-panes -t top -F '#{pane_pid}')
+  pid=$(pgrep -P "$shell" || echo "$shell")
+  tmux -S "$sock" kill-server
+  deadline=$((SECONDS + 30))
+  while kill -0 "$pid" 2>/dev/null; do
+    if [ $SECONDS -ge $deadline ]; then
+      kill -9 "$pid" 2>/dev/null || true
+      echo "test-top-tmux: top outlived its terminal" >&2; exit 1
+    fi
+    sleep 0.05
+  done
+}
+
 rounds="${ROUNDS:-1}"
 for r in $(seq "$rounds"); do
   round
+  hangup
   echo "test-top-tmux: round $r of $rounds passed"
 done

@@ -172,12 +172,24 @@ pub fn detail(
     width: usize,
     message: Option<&str>,
 ) -> Result<Detail> {
-    let store = store::open(
-        root,
-        Plan::Whole {
-            why: "top reads every session",
-        },
-    )?;
+    // The Usage tab adds up the agent's subtree; the others read the agent
+    // and, for its name, its ancestry.
+    let store = match tab {
+        Tab::Usage => store::open(
+            root,
+            Plan::Whole {
+                why: "top's Usage tab adds up a subtree",
+            },
+        )?,
+        _ => store::open(
+            root,
+            Plan::Ids {
+                ids: &[id],
+                up: crate::store::locate::Ancestry::Whole,
+                ahead: None,
+            },
+        )?,
+    };
     let target = resolve_agent(&store, id)?;
     let corpus = Corpus::new(&store);
     let rec = store.sessions.record(target);

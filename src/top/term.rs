@@ -75,11 +75,42 @@ pub fn run(
     signals::install_hangup();
     let colour = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let mut terminal = ratatui::init();
+    watchdog();
     let _ = execute!(std::io::stdout(), event::EnableBracketedPaste);
     let result = run_loop(&mut terminal, root, agent, now, limits, colour, budgets);
     let _ = execute!(std::io::stdout(), event::DisableBracketedPaste);
     ratatui::restore();
     result
+}
+
+/// How long a stop signal may go unanswered by the loop (a read of a big
+/// store in progress) before the watchdog ends the process.
+const ANSWER: Duration = Duration::from_secs(2);
+
+/// End the process when its terminal is gone or a stop signal goes
+/// unanswered. crossterm's reader spins on a terminal that hung up
+/// (crossterm issue 793: the tty stays readable, `read` returns 0 or EIO,
+/// and the reader retries at once, never returning even from a `poll` with
+/// a timeout), so the loop would never see the hangup and would hold a
+/// core forever. A gone terminal fails `tcgetattr` with EIO: the process
+/// then exits 129, as a SIGHUP would have it.
+fn watchdog() {
+    std::thread::spawn(|| {
+        let mut asked: Option<Instant> = None;
+        loop {
+            std::thread::sleep(Duration::from_millis(200));
+            if rustix::termios::tcgetattr(std::io::stdout()).is_err() {
+                std::process::exit(signals::exit_status().map_or(129, i32::from));
+            }
+            if signals::stop_requested() {
+                let since = *asked.get_or_insert_with(Instant::now);
+                if since.elapsed() >= ANSWER {
+                    ratatui::restore();
+                    std::process::exit(signals::exit_status().map_or(130, i32::from));
+                }
+            }
+        }
+    });
 }
 
 fn run_loop(

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Benchmark: the CPU `dsh-agents top` spends on an idle store. Runs top in
+# tmux (120x40) on STORE with each BIN given, waits for its first frame,
+# then counts the CPU time (user + system, from /proc/PID/stat) it uses
+# over SECONDS (default 30) while nothing in the store changes.
+#   scripts/bench-top-idle.sh STORE BIN [BIN...]
+# Prints one line per binary: first-frame seconds, idle CPU seconds, and
+# CPU per minute. A benchmark, not a test: it asserts nothing.
+set -euo pipefail
+store=$1; shift
+secs=${SECONDS_IDLE:-30}
+command -v tmux >/dev/null || { echo "bench-top-idle: tmux is not installed" >&2; exit 1; }
+work=$(mktemp -d)
+sock="$work/tmux.sock"
+trap 'tmux -S "$sock" kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
+hz=$(getconf CLK_TCK)
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+for bin in "$@"; do
+  tmux -S "$sock" kill-server 2>/dev/null || true
+  start=$(date +%s.%N)
+  tmux -S "$sock" -f /dev/null new-session -d -s top -x 120 -y 40 \
+    "env NO_COLOR=1 '$bin' --store '$store' top"
+  until tmux -S "$sock" capture-pane -p -t top | grep -q "NAME"; do sleep 0.05; done
+  first=$(echo "$(date +%s.%N) - $start" | bc)
+  pid=$(pgrep -n -f -- "$bin --store $store top")
+  a=$(ticks "$pid")
+  sleep "$secs"
+  b=$(ticks "$pid")
+  cpu=$(echo "scale=2; ($b - $a) / $hz" | bc)
+  per_min=$(echo "scale=2; $cpu * 60 / $secs" | bc)
+  echo "$bin: first frame ${first%??????} s; idle ${secs} s: ${cpu} s CPU (${per_min} s a minute)"
+done
