@@ -11,22 +11,28 @@ store=$1; shift
 secs=${SECONDS_IDLE:-30}
 command -v tmux >/dev/null || { echo "bench-top-idle: tmux is not installed" >&2; exit 1; }
 work=$(mktemp -d)
-sock="$work/tmux.sock"
-trap 'tmux -S "$sock" kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
+pids=()
+trap 'for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$work"' EXIT
 hz=$(getconf CLK_TCK)
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+n=0
 for bin in "$@"; do
-  tmux -S "$sock" kill-server 2>/dev/null || true
+  n=$((n + 1))
+  sock="$work/tmux.$n.sock"
   start=$(date +%s.%N)
   tmux -S "$sock" -f /dev/null new-session -d -s top -x 120 -y 40 \
     "env NO_COLOR=1 '$bin' --store '$store' top"
   until tmux -S "$sock" capture-pane -p -t top | grep -q "NAME"; do sleep 0.05; done
   first=$(echo "$(date +%s.%N) - $start" | bc)
   pid=$(pgrep -n -f -- "$bin --store $store top")
+  pids+=("$pid")
   a=$(ticks "$pid")
   sleep "$secs"
   b=$(ticks "$pid")
   cpu=$(echo "scale=2; ($b - $a) / $hz" | bc)
   per_min=$(echo "scale=2; $cpu * 60 / $secs" | bc)
+  tmux -S "$sock" kill-server 2>/dev/null || true
+  # A build that outlives its terminal (crossterm's spin) is ended here.
+  kill -9 "$pid" 2>/dev/null || true
   echo "$bin: first frame ${first%??????} s; idle ${secs} s: ${cpu} s CPU (${per_min} s a minute)"
 done

@@ -11,6 +11,7 @@ pub mod otel;
 pub mod otlp_http;
 pub mod spawn;
 pub mod spawn_names;
+pub mod store_watch;
 pub mod table;
 pub mod trace;
 pub mod tree_cells;

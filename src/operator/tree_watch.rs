@@ -75,11 +75,24 @@ pub fn watch(root: &std::path::Path, view: &TreeView) -> Result<()> {
     use std::io::Write;
     crate::support::signals::install();
     let tty = rustix::termios::isatty(std::io::stdout());
-    let watcher = crate::inbox::watch::Watcher::new(root, false);
+    let mut watch = crate::operator::store_watch::StoreWatch::new();
+    let mut refresh = crate::support::refresh::Refresh::new();
     let mut last = String::new();
     let mut out = std::io::stdout().lock();
     while !crate::support::signals::stop_requested() {
+        // The frame is read again when the store says something changed
+        // (and rarely for safety), not at every tick.
+        if refresh.due(std::time::Instant::now()).is_none() {
+            if watch.wait(crate::support::refresh::TICK) {
+                refresh.changed();
+            }
+            continue;
+        }
+        refresh.reading();
+        let started = std::time::Instant::now();
+        watch.begin_all(root);
         let frame = view.frame(root)?;
+        refresh.read(started, started.elapsed(), watch.complete());
         if frame != last {
             let text = if tty {
                 let lines: Vec<String> = frame.lines().map(|l| format!("{l}\x1b[K")).collect();
@@ -99,9 +112,6 @@ pub fn watch(root: &std::path::Path, view: &TreeView) -> Result<()> {
             }
             last = frame;
         }
-        // Session directories sit two levels down, out of a root watch's
-        // sight: the re-check interval is what notices their changes.
-        watcher.wait(std::time::Duration::from_millis(500));
     }
     Ok(())
 }

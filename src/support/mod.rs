@@ -7,6 +7,7 @@ pub mod debug;
 pub mod fault;
 pub mod json_out;
 pub mod parallel;
+pub mod refresh;
 pub mod signals;
 pub mod suggest;
 pub mod varint;

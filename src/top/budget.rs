@@ -259,8 +259,25 @@ pub fn run(root: &Path, opts: &Options, out: &mut dyn Write) -> Result<()> {
     let mut interrupted: HashSet<(String, u64)> = HashSet::new();
     let mut unpriced_said: HashSet<String> = HashSet::new();
     crate::support::signals::install();
-    let watcher = (!opts.once).then(|| crate::inbox::watch::Watcher::new(root, false));
+    let mut watch = crate::operator::store_watch::StoreWatch::new();
+    let mut refresh = crate::support::refresh::Refresh::new();
     loop {
+        // The budgets are looked at again when the store says something
+        // changed (and rarely for safety), not at every tick.
+        if refresh.due(std::time::Instant::now()).is_none() {
+            if crate::support::signals::stop_requested() {
+                return Ok(());
+            }
+            if watch.wait(crate::support::refresh::TICK) {
+                refresh.changed();
+            }
+            continue;
+        }
+        refresh.reading();
+        let started = std::time::Instant::now();
+        if !opts.once {
+            watch.begin_all(root);
+        }
         let store = open(root)?;
         let corpus = Corpus::new(&store);
         let now = crate::support::clock::now_ms();
@@ -330,14 +347,8 @@ pub fn run(root: &Path, opts: &Options, out: &mut dyn Write) -> Result<()> {
         }
         drop(corpus);
         drop(store);
-        let Some(watcher) = &watcher else {
-            return Ok(());
-        };
-        if crate::support::signals::stop_requested() {
-            return Ok(());
-        }
-        watcher.wait(std::time::Duration::from_millis(500));
-        if crate::support::signals::stop_requested() {
+        refresh.read(started, started.elapsed(), watch.complete());
+        if opts.once || crate::support::signals::stop_requested() {
             return Ok(());
         }
     }

@@ -11,16 +11,19 @@
 use crate::error::{Error, Result};
 use crate::inbox::Target;
 use crate::operator::inbox_view::InboxView;
+use crate::operator::store_watch::StoreWatch;
 use crate::operator::tree_measure::Filter;
 use crate::operator::tree_watch::TreeView;
 use crate::store::{self, Plan, StoreError};
 use crate::support::clock::rfc3339;
+use crate::support::refresh::Refresh;
 use crate::top::amount::Amount;
 use crate::tree::caller::resolve_agent;
 use serde_json::{Value, json};
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::Path;
+use std::time::Instant;
 
 /// What one observation holds of one agent.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -307,10 +310,14 @@ fn stale(root: &Path, ids: &[&str], after_ms: i64, now: i64) -> Result<Vec<(Stri
     if ids.is_empty() {
         return Ok(Vec::new());
     }
+    // Only the sessions with pending messages (their exact ids): the ages
+    // are looked at every tick, the store is not read for them.
     let store = store::open(
         root,
-        Plan::Whole {
-            why: "events reads the inboxes with pending messages",
+        Plan::Ids {
+            ids,
+            up: crate::store::locate::Ancestry::None,
+            ahead: None,
         },
     )?;
     let mut out = Vec::new();
@@ -491,16 +498,29 @@ pub fn run(root: &Path, opts: &Options, out: &mut dyn Write) -> Result<()> {
         return Ok(());
     };
     crate::support::signals::install();
-    let watcher = crate::inbox::watch::Watcher::new(root, false);
+    let mut watch = StoreWatch::new();
+    let mut refresh = Refresh::new();
     let mut reported: HashSet<String> = HashSet::new();
     loop {
         let now = crate::support::clock::now_ms();
-        let after = observe(root, agent)?;
-        let b: Vec<Observed> = before.iter().map(|(o, _)| o.clone()).collect();
-        let a: Vec<Observed> = after.iter().map(|(o, _)| o.clone()).collect();
-        let mut events = transitions(&b, &a, now);
+        let mut events = Vec::new();
+        // The trees are read again when the store says something changed
+        // (and rarely for safety), not at every tick.
+        if refresh.due(Instant::now()).is_some() {
+            refresh.reading();
+            let start = Instant::now();
+            watch.begin_all(root);
+            let after = observe(root, agent)?;
+            refresh.read(start, start.elapsed(), watch.complete());
+            let b: Vec<Observed> = before.iter().map(|(o, _)| o.clone()).collect();
+            let a: Vec<Observed> = after.iter().map(|(o, _)| o.clone()).collect();
+            events = transitions(&b, &a, now);
+            before = after;
+        }
+        // Pending messages age with the clock: their inboxes are looked at
+        // every tick.
         if let Some(limit) = opts.stale_after_ms {
-            let waiting: Vec<&str> = after
+            let waiting: Vec<&str> = before
                 .iter()
                 .filter(|(_, pending)| *pending > 0)
                 .map(|(o, _)| o.id.as_str())
@@ -511,10 +531,10 @@ pub fn run(root: &Path, opts: &Options, out: &mut dyn Write) -> Result<()> {
             reported.retain(|m| still.contains(m));
             for (id, message, waited) in stale {
                 if reported.insert(message.clone()) {
-                    let name = a
+                    let name = before
                         .iter()
-                        .find(|o| o.id == id)
-                        .map_or(String::new(), |o| o.name.clone());
+                        .find(|(o, _)| o.id == id)
+                        .map_or(String::new(), |(o, _)| o.name.clone());
                     events.push(Event {
                         time: now,
                         id,
@@ -532,14 +552,12 @@ pub fn run(root: &Path, opts: &Options, out: &mut dyn Write) -> Result<()> {
                 return Ok(());
             }
         }
-        before = after;
         if crate::support::signals::stop_requested() {
             return Ok(());
         }
-        // Session directories sit two levels down, out of a root watch's
-        // sight: the re-check interval notices their changes, and ages
-        // pending messages for --stale-after.
-        watcher.wait(std::time::Duration::from_millis(500));
+        if watch.wait(crate::support::refresh::TICK) {
+            refresh.changed();
+        }
         if crate::support::signals::stop_requested() {
             return Ok(());
         }

@@ -11,7 +11,5 @@ pub mod app;
 pub mod budget;
 pub mod data;
 pub mod events;
-pub mod refresh;
-pub mod store_watch;
 pub mod term;
 pub mod view;

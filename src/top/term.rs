@@ -8,13 +8,13 @@
 
 use super::app::{Action, App, Mode};
 use super::data::{self, Detail};
-use super::refresh::Refresh;
-use super::store_watch::StoreWatch;
 use super::view::{self, Shown};
 use crate::error::{Error, Result};
 use crate::inbox::{Inbox, Limits, Target};
 use crate::operator::deliver;
+use crate::operator::store_watch::StoreWatch;
 use crate::store::{self, Plan};
+use crate::support::refresh::Refresh;
 use crate::support::signals;
 use crate::tree::Corpus;
 use crate::tree::caller::resolve_agent;

@@ -154,3 +154,49 @@ fn a_stale_message_is_reported_once_and_exec_gets_every_event() {
     assert_eq!(exec.len(), seen.len(), "{exec:?}");
     assert_eq!(exec.last().unwrap()["messageId"], id.as_str());
 }
+
+/// Following reads the trees when the store says something changed, not at
+/// every look: while a pending message ages into a stale one, the idle
+/// store's trees are read no more than at the start, and the aging inbox is
+/// read by itself, not through the whole store.
+#[test]
+fn an_idle_store_is_not_read_again_while_a_message_ages() {
+    let store = copy_store(&repo().join("testdata/stores/team"), "events-idle");
+    let s = store.path();
+    let r = crate::common::run([
+        "--store",
+        s.to_str().unwrap(),
+        "followup",
+        "rev-0001",
+        "waiting",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let mut child = reaped(
+        Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
+            .args([
+                "--store",
+                s.to_str().unwrap(),
+                "--json",
+                "events",
+                "--follow",
+            ])
+            .args(["--stale-after", "3s"])
+            .env("DSH_AGENTS_DEBUG", "1")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = std::io::BufReader::new(stdout).lines();
+    let stale = lines.next().unwrap().unwrap();
+    assert!(stale.contains("pending-stale"), "{stale}");
+    child.kill().unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let whole = stderr.matches("plan: whole store").count();
+    // Once before the history, once as following starts (a safety read
+    // comes ten seconds after, later than the message turns stale).
+    assert!(whole <= 2, "{whole} whole reads:\n{stderr}");
+    assert!(stderr.contains("plan: located"), "{stderr}");
+}

@@ -1,16 +1,20 @@
-//! When `top` reads the store again: when the store said something in it
-//! changed (coalesced: never sooner than `GAP`, nor sooner than the last
-//! read took, so a store that takes a second to read is read at most about
-//! every other second however busy it is), when an action, a resize or a
-//! start asks for it, and else only as a safety net for what no
-//! notification reports (a holder that died, a directory past the
-//! watch limit): rarely when every directory is watched. Between reads the
-//! clock moves the pane without a read (`Snapshot::retime`).
+//! When a live view (`top`, `tree --watch`, `events --follow`, `watch`)
+//! reads the store again: when the store said something in it changed
+//! (coalesced: never sooner than `GAP`, nor sooner than the last read took,
+//! so a store that takes a second to read is read at most about every
+//! other second however busy it is), when an action, a resize or a start
+//! asks for it, and else only as a safety net for what no notification
+//! reports (a holder that died, a directory past the watch limit): rarely
+//! when every directory is watched.
 //!
 //! Invariant: an idle, fully watched store is read once per `SAFETY` at
-//! most; a change is shown within `GAP` plus one read of the store.
+//! most; a change is read within `GAP` plus one read of the store.
 
 use std::time::{Duration, Instant};
+
+/// How often a live view looks at the clock (and at what ages with it)
+/// between reads, and at most waits on the notification.
+pub const TICK: Duration = Duration::from_millis(500);
 
 /// The least time between two reads a change asks for.
 pub const GAP: Duration = Duration::from_millis(250);

@@ -1,10 +1,11 @@
-//! What `top` is told of the store: one inotify instance watching the
-//! store's root, each project directory (where new sessions appear) and
-//! each session directory the pane shows (its log, inbox and liveness
-//! files). A hint that something changed, never what: the pane is always
-//! made from a read. Where a directory cannot be watched (the kernel's
-//! watch limit, a system without inotify) the watch says so, and
-//! `refresh` reads for safety more often.
+//! What a live view (`top`, `tree --watch`, `events --follow`, `watch`) is
+//! told of the store: one inotify instance watching the store's root, each
+//! project directory (where new sessions appear) and each session
+//! directory the view shows (its log, inbox and liveness files). A hint
+//! that something changed, never what: a view is always made from a read.
+//! Where a directory cannot be watched (the kernel's watch limit, a system
+//! without inotify) the watch says so, and `support::refresh` reads for
+//! safety more often.
 
 use crate::inbox::watch::DirWatch;
 use std::collections::HashSet;
@@ -44,6 +45,19 @@ impl StoreWatch {
         }
     }
 
+    /// `begin`, and every session directory in the store's project
+    /// directories (a view of the whole store: one listing of each).
+    pub fn begin_all(&mut self, root: &Path) {
+        self.begin(root);
+        let projects = std::fs::read_dir(root).into_iter().flatten().flatten();
+        for p in projects.filter(|e| e.file_type().is_ok_and(|t| t.is_dir())) {
+            let sessions = std::fs::read_dir(p.path()).into_iter().flatten().flatten();
+            for s in sessions.filter(|e| e.file_type().is_ok_and(|t| t.is_dir())) {
+                self.cover(&s.path());
+            }
+        }
+    }
+
     /// Watch `dir` too, unless it already is.
     pub fn cover(&mut self, dir: &Path) {
         let key = BuildHasherDefault::<DefaultHasher>::default().hash_one(dir);
@@ -56,6 +70,12 @@ impl StoreWatch {
             }
             None => self.missed = true,
         }
+    }
+
+    /// Wait up to `timeout` for a change in a watched directory; whether
+    /// one came (without inotify: sleeps, and says no).
+    pub fn wait(&self, timeout: Duration) -> bool {
+        self.watch.wait(timeout)
     }
 
     /// Whether every directory the last read showed is watched.
