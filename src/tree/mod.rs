@@ -11,6 +11,7 @@ pub mod corpus;
 pub mod error;
 pub mod member_kind;
 pub mod name_lookup;
+pub mod name_path;
 pub mod names;
 pub mod preorder;
 pub mod v1;

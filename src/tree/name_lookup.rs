@@ -5,7 +5,6 @@
 //! unlocated caller, a cycle above it, no usable cache) scans instead.
 
 use super::Corpus;
-use crate::store::header::ROOT_NAME;
 use crate::store::name_index::{NameIndex, Opened};
 use crate::store::{Plan, Store, StoreError};
 use std::path::Path;
@@ -64,27 +63,17 @@ pub fn open_for_name(
             return Ok(*store);
         }
     };
-    // Every session each step of the name path could be, level by level.
+    // Every session each step of the name path could be, level by level,
+    // walked by the one name rule over the index's edges.
     let mut candidates: Vec<String> = vec![agent.to_string()];
-    if agent != ROOT_NAME {
-        let mut level = vec![tree_root];
-        for segment in agent.split('/') {
-            let mut next: Vec<String> = level
-                .iter()
-                .flat_map(|p| index.children_named(p, segment))
-                .collect();
-            // An unnamed member's segment is its Session id (the resolver
-            // decides whether it really is a child there).
-            if next.is_empty() {
-                next.push(segment.to_string());
-            }
-            candidates.extend(next.iter().cloned());
-            level = next;
-            if level.is_empty() {
-                break;
+    super::name_path::walk(&Indexed(&index), tree_root, agent, |level| {
+        for id in level {
+            // An id stands in for an unnamed child under each parent alike.
+            if !candidates.contains(id) {
+                candidates.push(id.clone());
             }
         }
-    }
+    });
     let also: Vec<&str> = candidates.iter().map(String::as_str).collect();
     crate::support::debug::plan(|| {
         format!(
@@ -93,4 +82,20 @@ pub fn open_for_name(
         )
     });
     located.locate_more(&also)
+}
+
+/// The name index's edges. It holds named children only: an unnamed
+/// child's id is a candidate the located store then confirms or not.
+struct Indexed<'i>(&'i NameIndex);
+
+impl super::name_path::Children for Indexed<'_> {
+    type Node = String;
+
+    fn named(&self, parent: &String, segment: &str) -> Vec<String> {
+        self.0.children_named(parent, segment)
+    }
+
+    fn unnamed(&self, _parent: &String, segment: &str) -> Vec<String> {
+        vec![segment.to_string()]
+    }
 }

@@ -411,37 +411,9 @@ impl<'a> Corpus<'a> {
     }
 
     /// Sessions whose full v2 name is `name`, walking header names down from
-    /// the root (reachability is checked by the caller).
+    /// the root by the one name rule (reachability is checked by the caller).
     pub(crate) fn v2_named(&self, root: usize, name: &str) -> Vec<usize> {
-        if name == ROOT_NAME {
-            return vec![root];
-        }
-        let mut current = vec![root];
-        for segment in name.split('/') {
-            let mut next = Vec::new();
-            for node in &current {
-                next.extend(
-                    self.subagent_children_of(self.id(*node))
-                        .filter(|c| self.store.sessions.valid_name(*c) == Some(segment)),
-                );
-            }
-            // An unnamed member's segment is its Session id (what `tree`
-            // and the listing show for it), so `<childId>/<grandchildId>`
-            // walks the same path; a name wins over an id.
-            if next.is_empty() {
-                for node in &current {
-                    next.extend(self.subagent_children_of(self.id(*node)).filter(|c| {
-                        let s = &self.store.sessions;
-                        s.valid_name(*c).is_none() && s.id(*c) == segment
-                    }));
-                }
-            }
-            current = next;
-            if current.is_empty() {
-                break;
-            }
-        }
-        current
+        super::name_path::walk(self, root, name, |_| {})
     }
 
     /// The one v2 resolver: `lead`, a name path, or else a Session id.
@@ -494,6 +466,25 @@ impl<'a> Corpus<'a> {
                 same_root: self.root_of(index).is_ok_and(|r| r == root),
             },
         }
+    }
+}
+
+/// The store's subagent edges, for the one name rule.
+impl super::name_path::Children for Corpus<'_> {
+    type Node = usize;
+
+    fn named(&self, parent: &usize, segment: &str) -> Vec<usize> {
+        let s = &self.store.sessions;
+        self.subagent_children_of(self.id(*parent))
+            .filter(|c| s.valid_name(*c) == Some(segment))
+            .collect()
+    }
+
+    fn unnamed(&self, parent: &usize, segment: &str) -> Vec<usize> {
+        let s = &self.store.sessions;
+        self.subagent_children_of(self.id(*parent))
+            .filter(|c| s.valid_name(*c).is_none() && s.id(*c) == segment)
+            .collect()
     }
 }
 
