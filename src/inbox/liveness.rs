@@ -162,10 +162,40 @@ fn parent_pid() -> u32 {
     std::os::unix::process::parent_id()
 }
 
-/// Take one of the writer locks newer DSH holds, without waiting.
+/// How long a taker waits out liveness probes (each holds a shared lock
+/// for an instant) before it calls a lock held.
+const PROBES_FOR: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// `f`'s lock taken exclusively, waiting only on probes. A probe (`held`)
+/// holds a shared lock for an instant, and an exclusive attempt in that
+/// instant would block as if a process held the agent: a `serve` started
+/// while `list-agents` looked was refused "already live". When an attempt
+/// blocks but a shared lock of our own is granted, only probes hold it:
+/// try again, for `PROBES_FOR` at most. A real holder holds it
+/// exclusively, and our shared attempt blocks too: that is `WouldBlock`.
+fn try_exclusive(f: &File) -> Result<(), TryLockError> {
+    let deadline = std::time::Instant::now() + PROBES_FOR;
+    loop {
+        match f.try_lock() {
+            Err(TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                match f.try_lock_shared() {
+                    Ok(()) => {
+                        let _ = f.unlock();
+                        std::thread::sleep(std::time::Duration::from_millis(1));
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            other => return other,
+        }
+    }
+}
+
+/// Take one of the writer locks newer DSH holds, without waiting on a
+/// holder.
 fn take_exclusive(session: &Dir, dir: &Path, id: &str, name: &str) -> Result<File, StoreError> {
     let f = session.open_rw(name)?;
-    match f.try_lock() {
+    match try_exclusive(&f) {
         Ok(()) => Ok(f),
         Err(TryLockError::WouldBlock) => Err(StoreError::WriterLocked {
             id: id.to_string(),
@@ -232,7 +262,7 @@ impl LiveLock {
         let file = session.open_rw(LIVE_LOCK)?;
         let mut tries = 0;
         loop {
-            match file.try_lock() {
+            match try_exclusive(&file) {
                 Ok(()) => {
                     // An agent resident in a DSH process whose bridge died
                     // is that process's: only a bridge of its own (a child
@@ -340,6 +370,37 @@ mod tests {
             assert_eq!(probe(&dir), Liveness::Unknown);
             assert!(probe(&dir).is_live());
         }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A probe's shared lock in the instant an agent is taken does not
+    /// make the agent "already live"; a real holder still does.
+    #[test]
+    fn a_probe_in_the_way_is_waited_out_and_a_holder_is_not() {
+        let dir = std::env::temp_dir().join(format!("take-probe-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let lock = dir.join(LIVE_LOCK);
+        std::fs::write(&lock, "").unwrap();
+        // A probe holding its shared lock (longer than a real one does).
+        let probe = std::fs::File::open(&lock).unwrap();
+        probe.lock_shared().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let released = std::thread::spawn(move || {
+            // Released once the taker has surely met it.
+            std::thread::sleep(std::time::Duration::from_millis(30));
+            drop(probe);
+            let _ = tx.send(());
+        });
+        let taken = LiveLock::take(&dir, "probed");
+        released.join().unwrap();
+        rx.recv().unwrap();
+        let taken = taken.unwrap_or_else(|e| panic!("refused while only a probe held it: {e}"));
+        // Held now: a second taker is refused at once, probe or not.
+        assert!(matches!(
+            LiveLock::take(&dir, "probed"),
+            Err(StoreError::AlreadyLive { .. })
+        ));
+        drop(taken);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
