@@ -77,7 +77,7 @@ pub struct IdArg {
 /// How long a send to another host of the fleet waits for its receipt.
 #[derive(Debug, Clone, Args)]
 pub struct WaitArg {
-    /// Wait until the message is in the target's inbox (for HOST:AGENT on another host; a local send is there when it returns)
+    /// Wait until the message is in the target's inbox (accepted) or in its transcript (delivered): for HOST:AGENT on another host; a local send is accepted when it returns
     #[arg(long, value_enum, value_name = "LEVEL")]
     pub wait: Option<WaitLevel>,
     /// With --wait: the most seconds to wait (the message stays queued after it)
@@ -89,6 +89,8 @@ pub struct WaitArg {
 pub enum WaitLevel {
     /// In the target agent's inbox
     Accepted,
+    /// In the target agent's transcript: the model saw it
+    Delivered,
 }
 
 #[derive(Debug, Subcommand)]

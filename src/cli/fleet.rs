@@ -235,12 +235,19 @@ pub(super) fn send_remote(
     local.send(&mail)?;
     let level = match wait.wait {
         None => Level::Queued,
-        Some(WaitLevel::Accepted) => wait_for_receipt(&local, &mail, wait.timeout)?,
+        Some(WaitLevel::Accepted) => {
+            wait_for_receipt(&local, &mail, wait.timeout, Level::Accepted)?
+        }
+        Some(WaitLevel::Delivered) => {
+            wait_for_receipt(&local, &mail, wait.timeout, Level::Delivered)?
+        }
     };
     Ok(Some(Output::Text(if env.json {
         to_json(&serde_json::json!({"messageId": id, "host": host, "level": level}))
     } else if level == Level::Accepted {
         format!("message {id} accepted by agent {remote} on host {host}")
+    } else if level == Level::Delivered {
+        format!("message {id} delivered to agent {remote} on host {host}")
     } else {
         format!(
             "message {id} queued for agent {remote} on host {host} (the fleet daemon forwards it; `dsh-agents fleet status` shows how far it got)"
@@ -287,10 +294,11 @@ pub(super) fn interrupt_remote(env: &Env, agent: &str, expires_s: u64) -> Result
 /// How often a waiting send looks at the receipts the daemon keeps.
 const RECEIPT_POLL: std::time::Duration = std::time::Duration::from_millis(50);
 
-/// Wait until `mail`'s receipt says accepted (its level) or refused (an
-/// error with the target host's reason), at most `timeout_s` seconds (an
-/// error that says where the message is: it stays on its way).
-fn wait_for_receipt(local: &Local, mail: &Mail, timeout_s: u64) -> Result<Level> {
+/// Wait until `mail`'s receipt says it got as far as `want` (its level) or
+/// was refused (an error with the target host's reason), at most
+/// `timeout_s` seconds (an error that says where the message is: it stays
+/// on its way).
+fn wait_for_receipt(local: &Local, mail: &Mail, timeout_s: u64, want: Level) -> Result<Level> {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(timeout_s);
     loop {
         let sent = local.sent()?;
@@ -300,7 +308,6 @@ fn wait_for_receipt(local: &Local, mail: &Mail, timeout_s: u64) -> Result<Level>
             .map(|(_, l, r)| (*l, r.as_ref().and_then(|r| r.reason.clone())))
             .unwrap_or((Level::Queued, None));
         match level {
-            Level::Accepted => return Ok(level),
             Level::Refused | Level::Expired => {
                 return Err(FleetError::Refused {
                     id: mail.id.clone(),
@@ -309,16 +316,18 @@ fn wait_for_receipt(local: &Local, mail: &Mail, timeout_s: u64) -> Result<Level>
                 }
                 .into());
             }
-            Level::Queued | Level::InTheFleet if std::time::Instant::now() >= deadline => {
+            _ if level.rank() >= want.rank() => return Ok(level),
+            _ if std::time::Instant::now() >= deadline => {
                 return Err(FleetError::WaitedInVain {
                     id: mail.id.clone(),
                     host: mail.to.clone(),
                     level: level.word(),
+                    wanted: want.word(),
                     seconds: timeout_s,
                 }
                 .into());
             }
-            Level::Queued | Level::InTheFleet => std::thread::sleep(RECEIPT_POLL),
+            _ => std::thread::sleep(RECEIPT_POLL),
         }
     }
 }

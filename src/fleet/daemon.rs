@@ -23,7 +23,7 @@
 //! unreadable) is retried.
 
 use super::error::FleetError;
-use super::local::{Beat, Local, Membership};
+use super::local::{Beat, Following, Local, Membership};
 use super::mail::{
     HOSTS_BUCKET, Level, MAIL_STREAM, Mail, RECEIPT_STREAM, Receipt, mail_consumer, mail_subject,
     receipt_consumer, receipt_subject,
@@ -32,6 +32,7 @@ use crate::inbox::{Limits, Target};
 use crate::support::clock::now_ms;
 use async_nats::jetstream::{self, AckKind, consumer::pull, context::Context};
 use futures_util::StreamExt;
+use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
 
@@ -238,7 +239,8 @@ pub fn run(store: &Path, m: &Membership, limits: Limits) -> Result<(), FleetErro
         let beats = Beats::default();
         tokio::select! {
             r = forward(&js, &local) => r,
-            r = again("take mail", || receive(&js, &m, &store, limits)) => r,
+            r = again("take mail", || receive(&js, &m, &store, &local, limits)) => r,
+            r = again("tell deliveries", || deliveries(&js, &m, &store, &local)) => r,
             r = again("take receipts", || receipts(&js, &m, &local)) => r,
             r = again("beat", || heartbeat(&js, &m, &local, &beats)) => r,
             r = again("watch the hosts", || watch_hosts(&js, &local, &beats)) => r,
@@ -337,7 +339,8 @@ async fn forward(js: &Context, local: &Local) -> Result<(), FleetError> {
 
 /// What became of one mail on this host.
 enum Outcome {
-    Accepted,
+    /// In the inbox of this session (`None`: an interrupt, applied).
+    Accepted(Option<String>),
     /// For good: the reason goes back to the sender.
     Refused(String),
     /// An interrupt that came after its not-after time: not applied.
@@ -350,7 +353,8 @@ enum Outcome {
 /// agent's inbox the way `followup --id` does, or interrupt it.
 fn deliver_here(store: &Path, mail: &Mail, limits: Limits) -> Outcome {
     use crate::error::{Error, ErrorKind};
-    let attempt = || -> Result<Option<String>, Error> {
+    // Ok(Ok(session)): accepted; Ok(Err(why)): an interrupt expired.
+    let attempt = || -> Result<Result<Option<String>, String>, Error> {
         let store = crate::store::open(
             store,
             crate::store::Plan::Whole {
@@ -360,7 +364,12 @@ fn deliver_here(store: &Path, mail: &Mail, limits: Limits) -> Outcome {
         let corpus = crate::tree::Corpus::new(&store);
         let at = crate::tree::caller::resolve_agent(&store, &mail.agent)?;
         let target = match mail.target.as_str() {
-            crate::fleet::mail::INTERRUPT => return interrupt_here(&corpus, at, mail, limits),
+            crate::fleet::mail::INTERRUPT => {
+                return Ok(match interrupt_here(&corpus, at, mail, limits)? {
+                    Some(why) => Err(why),
+                    None => Ok(None),
+                });
+            }
             "next-step" => Target::NextStep,
             _ => Target::NextTurn,
         };
@@ -373,11 +382,11 @@ fn deliver_here(store: &Path, mail: &Mail, limits: Limits) -> Outcome {
             Some(mail.id.clone()),
             limits,
         )?;
-        Ok(None)
+        Ok(Ok(Some(corpus.id(at).to_string())))
     };
     match attempt() {
-        Ok(None) => Outcome::Accepted,
-        Ok(Some(why)) => Outcome::Expired(why),
+        Ok(Ok(session)) => Outcome::Accepted(session),
+        Ok(Err(why)) => Outcome::Expired(why),
         Err(e) if e.kind() == ErrorKind::Store => Outcome::Later(e.to_string()),
         Err(e) => Outcome::Refused(e.to_string()),
     }
@@ -411,6 +420,7 @@ async fn receive(
     js: &Context,
     m: &Membership,
     store: &Path,
+    local: &Local,
     limits: Limits,
 ) -> Result<(), FleetError> {
     let mut messages = pull(js, MAIL_STREAM, &mail_consumer(&m.host)).await?;
@@ -433,7 +443,19 @@ async fn receive(
                     .await;
                 continue;
             }
-            Outcome::Accepted => (Level::Accepted, None),
+            Outcome::Accepted(session) => {
+                // Followed before the acceptance is told: a crash between
+                // them hands the mail out again, and following is once an id.
+                if let Some(session) = session {
+                    local.follow_delivery(&Following {
+                        id: mail.id.clone(),
+                        session,
+                        from: mail.from.clone(),
+                        time: now_ms(),
+                    })?;
+                }
+                (Level::Accepted, None)
+            }
             Outcome::Refused(why) => (Level::Refused, Some(why)),
             Outcome::Expired(why) => (Level::Expired, Some(why)),
         };
@@ -470,6 +492,108 @@ async fn receipts(js: &Context, m: &Membership, local: &Local) -> Result<(), Fle
             .map_err(|e| FleetError::hub("acknowledge a receipt", e))?;
     }
     Err(FleetError::hub("take receipts", "the subscription ended"))
+}
+
+/// How often the accepted messages are looked for in their transcripts.
+const DELIVERY_TICK: Duration = Duration::from_millis(500);
+
+/// How long an accepted message is followed at most: one its agent never
+/// runs is not read for ever.
+const FOLLOW_FOR_MS: i64 = 7 * 86_400_000;
+
+/// Tell each sender when a message accepted here is delivered (in its
+/// agent's transcript, as `trace` says): the receipt first, then the
+/// message is no longer followed, so a crash between them tells it again
+/// under the same Msg-Id. The looking runs off the loop that takes mail,
+/// and reads a followed session's log only when it changed.
+async fn deliveries(
+    js: &Context,
+    m: &Membership,
+    store: &Path,
+    local: &Local,
+) -> Result<(), FleetError> {
+    let mut seen: Seen = HashMap::new();
+    loop {
+        let followed = local.followed()?;
+        if !followed.is_empty() {
+            let (root, list, before) = (store.to_path_buf(), followed.clone(), seen);
+            let (done, after) =
+                tokio::task::spawn_blocking(move || delivered_of(&root, &list, before))
+                    .await
+                    .unwrap_or_default();
+            seen = after;
+            for f in &done {
+                let receipt = Receipt {
+                    id: f.id.clone(),
+                    host: m.host.clone(),
+                    level: Level::Delivered,
+                    reason: None,
+                    time: now_ms(),
+                };
+                let payload = serde_json::to_vec(&receipt).unwrap_or_default();
+                let receipt_id = format!("{}.{}", f.id, Level::Delivered.word());
+                publish_until_acked(js, receipt_subject(&f.from), &receipt_id, payload).await;
+            }
+            let stale = now_ms().saturating_sub(FOLLOW_FOR_MS);
+            let mut over: Vec<String> = done.into_iter().map(|f| f.id).collect();
+            over.extend(
+                followed
+                    .iter()
+                    .filter(|f| f.time < stale)
+                    .map(|f| f.id.clone()),
+            );
+            if !over.is_empty() {
+                local.unfollow(&over)?;
+            }
+        }
+        tokio::time::sleep(DELIVERY_TICK).await;
+    }
+}
+
+/// Each followed session's log as last read (its stamp).
+type Seen = HashMap<String, Option<(u64, u64, i64, i64)>>;
+
+/// The followed messages now in their sessions' transcripts, each log read
+/// once and only when it changed since `seen`.
+fn delivered_of(store: &Path, followed: &[Following], mut seen: Seen) -> (Vec<Following>, Seen) {
+    let mut sessions: Vec<&str> = followed.iter().map(|f| f.session.as_str()).collect();
+    sessions.sort_unstable();
+    sessions.dedup();
+    let Ok(opened) = crate::store::open(
+        store,
+        crate::store::Plan::Ids {
+            ids: &sessions,
+            up: crate::store::locate::Ancestry::None,
+            ahead: None,
+        },
+    ) else {
+        return (Vec::new(), seen);
+    };
+    let mut done = Vec::new();
+    for s in sessions {
+        let Some(at) = opened.index_of(s) else {
+            continue;
+        };
+        let log = opened.sessions.record(at).log();
+        let stamp = crate::inbox::watch::stamp(&log);
+        if stamp.is_some() && seen.get(s) == Some(&stamp) {
+            continue;
+        }
+        seen.insert(s.to_string(), stamp);
+        let Ok(messages) = crate::store::delivered::LogMessages::read(&log) else {
+            continue;
+        };
+        done.extend(
+            followed
+                .iter()
+                .filter(|f| {
+                    f.session == s
+                        && messages.state(&f.id) == crate::store::delivered::InLog::Transcript
+                })
+                .cloned(),
+        );
+    }
+    (done, seen)
 }
 
 /// Keep `.fleet/hosts.json` as the hub's hosts bucket changes.

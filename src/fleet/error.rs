@@ -31,6 +31,8 @@ pub enum FleetError {
         id: String,
         host: String,
         level: &'static str,
+        /// The level it was waited for.
+        wanted: &'static str,
         seconds: u64,
     },
     /// The hub refused or could not be reached (`what` we asked it).
@@ -96,10 +98,11 @@ impl fmt::Display for FleetError {
                 id,
                 host,
                 level,
+                wanted,
                 seconds,
             } => write!(
                 f,
-                "message {id} for host {host} is {level} after {seconds} s, not yet accepted; it stays on its way (`dsh-agents fleet status` follows it)"
+                "message {id} for host {host} is {level} after {seconds} s, not yet {wanted}; it stays on its way (`dsh-agents fleet status` follows it)"
             ),
             FleetError::Hub { what, detail } => write!(f, "the hub: {what}: {detail}"),
         }

@@ -39,6 +39,18 @@ pub struct Beat {
     pub time: i64,
 }
 
+/// A message accepted here whose delivery its sender is told of.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Following {
+    pub id: String,
+    /// The session whose inbox holds it.
+    pub session: String,
+    /// The sending host.
+    pub from: String,
+    /// When it was accepted (epoch ms).
+    pub time: i64,
+}
+
 /// The fleet files of one store.
 #[derive(Debug, Clone)]
 pub struct Local {
@@ -312,6 +324,48 @@ impl Local {
         f.write_all(&line).and_then(|()| f.sync_data()).map_err(io)
     }
 
+    /// Note that message `t.id`, accepted into session `t.session`'s
+    /// inbox here, is followed until it is delivered (fsynced before the
+    /// acceptance is told; a mail taken again is followed again, which
+    /// tells its delivery again under the same Msg-Id, and is let go of
+    /// whole).
+    pub fn follow_delivery(&self, t: &Following) -> Result<(), FleetError> {
+        let _lock = self.lock("deliveries.lock")?;
+        let path = self.path("deliveries");
+        let io = |e| FleetError::io(&path, e);
+        let mut f = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(io)?;
+        let mut line = serde_json::to_vec(t).unwrap_or_default();
+        line.push(b'\n');
+        f.write_all(&line).and_then(|()| f.sync_data()).map_err(io)
+    }
+
+    /// The accepted messages not yet seen delivered.
+    pub fn followed(&self) -> Result<Vec<Following>, FleetError> {
+        let path = self.path("deliveries");
+        Ok(lines(&read_or_empty(&path)?)
+            .filter_map(|(l, _)| serde_json::from_slice(l).ok())
+            .collect())
+    }
+
+    /// Stop following `ids` (their delivery was told).
+    pub fn unfollow(&self, ids: &[String]) -> Result<(), FleetError> {
+        let _lock = self.lock("deliveries.lock")?;
+        let path = self.path("deliveries");
+        let mut kept = Vec::new();
+        for (l, _) in lines(&read_or_empty(&path)?) {
+            let id = serde_json::from_slice::<Following>(l).map(|f| f.id);
+            if !id.is_ok_and(|id| ids.contains(&id)) {
+                kept.extend_from_slice(l);
+                kept.push(b'\n');
+            }
+        }
+        replace(&path, &kept)
+    }
+
     /// Every sent message and how far it got, in the order sent.
     pub fn sent(&self) -> Result<Vec<(Mail, Level, Option<Receipt>)>, FleetError> {
         let cursor = self.cursor()?;
@@ -321,7 +375,12 @@ impl Local {
             if let Ok(r) = serde_json::from_slice::<Receipt>(line) {
                 // The furthest answer counts (a refusal after an acceptance
                 // cannot happen: the id was kept).
-                receipts.entry(r.id.clone()).or_insert(r);
+                match receipts.get(&r.id) {
+                    Some(kept) if kept.level.rank() >= r.level.rank() => {}
+                    _ => {
+                        receipts.insert(r.id.clone(), r);
+                    }
+                }
             }
         }
         Ok(self

@@ -59,6 +59,8 @@ pub enum Level {
     InTheFleet,
     /// In the target's inbox.
     Accepted,
+    /// In the target's transcript: the model saw it (as `trace` says).
+    Delivered,
     /// The target host refused it (no such agent, an id reused with other text, …).
     Refused,
     /// An interrupt that reached its host after its not-after time: not applied.
@@ -66,11 +68,24 @@ pub enum Level {
 }
 
 impl Level {
+    /// How far it is: a later receipt of a message counts only when it
+    /// got further (a delivered after an accepted; never the reverse).
+    pub fn rank(self) -> u8 {
+        match self {
+            Level::Queued => 0,
+            Level::InTheFleet => 1,
+            Level::Accepted => 2,
+            Level::Delivered => 3,
+            Level::Refused | Level::Expired => 4,
+        }
+    }
+
     pub fn word(self) -> &'static str {
         match self {
             Level::Queued => "queued",
             Level::InTheFleet => "in the fleet",
             Level::Accepted => "accepted",
+            Level::Delivered => "delivered",
             Level::Refused => "refused",
             Level::Expired => "expired",
         }
@@ -119,6 +134,7 @@ mod tests {
             (Level::Queued, "queued"),
             (Level::InTheFleet, "in-the-fleet"),
             (Level::Accepted, "accepted"),
+            (Level::Delivered, "delivered"),
             (Level::Refused, "refused"),
             (Level::Expired, "expired"),
         ] {

@@ -880,3 +880,73 @@ fn an_interrupt_to_another_host_is_applied_once_in_time_and_reported_expired_aft
         .unwrap();
     assert_eq!(expired["level"], "expired", "{status}");
 }
+
+/// `--wait delivered`: a send returns once the target agent's turn took
+/// the message into its transcript (the receiving daemon follows it there
+/// and sends a `delivered` receipt); before that it says how far it got.
+#[test]
+#[ignore = "needs nats-server: scripts/test-fleet.sh"]
+fn a_send_that_waits_for_delivery_returns_once_the_agent_ran_it() {
+    let hub = Hub::start(&["a", "b"], 1, &[]);
+    let (mut a, mut b) = (Host::new("a"), Host::new("b"));
+    a.run(&hub, None);
+    b.run(&hub, None);
+    let logs = || all_logs(&hub, &[&a, &b]);
+    a.followup("b:lead", "run the checks", "d-1");
+    wait_for(
+        "d-1 accepted",
+        || a.level("d-1").as_deref() == Some("accepted"),
+        &logs,
+    );
+    // No turn ran it yet: a wait for delivery ends saying where it is.
+    let send_again = |timeout: &str| {
+        a.cli()
+            .args([
+                "--json",
+                "followup",
+                "b:lead",
+                "run the checks",
+                "--id",
+                "d-1",
+            ])
+            .args(["--wait", "delivered", "--timeout", timeout])
+            .output()
+            .unwrap()
+    };
+    let early = send_again("1");
+    let err = String::from_utf8_lossy(&early.stderr);
+    assert!(!early.status.success(), "{err}");
+    assert!(
+        err.contains("message d-1 for host b is accepted after 1 s, not yet delivered"),
+        "{err}"
+    );
+    // Host b's agent runs one turn: the message enters its transcript.
+    let served = b
+        .cli()
+        .args(["serve", "--as", "lead", "--once", "--quiet", "--", "cat"])
+        .timeout(PATIENCE)
+        .output()
+        .unwrap();
+    assert!(
+        served.status.success(),
+        "{}",
+        String::from_utf8_lossy(&served.stderr)
+    );
+    let waited = send_again("120");
+    assert!(
+        waited.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&waited.stderr),
+        logs()
+    );
+    let v: Value = serde_json::from_slice(&waited.stdout).unwrap();
+    assert_eq!(v["level"], "delivered");
+    assert_eq!(a.level("d-1").as_deref(), Some("delivered"));
+    // Told once: host b no longer follows it.
+    let followed = b.path().join(".fleet/deliveries");
+    wait_for(
+        "host b to stop following d-1",
+        || !read(&followed).contains("\"d-1\""),
+        &logs,
+    );
+}
