@@ -902,7 +902,7 @@ _dsh__agents() {
                     return 0
                     ;;
                 --wait)
-                    COMPREPLY=($(compgen -W "accepted" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "accepted delivered" -- "${cur}"))
                     return 0
                     ;;
                 --timeout)
@@ -1855,7 +1855,7 @@ _dsh__agents() {
                     return 0
                     ;;
                 --wait)
-                    COMPREPLY=($(compgen -W "accepted" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "accepted delivered" -- "${cur}"))
                     return 0
                     ;;
                 --timeout)

@@ -147,7 +147,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
         }
         &'dsh-agents;followup'= {
             cand --id 'Message id: repeating a send with the same id writes nothing and returns the same receipt'
-            cand --wait 'Wait until the message is in the target''s inbox (for HOST:AGENT on another host; a local send is there when it returns)'
+            cand --wait 'Wait until the message is in the target''s inbox (accepted) or in its transcript (delivered): for HOST:AGENT on another host; a local send is accepted when it returns'
             cand --timeout 'With --wait: the most seconds to wait (the message stays queued after it)'
             cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
             cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
@@ -160,7 +160,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
         }
         &'dsh-agents;steer'= {
             cand --id 'Message id: repeating a send with the same id writes nothing and returns the same receipt'
-            cand --wait 'Wait until the message is in the target''s inbox (for HOST:AGENT on another host; a local send is there when it returns)'
+            cand --wait 'Wait until the message is in the target''s inbox (accepted) or in its transcript (delivered): for HOST:AGENT on another host; a local send is accepted when it returns'
             cand --timeout 'With --wait: the most seconds to wait (the message stays queued after it)'
             cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
             cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'

@@ -138,7 +138,8 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l json -d '
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand call" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l id -d 'Message id: repeating a send with the same id writes nothing and returns the same receipt' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l wait -d 'Wait until the message is in the target\'s inbox (for HOST:AGENT on another host; a local send is there when it returns)' -r -f -a "accepted\t'In the target agent\'s inbox'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l wait -d 'Wait until the message is in the target\'s inbox (accepted) or in its transcript (delivered): for HOST:AGENT on another host; a local send is accepted when it returns' -r -f -a "accepted\t'In the target agent\'s inbox'
+delivered\t'In the target agent\'s transcript: the model saw it'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l timeout -d 'With --wait: the most seconds to wait (the message stays queued after it)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
@@ -149,7 +150,8 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l json 
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand followup" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l id -d 'Message id: repeating a send with the same id writes nothing and returns the same receipt' -r
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l wait -d 'Wait until the message is in the target\'s inbox (for HOST:AGENT on another host; a local send is there when it returns)' -r -f -a "accepted\t'In the target agent\'s inbox'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l wait -d 'Wait until the message is in the target\'s inbox (accepted) or in its transcript (delivered): for HOST:AGENT on another host; a local send is accepted when it returns' -r -f -a "accepted\t'In the target agent\'s inbox'
+delivered\t'In the target agent\'s transcript: the model saw it'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l timeout -d 'With --wait: the most seconds to wait (the message stays queued after it)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand steer" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
