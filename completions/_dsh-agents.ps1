@@ -493,7 +493,9 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             break
         }
         'dsh-agents;cancel' {
-            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'The target agent [default: search every inbox for the id]')
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'The target agent, HOST:AGENT for one on another host of the fleet [default: search every inbox for the id]')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait until the message is in the target''s inbox (accepted) or in its transcript (delivered): for HOST:AGENT on another host; a local send is accepted when it returns')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'With --wait: the most seconds to wait (the message stays queued after it)')
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
             [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract model tools speak (list-agents, send-message, call, …)')
             [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds (commands that write an inbox)')

@@ -352,13 +352,21 @@ _dsh__agents() {
             return 0
             ;;
         dsh__agents__subcmd__cancel)
-            opts="-h --to --store --contract --json --lock-timeout --max-pending --no-cache --help"
+            opts="-h --to --wait --timeout --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -W "accepted delivered" -- "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -454,7 +454,9 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
         &'dsh-agents;fleet;help;help'= {
         }
         &'dsh-agents;cancel'= {
-            cand --to 'The target agent [default: search every inbox for the id]'
+            cand --to 'The target agent, HOST:AGENT for one on another host of the fleet [default: search every inbox for the id]'
+            cand --wait 'Wait until the message is in the target''s inbox (accepted) or in its transcript (delivered): for HOST:AGENT on another host; a local send is accepted when it returns'
+            cand --timeout 'With --wait: the most seconds to wait (the message stays queued after it)'
             cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
             cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'

@@ -390,7 +390,10 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand fleet; and __fish_
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand fleet; and __fish_seen_subcommand_from help" -f -a "run" -d 'Serve this store as a host of the fleet: forward its outbox, take its mail into inboxes, keep receipts'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand fleet; and __fish_seen_subcommand_from help" -f -a "status" -d 'The fleet as this host last saw it: hosts and when each was last seen, the outbox, every cross-host send and how far it got'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand fleet; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand cancel" -l to -d 'The target agent [default: search every inbox for the id]' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand cancel" -l to -d 'The target agent, HOST:AGENT for one on another host of the fleet [default: search every inbox for the id]' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand cancel" -l wait -d 'Wait until the message is in the target\'s inbox (accepted) or in its transcript (delivered): for HOST:AGENT on another host; a local send is accepted when it returns' -r -f -a "accepted\t'In the target agent\'s inbox'
+delivered\t'In the target agent\'s transcript: the model saw it'"
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand cancel" -l timeout -d 'With --wait: the most seconds to wait (the message stays queued after it)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand cancel" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand cancel" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
 v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"

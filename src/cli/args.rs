@@ -225,15 +225,17 @@ pub enum Command {
     #[command(subcommand)]
     Fleet(FleetCommand),
     #[command(
-        after_help = "Examples:\n  dsh-agents cancel 0193e1c2-...\n  dsh-agents cancel retry-safe-1 --to reviewer"
+        after_help = "Examples:\n  dsh-agents cancel 0193e1c2-...\n  dsh-agents cancel retry-safe-1 --to reviewer\n  dsh-agents cancel retry-safe-1 --to b:reviewer --wait accepted"
     )]
     /// Withdraw a pending message before it is delivered
     Cancel {
-        /// The message id (from a send's receipt, `inbox`, or `--id`)
+        /// The message id (from a send's receipt, `inbox`, or `--id`; the whole id for an agent on another host)
         message_id: String,
-        /// The target agent [default: search every inbox for the id]
+        /// The target agent, HOST:AGENT for one on another host of the fleet [default: search every inbox for the id]
         #[arg(long, value_name = "AGENT")]
         to: Option<String>,
+        #[command(flatten)]
+        wait: WaitArg,
     },
     #[command(
         after_help = "Examples:\n  dsh-agents spawn --prompt 'Lead the review'\n  dsh-agents spawn --parent lead-1 --name reviewer --label 'Review the diff'"

@@ -453,7 +453,17 @@ pub(super) fn usage(env: &Env, args: &UsageArgs, out: &mut dyn std::io::Write) -
     Ok(Output::Raw(String::new()))
 }
 
-pub(super) fn cancel(env: &Env, message_id: &str, to: Option<&str>) -> Result<Output> {
+pub(super) fn cancel(
+    env: &Env,
+    message_id: &str,
+    to: Option<&str>,
+    wait: &super::args::WaitArg,
+) -> Result<Output> {
+    if let Some(to) = to
+        && let Some(queued) = super::fleet::cancel_remote(env, message_id, to, wait)?
+    {
+        return Ok(queued);
+    }
     let store = match to {
         Some(to) => env.open.own(Some(to))?,
         None => env

@@ -66,7 +66,11 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
         Command::Export(args) => commands::export(&env, args, out),
         Command::Usage(args) => commands::usage(&env, args, out),
         Command::Fleet(cmd) => super::fleet::run(&env, cmd),
-        Command::Cancel { message_id, to } => commands::cancel(&env, message_id, to.as_deref()),
+        Command::Cancel {
+            message_id,
+            to,
+            wait,
+        } => commands::cancel(&env, message_id, to.as_deref(), wait),
         Command::Bridge { check } => commands::bridge(&env, *check),
         Command::Completions { shell } => Ok(Output::Raw(super::man::completions(*shell))),
         Command::Man { command } => Ok(Output::Raw(super::man::man_page(command.as_deref())?)),

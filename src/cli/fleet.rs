@@ -291,6 +291,54 @@ pub(super) fn interrupt_remote(env: &Env, agent: &str, expires_s: u64) -> Result
     })))
 }
 
+/// `cancel ID --to HOST:AGENT` for an agent on another host of the fleet:
+/// the cancel is queued in the outbox (its host withdraws the message
+/// with the operator's `cancel`; one already canceled stays canceled, and
+/// says so again); `None` when AGENT is local. `--wait accepted` returns
+/// once the message is canceled there.
+pub(super) fn cancel_remote(
+    env: &Env,
+    message_id: &str,
+    agent: &str,
+    wait: &WaitArg,
+) -> Result<Option<Output>> {
+    let Some((local, m, host, remote)) = elsewhere(env, agent)? else {
+        return Ok(None);
+    };
+    if wait.wait == Some(WaitLevel::Delivered) {
+        return Err(crate::error::Error::usage(
+            "--wait delivered: a cancel is not delivered; wait for it to be accepted (canceled)",
+        ));
+    }
+    let mail = Mail {
+        id: uuid::Uuid::now_v7().to_string(),
+        from: m.host.clone(),
+        to: host.to_string(),
+        agent: remote.to_string(),
+        target: crate::fleet::mail::CANCEL.to_string(),
+        text: message_id.to_string(),
+        time: now_ms(),
+        not_after: None,
+    };
+    local.send(&mail)?;
+    let level = match wait.wait {
+        Some(_) => wait_for_receipt(&local, &mail, wait.timeout, Level::Accepted)?,
+        None => Level::Queued,
+    };
+    Ok(Some(Output::Text(if env.json {
+        to_json(&serde_json::json!({
+            "cancel": mail.id, "messageId": message_id, "host": host, "level": level,
+        }))
+    } else if level == Level::Accepted {
+        format!("canceled message {message_id} to agent {remote} on host {host}")
+    } else {
+        format!(
+            "cancel {} of message {message_id} queued for agent {remote} on host {host} (`dsh-agents fleet status` shows how far it got)",
+            mail.id
+        )
+    })))
+}
+
 /// How often a waiting send looks at the receipts the daemon keeps.
 const RECEIPT_POLL: std::time::Duration = std::time::Duration::from_millis(50);
 

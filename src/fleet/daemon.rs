@@ -364,6 +364,7 @@ fn deliver_here(store: &Path, mail: &Mail, limits: Limits) -> Outcome {
         let corpus = crate::tree::Corpus::new(&store);
         let at = crate::tree::caller::resolve_agent(&store, &mail.agent)?;
         let target = match mail.target.as_str() {
+            crate::fleet::mail::CANCEL => return cancel_here(&corpus, at, mail, limits).map(Ok),
             crate::fleet::mail::INTERRUPT => {
                 return Ok(match interrupt_here(&corpus, at, mail, limits)? {
                     Some(why) => Err(why),
@@ -389,6 +390,22 @@ fn deliver_here(store: &Path, mail: &Mail, limits: Limits) -> Outcome {
         Ok(Err(why)) => Outcome::Expired(why),
         Err(e) if e.kind() == ErrorKind::Store => Outcome::Later(e.to_string()),
         Err(e) => Outcome::Refused(e.to_string()),
+    }
+}
+
+/// Withdraw the message a cancel mail names the way `cancel` does. One
+/// already canceled (by this mail handed out again, or by another cancel)
+/// is what was asked: accepted again, nothing written.
+fn cancel_here(
+    corpus: &crate::tree::Corpus,
+    at: usize,
+    mail: &Mail,
+    limits: Limits,
+) -> Result<Option<String>, crate::error::Error> {
+    let inbox = crate::inbox::Inbox::new(&corpus.record(at).dir());
+    match inbox.cancel(&mail.text, limits) {
+        Ok(_) | Err(crate::inbox::DeliveryError::NotPending { claimed: false, .. }) => Ok(None),
+        Err(e) => Err(e.into()),
     }
 }
 

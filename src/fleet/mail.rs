@@ -49,6 +49,9 @@ pub struct Mail {
 /// The `target` of an interrupt mail.
 pub const INTERRUPT: &str = "interrupt";
 
+/// The `target` of a cancel mail (its `text` is the message id).
+pub const CANCEL: &str = "cancel";
+
 /// How far a sent message got, as the sender sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

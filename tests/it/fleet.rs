@@ -950,3 +950,60 @@ fn a_send_that_waits_for_delivery_returns_once_the_agent_ran_it() {
         &logs,
     );
 }
+
+/// `cancel ID --to HOST:AGENT`: the target host withdraws the pending
+/// message with the operator's `cancel`; a second cancel finds it canceled
+/// and says so again; an id the target does not hold is refused with the
+/// reason.
+#[test]
+#[ignore = "needs nats-server: scripts/test-fleet.sh"]
+fn a_cancel_to_another_host_withdraws_the_message() {
+    let hub = Hub::start(&["a", "b"], 1, &[]);
+    let (mut a, mut b) = (Host::new("a"), Host::new("b"));
+    a.run(&hub, None);
+    b.run(&hub, None);
+    let logs = || all_logs(&hub, &[&a, &b]);
+    a.followup("b:lead", "this can wait", "c-1");
+    wait_for(
+        "c-1 accepted",
+        || a.level("c-1").as_deref() == Some("accepted"),
+        &logs,
+    );
+    let pending = |id: &str| {
+        let out = b.cli().args(["--json", "inbox", "lead"]).output().unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        ["nextTurn", "nextStep"]
+            .iter()
+            .flat_map(|l| v[l].as_array().unwrap().iter())
+            .any(|r| r["id"] == id)
+    };
+    assert!(pending("c-1"), "{}", logs());
+    let cancel = |id: &str| {
+        a.cli()
+            .args(["cancel", id, "--to", "b:lead", "--wait", "accepted"])
+            .args(["--timeout", "120"])
+            .output()
+            .unwrap()
+    };
+    for round in 0..2 {
+        let out = cancel("c-1");
+        assert!(
+            out.status.success(),
+            "round {round}: {}\n{}",
+            String::from_utf8_lossy(&out.stderr),
+            logs()
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).trim(),
+            "canceled message c-1 to agent lead on host b"
+        );
+        assert!(!pending("c-1"), "round {round}: still pending");
+    }
+    let unknown = cancel("c-nobody");
+    let err = String::from_utf8_lossy(&unknown.stderr);
+    assert_eq!(unknown.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("host b refused message") && err.contains("c-nobody"),
+        "{err}"
+    );
+}
