@@ -627,7 +627,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__agents__subcmd__fleet__subcmd__config)
-            opts="-h --hosts --out --nodes --port --store --contract --json --lock-timeout --max-pending --no-cache --help"
+            opts="-h --hosts --out --nodes --port --tls-cert --tls-key --tls-ca --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -646,6 +646,18 @@ _dsh__agents() {
                     return 0
                     ;;
                 --port)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -760,7 +772,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__agents__subcmd__fleet__subcmd__init)
-            opts="-h --nats --creds --hosts --replicas --ack-wait --dedup-window --store --contract --json --lock-timeout --max-pending --no-cache --help"
+            opts="-h --nats --creds --hosts --replicas --ack-wait --dedup-window --tls-ca --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -787,6 +799,10 @@ _dsh__agents() {
                     return 0
                     ;;
                 --dedup-window)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -343,6 +343,9 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand fleet; and __fish_
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand fleet; and __fish_seen_subcommand_from config" -l out -d 'Where the files go' -r -F
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand fleet; and __fish_seen_subcommand_from config" -l nodes -d 'Hub nodes: 3 for a fleet that survives a node, 1 to try it' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand fleet; and __fish_seen_subcommand_from config" -l port -d 'The first node\'s client port (the next nodes take the next ones; cluster ports are 100 above)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand fleet; and __fish_seen_subcommand_from config" -l tls-cert -d 'TLS on the client and route ports: the nodes\' certificate (PEM; valid for 127.0.0.1 or the names hosts use)' -r -F
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand fleet; and __fish_seen_subcommand_from config" -l tls-key -d 'With --tls-cert: its private key (PEM)' -r -F
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand fleet; and __fish_seen_subcommand_from config" -l tls-ca -d 'With --tls-cert: the CA certificate that signed it (hosts pass it to --tls-ca)' -r -F
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand fleet; and __fish_seen_subcommand_from config" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand fleet; and __fish_seen_subcommand_from config" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
 v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"
@@ -357,6 +360,7 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand fleet; and __fish_
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand fleet; and __fish_seen_subcommand_from init" -l replicas -d 'Copies of every stream and bucket (the hub\'s node count, at most 5)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand fleet; and __fish_seen_subcommand_from init" -l ack-wait -d 'Seconds a mail taken by a host waits for its ack before the hub hands it out again' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand fleet; and __fish_seen_subcommand_from init" -l dedup-window -d 'Seconds the hub drops a republished mail by its id (past it the target\'s inbox still does)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand fleet; and __fish_seen_subcommand_from init" -l tls-ca -d 'A CA certificate: speak TLS to the hub and trust only it' -r -F
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand fleet; and __fish_seen_subcommand_from init" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand fleet; and __fish_seen_subcommand_from init" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
 v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"

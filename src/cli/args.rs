@@ -591,6 +591,15 @@ pub enum FleetCommand {
         /// The first node's client port (the next nodes take the next ones; cluster ports are 100 above)
         #[arg(long, default_value_t = 4222, value_parser = clap::value_parser!(u16).range(1..=65000))]
         port: u16,
+        /// TLS on the client and route ports: the nodes' certificate (PEM; valid for 127.0.0.1 or the names hosts use)
+        #[arg(long, value_name = "FILE", requires_all = ["tls_key", "tls_ca"])]
+        tls_cert: Option<PathBuf>,
+        /// With --tls-cert: its private key (PEM)
+        #[arg(long, value_name = "FILE", requires_all = ["tls_cert", "tls_ca"])]
+        tls_key: Option<PathBuf>,
+        /// With --tls-cert: the CA certificate that signed it (hosts pass it to --tls-ca)
+        #[arg(long, value_name = "FILE", requires_all = ["tls_cert", "tls_key"])]
+        tls_ca: Option<PathBuf>,
     },
     #[command(
         after_help = "Examples:\n  dsh-agents fleet init --nats nats://127.0.0.1:4222 --creds hub/admin.nk"
@@ -615,6 +624,9 @@ pub enum FleetCommand {
         /// Seconds the hub drops a republished mail by its id (past it the target's inbox still does)
         #[arg(long, default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..=86400))]
         dedup_window: u64,
+        /// A CA certificate: speak TLS to the hub and trust only it
+        #[arg(long, value_name = "FILE")]
+        tls_ca: Option<PathBuf>,
     },
     #[command(
         after_help = "Examples:\n  dsh-agents --store ~/.dsh/sessions fleet run --host laptop --nats nats://hub:4222 --creds laptop.nk"

@@ -20,12 +20,23 @@ pub(super) fn run(env: &Env, cmd: &FleetCommand) -> Result<Output> {
             out,
             nodes,
             port,
+            tls_cert,
+            tls_key,
+            tls_ca,
         } => {
             let plan = Plan {
                 hosts: hosts.clone(),
                 out: out.clone(),
                 nodes: usize::from(*nodes),
                 port: *port,
+                tls: match (tls_cert, tls_key, tls_ca) {
+                    (Some(cert), Some(key), Some(ca)) => Some(hub::Tls {
+                        cert: cert.clone(),
+                        key: key.clone(),
+                        ca: ca.clone(),
+                    }),
+                    _ => None,
+                },
             };
             let written = hub::write(&plan)?;
             let mut text = String::from("wrote:\n");
@@ -46,6 +57,7 @@ pub(super) fn run(env: &Env, cmd: &FleetCommand) -> Result<Output> {
             replicas,
             ack_wait,
             dedup_window,
+            tls_ca,
         } => {
             let hosts = if hosts.is_empty() {
                 hub::hosts_beside(creds)?
@@ -55,6 +67,7 @@ pub(super) fn run(env: &Env, cmd: &FleetCommand) -> Result<Output> {
             daemon::init(
                 nats,
                 creds,
+                tls_ca.as_deref(),
                 &hosts,
                 &daemon::Streams {
                     replicas: usize::from(*replicas),

@@ -120,14 +120,20 @@ pub struct Streams {
 
 /// Create (or leave as they are) the streams, the hosts bucket and one
 /// mail and one receipts consumer per host.
-pub fn init(hub: &str, creds: &Path, hosts: &[String], how: &Streams) -> Result<(), FleetError> {
+pub fn init(
+    hub: &str,
+    creds: &Path,
+    tls_ca: Option<&Path>,
+    hosts: &[String],
+    how: &Streams,
+) -> Result<(), FleetError> {
     for h in hosts {
         if !super::address::valid_host(h) {
             return Err(FleetError::BadHost { host: h.clone() });
         }
     }
     runtime()?.block_on(async {
-        let (js, _) = connect(hub, creds, None, "dsh-agents fleet init").await?;
+        let (js, _) = connect(hub, creds, tls_ca, "dsh-agents fleet init").await?;
         // A hub just started elects its leaders first; until then every
         // request times out. Wait for it, up to a minute.
         let deadline = tokio::time::Instant::now() + Duration::from_secs(60);

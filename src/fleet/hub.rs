@@ -22,6 +22,38 @@ pub struct Plan {
     pub nodes: usize,
     /// Client ports are `port`, `port + 1`, …; cluster ports `port + 100`, ….
     pub port: u16,
+    /// TLS on the client and route ports, from the operator's own PKI.
+    pub tls: Option<Tls>,
+}
+
+/// The hub nodes' certificate and key, and the CA that signed them (which
+/// every host trusts with `--tls-ca`, and the nodes trust each other by).
+#[derive(Debug, Clone)]
+pub struct Tls {
+    pub cert: PathBuf,
+    pub key: PathBuf,
+    pub ca: PathBuf,
+}
+
+impl Tls {
+    /// The `tls { … }` block a server configuration holds, paths absolute.
+    fn block(&self) -> Result<String, FleetError> {
+        let abs = |p: &Path| -> Result<String, FleetError> {
+            let a = std::path::absolute(p).map_err(|e| FleetError::io(p, e))?;
+            // A file that is not there is said now, not by a server at start.
+            std::fs::metadata(&a).map_err(|e| FleetError::io(&a, e))?;
+            Ok(a.display()
+                .to_string()
+                .replace('\\', "\\\\")
+                .replace('"', "\\\""))
+        };
+        Ok(format!(
+            "tls {{ cert_file: \"{}\", key_file: \"{}\", ca_file: \"{}\", timeout: 5 }}",
+            abs(&self.cert)?,
+            abs(&self.key)?,
+            abs(&self.ca)?
+        ))
+    }
 }
 
 /// One user of the hub: its public key and its permissions.
@@ -140,6 +172,7 @@ pub fn write(plan: &Plan) -> Result<Vec<PathBuf>, FleetError> {
             &["_INBOX.>".to_string()],
         ));
     }
+    let tls = plan.tls.as_ref().map(Tls::block).transpose()?;
     let client = |n: usize| plan.port as usize + n;
     let route = |n: usize| plan.port as usize + 100 + n;
     for n in 0..plan.nodes {
@@ -147,6 +180,11 @@ pub fn write(plan: &Plan) -> Result<Vec<PathBuf>, FleetError> {
         let _ = writeln!(c, "# dsh-agents fleet hub node {} of {}", n + 1, plan.nodes);
         let _ = writeln!(c, "server_name: hub-{}", n + 1);
         let _ = writeln!(c, "listen: 127.0.0.1:{}", client(n));
+        if let Some(tls) = &tls {
+            // Clients must speak TLS and trust the CA; the nodes present
+            // the certificate (hosts prove who they are by NKey).
+            let _ = writeln!(c, "{tls}");
+        }
         let store = out.join(format!("hub-{}", n + 1));
         let _ = writeln!(
             c,
@@ -158,9 +196,12 @@ pub fn write(plan: &Plan) -> Result<Vec<PathBuf>, FleetError> {
                 .filter(|m| *m != n)
                 .map(|m| format!("\"nats://127.0.0.1:{}\"", route(m)))
                 .collect();
+            // Routes speak TLS too when clients do: the nodes check each
+            // other's certificate against the CA.
+            let route_tls = tls.as_deref().map_or(String::new(), |t| format!(", {t}"));
             let _ = writeln!(
                 c,
-                "cluster {{ name: dsh-fleet, listen: 127.0.0.1:{}, routes: [{}] }}",
+                "cluster {{ name: dsh-fleet, listen: 127.0.0.1:{}, routes: [{}]{route_tls} }}",
                 route(n),
                 routes.join(", ")
             );

@@ -76,25 +76,46 @@ struct Hub {
     dir: TempDir,
     base: u16,
     nodes: Vec<Option<Reaped>>,
+    /// The CA the nodes' TLS certificate is signed by, when they speak TLS.
+    tls_ca: Option<PathBuf>,
 }
 
 impl Hub {
     /// Configure and start the hub for `hosts` and create the streams.
     fn start(hosts: &[&str], nodes: u16, init: &[&str]) -> Hub {
+        Hub::start_with(hosts, nodes, init, false)
+    }
+
+    /// `start`, the nodes speaking TLS with a certificate of a CA made for
+    /// the test (openssl) when `tls`.
+    fn start_with(hosts: &[&str], nodes: u16, init: &[&str], tls: bool) -> Hub {
         let dir = temp_dir("fleet-hub");
         let base = free_ports(nodes);
         let out = dir.path().join("hub");
-        cmd()
+        let mut config = cmd();
+        config
             .args(["fleet", "config", "--hosts", &hosts.join(",")])
             .arg("--out")
             .arg(&out)
-            .args(["--nodes", &nodes.to_string(), "--port", &base.to_string()])
-            .assert()
-            .success();
+            .args(["--nodes", &nodes.to_string(), "--port", &base.to_string()]);
+        let tls_ca = tls.then(|| {
+            let pki = dir.path().join("pki");
+            make_certificates(&pki);
+            config
+                .arg("--tls-cert")
+                .arg(pki.join("node.pem"))
+                .arg("--tls-key")
+                .arg(pki.join("node.key"))
+                .arg("--tls-ca")
+                .arg(pki.join("ca.pem"));
+            pki.join("ca.pem")
+        });
+        config.assert().success();
         let mut hub = Hub {
             dir,
             base,
             nodes: (0..nodes).map(|_| None).collect(),
+            tls_ca,
         };
         for n in 0..usize::from(nodes) {
             hub.start_node(n);
@@ -104,6 +125,7 @@ impl Hub {
             .args(["fleet", "init", "--nats", &hub.urls(), "--creds"])
             .arg(hub.creds("admin"))
             .args(["--replicas", &replicas])
+            .args(hub.tls_args())
             .args(init)
             .timeout(PATIENCE)
             .output()
@@ -150,6 +172,14 @@ impl Hub {
             .map(|n| format!("nats://127.0.0.1:{}", self.base + n as u16))
             .collect::<Vec<_>>()
             .join(",")
+    }
+
+    /// `--tls-ca CA` for a hub that speaks TLS.
+    fn tls_args(&self) -> Vec<std::ffi::OsString> {
+        self.tls_ca
+            .iter()
+            .flat_map(|ca| ["--tls-ca".into(), ca.clone().into_os_string()])
+            .collect()
     }
 
     fn creds(&self, host: &str) -> PathBuf {
@@ -209,6 +239,7 @@ impl Host {
             .args(["fleet", "run", "--host", self.name, "--nats", &hub.urls()])
             .arg("--creds")
             .arg(hub.creds(creds_of))
+            .args(hub.tls_args())
             .env_remove("DSH_AGENTS_FAULT")
             .stdin(Stdio::null());
         c
@@ -1005,5 +1036,129 @@ fn a_cancel_to_another_host_withdraws_the_message() {
     assert!(
         err.contains("host b refused message") && err.contains("c-nobody"),
         "{err}"
+    );
+}
+
+/// A CA, and a certificate it signed for 127.0.0.1 (the nodes' client and
+/// route ports), made with openssl into `dir`.
+fn make_certificates(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    let openssl = |args: &[&str]| {
+        let out = Command::new("openssl")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .expect("openssl: the TLS test makes its certificates with it");
+        assert!(
+            out.status.success(),
+            "openssl {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    openssl(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=dsh-agents fleet test CA",
+    ]);
+    openssl(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "node.key",
+        "-out",
+        "node.csr",
+        "-subj",
+        "/CN=127.0.0.1",
+    ]);
+    std::fs::write(
+        dir.join("node.ext"),
+        "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth,clientAuth\n",
+    )
+    .unwrap();
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "node.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "node.pem",
+        "-days",
+        "2",
+        "-extfile",
+        "node.ext",
+    ]);
+}
+
+/// TLS on the client and route ports: `fleet config --tls-*` writes the
+/// nodes' TLS blocks, three nodes form their cluster over TLS, hosts that
+/// trust the CA (`--tls-ca`) send and receive, and a host that does not is
+/// turned away at the handshake.
+#[test]
+#[ignore = "needs nats-server: scripts/test-fleet.sh"]
+fn a_hub_speaking_tls_carries_mail_only_for_hosts_that_trust_its_ca() {
+    let hub = Hub::start_with(&["a", "b"], 3, &[], true);
+    let conf = read(&hub.dir.path().join("hub/hub-1.conf"));
+    assert_eq!(
+        conf.matches("tls {").count(),
+        2,
+        "client and routes: {conf}"
+    );
+    let (mut a, mut b) = (Host::new("a"), Host::new("b"));
+    a.run(&hub, None);
+    b.run(&hub, None);
+    let logs = || all_logs(&hub, &[&a, &b]);
+    a.followup("b:lead", "over tls", "t-1");
+    wait_for(
+        "t-1 accepted over TLS",
+        || a.level("t-1").as_deref() == Some("accepted"),
+        &logs,
+    );
+    assert_eq!(b.inbox_records("t-1"), 1, "{}", logs());
+    // A host that does not trust the CA never gets through.
+    let stranger = Host::new("b");
+    let mut untrusting = Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"));
+    untrusting
+        .arg("--store")
+        .arg(stranger.path())
+        .args(["fleet", "run", "--host", "b", "--nats", &hub.urls()])
+        .arg("--creds")
+        .arg(hub.creds("b"))
+        .env_remove("DSH_AGENTS_FAULT")
+        .stdin(Stdio::null());
+    let log = std::fs::File::create(stranger.dir.path().join("untrusting.log")).unwrap();
+    untrusting.stdout(log.try_clone().unwrap()).stderr(log);
+    let child = reaped(untrusting.spawn().unwrap());
+    wait_for(
+        "the hub to refuse a client that does not trust its CA",
+        || hub.logs().contains("TLS handshake error"),
+        &|| {
+            format!(
+                "{}{}",
+                logs(),
+                read(&stranger.dir.path().join("untrusting.log"))
+            )
+        },
+    );
+    drop(child);
+    assert!(
+        !read(&stranger.dir.path().join("untrusting.log")).contains("serving"),
+        "a host that does not trust the CA was served"
     );
 }
