@@ -270,6 +270,7 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             [CompletionResult]::new('--live', '--live', [CompletionResultType]::ParameterName, 'Only agents a resident process holds (and the agents above them)')
             [CompletionResult]::new('--problems', '--problems', [CompletionResultType]::ParameterName, 'Only agents with a diagnostic or an unreadable inbox (and the agents above them)')
             [CompletionResult]::new('--watch', '--watch', [CompletionResultType]::ParameterName, 'Redraw whenever the store changes, until Ctrl-C')
+            [CompletionResult]::new('--fleet', '--fleet', [CompletionResultType]::ParameterName, 'Also every other host''s trees, as this host''s fleet daemon last heard them')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON instead of text (errors too, on stderr)')
             [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Resolve v2 names by scanning the store, without the name index in the cache directory')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

@@ -2077,7 +2077,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__agents__subcmd__tree)
-            opts="-h --all --no-usage --live --problems --watch --width --store --contract --json --lock-timeout --max-pending --no-cache --help"
+            opts="-h --all --no-usage --live --problems --watch --width --fleet --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

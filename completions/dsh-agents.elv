@@ -251,6 +251,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --live 'Only agents a resident process holds (and the agents above them)'
             cand --problems 'Only agents with a diagnostic or an unreadable inbox (and the agents above them)'
             cand --watch 'Redraw whenever the store changes, until Ctrl-C'
+            cand --fleet 'Also every other host''s trees, as this host''s fleet daemon last heard them'
             cand --json 'Print JSON instead of text (errors too, on stderr)'
             cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
             cand -h 'Print help (see more with ''--help'')'

@@ -229,6 +229,7 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l no-usage 
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l live -d 'Only agents a resident process holds (and the agents above them)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l problems -d 'Only agents with a diagnostic or an unreadable inbox (and the agents above them)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l watch -d 'Redraw whenever the store changes, until Ctrl-C'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l fleet -d 'Also every other host\'s trees, as this host\'s fleet daemon last heard them'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand tree" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -448,6 +448,9 @@ pub struct TreeArgs {
     /// Fit rows to N columns [default: the terminal's width, else 100]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(40..))]
     pub width: Option<u16>,
+    /// Also every other host's trees, as this host's fleet daemon last heard them
+    #[arg(long, conflicts_with_all = ["watch", "agent", "live", "problems"])]
+    pub fleet: bool,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -54,6 +54,9 @@ pub(super) fn tree(env: &Env, args: &TreeArgs, out: &mut dyn std::io::Write) -> 
         width: args.width.map(usize::from),
         now: display_now()?,
     };
+    if args.fleet {
+        return super::fleet::tree(env, &view);
+    }
     if args.watch {
         tree_watch::watch(&env.root, &view)?;
     } else {

@@ -101,6 +101,69 @@ pub(super) fn run(env: &Env, cmd: &FleetCommand) -> Result<Output> {
     }
 }
 
+/// `tree --fleet`: this host's trees as `tree` draws them, then each other
+/// host's from the rows this host's daemon mirrored, under a line naming
+/// the host and whether it is heard from (a host gone quiet keeps its last
+/// rows, marked unreachable).
+pub(super) fn tree(env: &Env, view: &crate::operator::tree_watch::TreeView) -> Result<Output> {
+    let local = Local::of(&env.root);
+    let m = local.joined()?;
+    let beats = local.beats()?;
+    let others: Vec<(String, Vec<serde_json::Value>)> = local
+        .rows()?
+        .into_iter()
+        .filter(|(h, _)| *h != m.host)
+        .collect();
+    // Whether a host is heard from is the real clock's (as `fleet status`
+    // says it); the rows' times are shown against the display clock, as
+    // `tree` shows them.
+    let now = now_ms();
+    let heard = |host: &str| beats.iter().find(|b| b.host == host).map(|b| b.time);
+    let mine = view.frame(&env.root)?;
+    let text = if env.json {
+        let mine: serde_json::Value = serde_json::from_str(&mine).unwrap_or_default();
+        let hosts: Vec<serde_json::Value> = others
+            .iter()
+            .map(|(host, rows)| {
+                let seen = heard(host);
+                serde_json::json!({
+                    "host": host, "lastSeen": seen,
+                    "live": seen.is_some_and(|t| now - t <= UNREACHABLE_AFTER_MS),
+                    "rows": rows,
+                })
+            })
+            .collect();
+        to_json(&serde_json::json!({"host": m.host, "trees": mine, "hosts": hosts}))
+    } else {
+        let width = view
+            .width
+            .or_else(crate::operator::table::terminal_width)
+            .unwrap_or(crate::operator::tree_view::PIPE_WIDTH);
+        let mut t = format!("host {} (this host)\n{mine}", m.host);
+        for (host, rows) in &others {
+            let state = match heard(host) {
+                Some(seen) if now - seen <= UNREACHABLE_AFTER_MS => {
+                    format!("live · last seen {}", when(now, seen))
+                }
+                Some(seen) => format!("unreachable · last seen {}", when(now, seen)),
+                None => "never heard from".to_string(),
+            };
+            t.push_str(&format!("\n\nhost {host} · {state}\n"));
+            if rows.is_empty() {
+                t.push_str("(no sessions)");
+            } else {
+                t.push_str(&crate::fleet::tree_view::render(
+                    rows,
+                    view.now,
+                    Some(width),
+                ));
+            }
+        }
+        t
+    };
+    Ok(Output::Text(text))
+}
+
 /// How long a host may go unheard before it shows as unreachable: three
 /// heartbeats.
 const UNREACHABLE_AFTER_MS: i64 = 15_000;

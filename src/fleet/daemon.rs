@@ -25,8 +25,8 @@
 use super::error::FleetError;
 use super::local::{Beat, Following, Local, Membership};
 use super::mail::{
-    HOSTS_BUCKET, Level, MAIL_STREAM, Mail, RECEIPT_STREAM, Receipt, mail_consumer, mail_subject,
-    receipt_consumer, receipt_subject,
+    HOSTS_BUCKET, Level, MAIL_STREAM, Mail, RECEIPT_STREAM, ROWS_BUCKET, Receipt, mail_consumer,
+    mail_subject, receipt_consumer, receipt_subject,
 };
 use crate::inbox::{Limits, Target};
 use crate::support::clock::now_ms;
@@ -185,6 +185,14 @@ async fn create(js: &Context, hosts: &[String], how: &Streams) -> Result<(), Fle
     })
     .await
     .map_err(|e| FleetError::hub("create the hosts bucket", e))?;
+    js.create_or_update_key_value(jetstream::kv::Config {
+        bucket: ROWS_BUCKET.into(),
+        history: 1,
+        num_replicas: replicas,
+        ..Default::default()
+    })
+    .await
+    .map_err(|e| FleetError::hub("create the rows bucket", e))?;
     for h in hosts {
         for (stream, name, subject) in [
             (&mail, mail_consumer(h), mail_subject(h)),
@@ -250,6 +258,8 @@ pub fn run(store: &Path, m: &Membership, limits: Limits) -> Result<(), FleetErro
             r = again("take receipts", || receipts(&js, &m, &local)) => r,
             r = again("beat", || heartbeat(&js, &m, &local, &beats)) => r,
             r = again("watch the hosts", || watch_hosts(&js, &local, &beats)) => r,
+            r = again("write the rows", || super::rows::publish(&js, &m.host, &store)) => r,
+            r = again("mirror the rows", || super::rows::mirror(&js, &local)) => r,
         }
     })
 }

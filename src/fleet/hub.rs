@@ -10,7 +10,9 @@
 
 use super::address::valid_host;
 use super::error::FleetError;
-use super::mail::{HOSTS_BUCKET, MAIL_STREAM, RECEIPT_STREAM, mail_consumer, receipt_consumer};
+use super::mail::{
+    HOSTS_BUCKET, MAIL_STREAM, RECEIPT_STREAM, ROWS_BUCKET, mail_consumer, receipt_consumer,
+};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -85,13 +87,18 @@ fn host_publish(h: &str) -> Vec<String> {
         p.push(format!("$JS.API.STREAM.INFO.{stream}"));
     }
     // Its own heartbeat; every host's, read through an ordered consumer.
+    // Its own heartbeat and its own session rows only; every host's of
+    // both are read (watched).
     p.push(format!("$KV.{HOSTS_BUCKET}.{h}"));
-    p.push(format!("$JS.API.STREAM.INFO.KV_{HOSTS_BUCKET}"));
-    p.push(format!("$JS.API.CONSUMER.CREATE.KV_{HOSTS_BUCKET}"));
-    p.push(format!("$JS.API.CONSUMER.CREATE.KV_{HOSTS_BUCKET}.>"));
-    p.push(format!("$JS.API.CONSUMER.DELETE.KV_{HOSTS_BUCKET}.>"));
-    p.push(format!("$JS.API.CONSUMER.INFO.KV_{HOSTS_BUCKET}.>"));
-    p.push(format!("$JS.FC.KV_{HOSTS_BUCKET}.>"));
+    p.push(format!("$KV.{ROWS_BUCKET}.{h}.>"));
+    for bucket in [HOSTS_BUCKET, ROWS_BUCKET] {
+        p.push(format!("$JS.API.STREAM.INFO.KV_{bucket}"));
+        p.push(format!("$JS.API.CONSUMER.CREATE.KV_{bucket}"));
+        p.push(format!("$JS.API.CONSUMER.CREATE.KV_{bucket}.>"));
+        p.push(format!("$JS.API.CONSUMER.DELETE.KV_{bucket}.>"));
+        p.push(format!("$JS.API.CONSUMER.INFO.KV_{bucket}.>"));
+        p.push(format!("$JS.FC.KV_{bucket}.>"));
+    }
     p.push("$JS.API.INFO".to_string());
     p
 }

@@ -366,6 +366,41 @@ impl Local {
         replace(&path, &kept)
     }
 
+    /// Keep host `host`'s session rows as the hub holds them
+    /// (`rows-HOST.json`: a JSON array, replaced whole).
+    pub fn set_rows(&self, host: &str, rows: &[&serde_json::Value]) -> Result<(), FleetError> {
+        let text = serde_json::to_vec(rows).unwrap_or_default();
+        replace(&self.path(&format!("rows-{host}.json")), &text)
+    }
+
+    /// Every host's session rows as the daemon last mirrored them, by host.
+    pub fn rows(&self) -> Result<Vec<(String, Vec<serde_json::Value>)>, FleetError> {
+        let mut out = Vec::new();
+        let entries = match std::fs::read_dir(&self.dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+            Err(e) => return Err(FleetError::io(&self.dir, e)),
+        };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let Some(host) = name
+                .strip_prefix("rows-")
+                .and_then(|n| n.strip_suffix(".json"))
+            else {
+                continue;
+            };
+            let path = e.path();
+            let rows: Vec<serde_json::Value> = serde_json::from_slice(&read_or_empty(&path)?)
+                .map_err(|err| FleetError::Corrupt {
+                    path: path.clone(),
+                    why: err.to_string(),
+                })?;
+            out.push((host.to_string(), rows));
+        }
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(out)
+    }
+
     /// Every sent message and how far it got, in the order sent.
     pub fn sent(&self) -> Result<Vec<(Mail, Level, Option<Receipt>)>, FleetError> {
         let cursor = self.cursor()?;

@@ -10,6 +10,25 @@ pub const MAIL_STREAM: &str = "FLEET_MAIL";
 pub const RECEIPT_STREAM: &str = "FLEET_RECEIPTS";
 /// Host heartbeats (key: host).
 pub const HOSTS_BUCKET: &str = "fleet-hosts";
+/// Session rows (key: `row_key`): each a `tree --json` member with its
+/// tree's root, host and the time it was last written; a host writes only
+/// its own, and only when one changed.
+pub const ROWS_BUCKET: &str = "fleet-rows";
+
+/// A session row's key: the host, then the session id (`x` and its bytes
+/// in hex when the id holds a character a key may not).
+pub fn row_key(host: &str, session: &str) -> String {
+    let plain = !session.is_empty()
+        && session
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if plain {
+        format!("{host}.{session}")
+    } else {
+        let hex: String = session.bytes().map(|b| format!("{b:02x}")).collect();
+        format!("{host}.x{hex}")
+    }
+}
 
 pub fn mail_subject(host: &str) -> String {
     format!("mail.{host}")
@@ -144,5 +163,18 @@ mod tests {
             assert_eq!(serde_json::to_value(level).unwrap(), word);
         }
         assert_eq!(Level::Expired.word(), "expired");
+    }
+
+    #[test]
+    fn row_keys_are_keys_a_bucket_takes() {
+        for (session, key) in [
+            ("rev-0001", "b.rev-0001"),
+            ("a_b", "b.a_b"),
+            ("a.b", "b.x612e62"),
+            ("", "b.x"),
+            ("é", "b.xc3a9"),
+        ] {
+            assert_eq!(row_key("b", session), key);
+        }
     }
 }

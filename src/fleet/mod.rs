@@ -15,5 +15,7 @@ pub mod error;
 pub mod hub;
 pub mod local;
 pub mod mail;
+pub mod rows;
+pub mod tree_view;
 
 pub use error::FleetError;

@@ -49,6 +49,45 @@ pub fn rfc3339(ms: i64) -> String {
     )
 }
 
+/// `rfc3339`'s text back to epoch milliseconds (`None` for any other shape).
+pub fn parse_rfc3339(text: &str) -> Option<i64> {
+    let b = text.as_bytes();
+    if b.len() != 24 || b[23] != b'Z' {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| -> Option<i64> {
+        let s = text.get(r)?;
+        s.bytes()
+            .all(|c| c.is_ascii_digit())
+            .then(|| s.parse().ok())?
+    };
+    let seps = [
+        (4, b'-'),
+        (7, b'-'),
+        (10, b'T'),
+        (13, b':'),
+        (16, b':'),
+        (19, b'.'),
+    ];
+    if seps.iter().any(|(at, c)| b[*at] != *c) {
+        return None;
+    }
+    let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, min, sec, ms) = (num(11..13)?, num(14..16)?, num(17..19)?, num(20..23)?);
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) || h > 23 || min > 59 || sec > 59 {
+        return None;
+    }
+    // Days since 1970-01-01 from a civil date (Howard Hinnant's algorithm).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = if m > 2 { m - 3 } else { m + 9 };
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(((days * 86_400 + h * 3600 + min * 60 + sec) * 1000) + ms)
+}
+
 /// A duration for people: `850 ms`, `12 s`, `4 min`, `3 h`, `2 d`.
 pub fn human_duration(ms: i64) -> String {
     let ms = ms.max(0);
@@ -98,6 +137,21 @@ mod tests {
             (-1, "1969-12-31T23:59:59.999Z"),
         ] {
             assert_eq!(rfc3339(ms), want, "{ms}");
+        }
+    }
+
+    #[test]
+    fn rfc3339_reads_back() {
+        for ms in [0, 1_796_236_472_115, 951_782_400_000, 4_102_444_799_999] {
+            assert_eq!(parse_rfc3339(&rfc3339(ms)), Some(ms), "{ms}");
+        }
+        for bad in [
+            "",
+            "2026-12-02",
+            "2026-13-02T18:34:32.115Z",
+            "2026-12-02T18:34:32.115+01",
+        ] {
+            assert_eq!(parse_rfc3339(bad), None, "{bad}");
         }
     }
 

@@ -1162,3 +1162,89 @@ fn a_hub_speaking_tls_carries_mail_only_for_hosts_that_trust_its_ca() {
         "a host that does not trust the CA was served"
     );
 }
+
+/// `tree --fleet`: each host's daemon writes its session rows to the hub
+/// when they change and mirrors every host's; a host's tree shows the
+/// others' under a line saying they are heard from, and follows a change
+/// made there.
+#[test]
+#[ignore = "needs nats-server: scripts/test-fleet.sh"]
+fn the_fleet_tree_shows_every_hosts_rows_and_follows_their_changes() {
+    let hub = Hub::start(&["a", "b"], 1, &[]);
+    let (mut a, mut b) = (Host::new("a"), Host::new("b"));
+    let tree_json = |h: &Host, args: &[&str]| -> Value {
+        let out = h
+            .cli()
+            .arg("--json")
+            .arg("tree")
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let root = tree_json(&b, &["--all"])[0]["root"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let spawned = b
+        .cli()
+        .args(["spawn", "--parent", &root, "--name", "reviewer"])
+        .args(["--label", "Review the diff"])
+        .output()
+        .unwrap();
+    assert!(spawned.status.success());
+    a.run(&hub, None);
+    b.run(&hub, None);
+    let logs = || all_logs(&hub, &[&a, &b]);
+    let fleet_text = || {
+        let out = a
+            .cli()
+            .args(["tree", "--fleet", "--width", "120"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    wait_for(
+        "host a to show host b's tree",
+        || {
+            let t = fleet_text();
+            t.contains("host b · live")
+                && t.contains("└─ reviewer")
+                && t.contains("Review the diff")
+        },
+        &|| format!("{}{}", fleet_text(), logs()),
+    );
+    let text = fleet_text();
+    assert!(text.starts_with("host a (this host)\n"), "{text}");
+    // A message waits for b's reviewer: host a sees it pending.
+    let sent = b
+        .cli()
+        .args(["followup", "reviewer", "look again"])
+        .output()
+        .unwrap();
+    assert!(sent.status.success());
+    let reviewer_pending = || {
+        let v = tree_json(&a, &["--fleet"]);
+        v["hosts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|h| h["host"] == "b")
+            .flat_map(|h| h["rows"].as_array().unwrap().iter())
+            .find(|r| r["name"] == "reviewer")
+            .and_then(|r| r["pending"].as_u64())
+    };
+    wait_for(
+        "host b's change to reach host a",
+        || reviewer_pending() == Some(1),
+        &logs,
+    );
+    let v = tree_json(&a, &["--fleet"]);
+    assert_eq!(v["host"], "a");
+    assert_eq!(v["hosts"][0]["live"], true, "{v}");
+}
