@@ -2114,7 +2114,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__agents__subcmd__usage)
-            opts="-h --tree --since --by --prices --store --contract --json --lock-timeout --max-pending --no-cache --help"
+            opts="-h --tree --since --by --prices --fleet --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -363,6 +363,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
             cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
             cand --tree 'With AGENT: its whole subtree, each row with its subtree''s total'
+            cand --fleet 'Each host of the fleet''s totals, from the session rows the hosts'' daemons wrote'
             cand --json 'Print JSON instead of text (errors too, on stderr)'
             cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
             cand -h 'Print help (see more with ''--help'')'

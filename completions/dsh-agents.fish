@@ -324,6 +324,7 @@ v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by n
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand usage" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand usage" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand usage" -l tree -d 'With AGENT: its whole subtree, each row with its subtree\'s total'
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand usage" -l fleet -d 'Each host of the fleet\'s totals, from the session rows the hosts\' daemons wrote'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand usage" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand usage" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand usage" -s h -l help -d 'Print help (see more with \'--help\')'

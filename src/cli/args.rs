@@ -573,6 +573,9 @@ pub struct UsageArgs {
     /// A JSON price table (per million tokens) to add a COST column
     #[arg(long, value_name = "FILE")]
     pub prices: Option<std::path::PathBuf>,
+    /// Each host of the fleet's totals, from the session rows the hosts' daemons wrote
+    #[arg(long, conflicts_with_all = ["agent", "tree", "since", "prices"])]
+    pub fleet: bool,
 }
 
 #[derive(Debug, Subcommand)]

@@ -400,6 +400,9 @@ pub(super) fn export(env: &Env, args: &ExportArgs, out: &mut dyn std::io::Write)
 }
 
 pub(super) fn usage(env: &Env, args: &UsageArgs, out: &mut dyn std::io::Write) -> Result<Output> {
+    if args.fleet {
+        return super::fleet::usage(env);
+    }
     let prices = args.prices.as_deref().map(read_prices).transpose()?;
     if args.tree && args.agent.is_none() {
         return Err(Error::usage(

@@ -164,6 +164,90 @@ pub(super) fn tree(env: &Env, view: &crate::operator::tree_watch::TreeView) -> R
     Ok(Output::Text(text))
 }
 
+/// `usage --fleet`: each host's token counts (its sessions' own, added
+/// up), this host's read from its store now, the others' from the rows
+/// their daemons wrote; and the fleet's total. A host gone quiet counts
+/// with its last rows, marked unreachable.
+pub(super) fn usage(env: &Env) -> Result<Output> {
+    use crate::store::usage::TokenCounts;
+    let local = Local::of(&env.root);
+    let m = local.joined()?;
+    let beats = local.beats()?;
+    let now = now_ms();
+    let mine: Vec<serde_json::Value> = crate::fleet::rows::read(&env.root, &m.host)
+        .map(|rows| rows.into_values().collect())
+        .unwrap_or_default();
+    let mut hosts = vec![(m.host.clone(), "this host".to_string(), mine)];
+    for (host, rows) in local.rows()? {
+        if host == m.host {
+            continue;
+        }
+        let state = match beats.iter().find(|b| b.host == host) {
+            Some(b) if now - b.time <= UNREACHABLE_AFTER_MS => "live",
+            Some(_) => "unreachable",
+            None => "never heard from",
+        };
+        hosts.push((host, state.to_string(), rows));
+    }
+    let counted: Vec<(String, String, usize, TokenCounts)> = hosts
+        .into_iter()
+        .map(|(host, state, rows)| {
+            let mut sum = TokenCounts::default();
+            for r in &rows {
+                if let Ok(t) = serde_json::from_value::<TokenCounts>(r["tokens"].clone()) {
+                    sum.add(&t);
+                }
+            }
+            (host, state, rows.len(), sum)
+        })
+        .collect();
+    let mut total = TokenCounts::default();
+    for (_, _, _, t) in &counted {
+        total.add(t);
+    }
+    if env.json {
+        let hosts: Vec<serde_json::Value> = counted
+            .iter()
+            .map(|(host, state, n, t)| {
+                serde_json::json!({"host": host, "state": state, "sessions": n, "tokens": t,
+                    "total": t.total()})
+            })
+            .collect();
+        return Ok(Output::Text(to_json(&serde_json::json!({
+            "hosts": hosts, "tokens": total, "total": total.total(),
+        }))));
+    }
+    let line = |name: &str, state: &str, n: String, t: &TokenCounts| {
+        let mut cells = vec![name.to_string(), state.to_string(), n];
+        cells.extend(t.counts().iter().map(u64::to_string));
+        cells.push(t.total().to_string());
+        cells
+    };
+    let mut lines: Vec<Vec<String>> = counted
+        .iter()
+        .map(|(h, s, n, t)| line(h, s, n.to_string(), t))
+        .collect();
+    let sessions: usize = counted.iter().map(|c| c.2).sum();
+    lines.push(line("TOTAL", "", sessions.to_string(), &total));
+    let head = [
+        "HOST",
+        "STATE",
+        "SESSIONS",
+        "CALLS",
+        "INPUT",
+        "CACHE READ",
+        "CACHE WRITE",
+        "OUTPUT",
+        "REASONING",
+        "TOTAL",
+    ];
+    Ok(Output::Text(crate::operator::table::columns(
+        &head,
+        &lines,
+        crate::operator::table::terminal_width(),
+    )))
+}
+
 /// How long a host may go unheard before it shows as unreachable: three
 /// heartbeats.
 const UNREACHABLE_AFTER_MS: i64 = 15_000;

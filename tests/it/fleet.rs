@@ -221,6 +221,21 @@ impl Host {
         }
     }
 
+    /// A copy of `testdata/stores/NAME`.
+    fn of_store(name: &'static str, store: &str) -> Host {
+        let dir = temp_dir("fleet-host");
+        crate::common::copy_dir(
+            &crate::common::repo().join("testdata/stores").join(store),
+            &dir.path().join("store"),
+        );
+        Host {
+            name,
+            dir,
+            daemon: None,
+            runs: 0,
+        }
+    }
+
     fn path(&self) -> PathBuf {
         self.dir.path().join("store")
     }
@@ -1247,4 +1262,64 @@ fn the_fleet_tree_shows_every_hosts_rows_and_follows_their_changes() {
     let v = tree_json(&a, &["--fleet"]);
     assert_eq!(v["host"], "a");
     assert_eq!(v["hosts"][0]["live"], true, "{v}");
+}
+
+/// `usage --fleet`: each host's token counts added up from its session
+/// rows (this host's read now), and the fleet's total: host b's is what
+/// `usage` on host b counts.
+#[test]
+#[ignore = "needs nats-server: scripts/test-fleet.sh"]
+fn usage_across_the_fleet_adds_up_each_hosts_rows() {
+    let hub = Hub::start(&["a", "b"], 1, &[]);
+    let (mut a, mut b) = (Host::new("a"), Host::of_store("b", "rc8-cli"));
+    a.run(&hub, None);
+    b.run(&hub, None);
+    let logs = || all_logs(&hub, &[&a, &b]);
+    let json = |h: &Host, args: &[&str]| -> Value {
+        let out = h.cli().arg("--json").args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    // What host b counts of itself.
+    let mut want = [0u64; 2];
+    for row in json(&b, &["usage"])["rows"].as_array().unwrap() {
+        want[0] += row["tokens"]["inputTokens"].as_u64().unwrap();
+        want[1] += row["tokens"]["outputTokens"].as_u64().unwrap();
+    }
+    assert!(want[0] > 0, "the store holds counted calls");
+    let host_b = || {
+        json(&a, &["usage", "--fleet"])["hosts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|h| h["host"] == "b")
+            .cloned()
+    };
+    wait_for(
+        "host b's rows to reach host a",
+        || host_b().is_some_and(|h| h["sessions"] == 2),
+        &logs,
+    );
+    let b_row = host_b().unwrap();
+    assert_eq!(b_row["state"], "live");
+    assert_eq!(b_row["tokens"]["inputTokens"], want[0]);
+    assert_eq!(b_row["tokens"]["outputTokens"], want[1]);
+    let all = json(&a, &["usage", "--fleet"]);
+    assert_eq!(
+        all["tokens"]["inputTokens"], want[0],
+        "host a counts nothing"
+    );
+    let text = a.cli().args(["usage", "--fleet"]).output().unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.starts_with("HOST"), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("a ") && l.contains("this host")),
+        "{text}"
+    );
+    assert!(text.lines().last().unwrap().starts_with("TOTAL"), "{text}");
 }
