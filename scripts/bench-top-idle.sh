@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Benchmark: the CPU `dsh-agents top` spends on an idle store. Runs top in
-# tmux (120x40) on STORE with each BIN given, waits for its first frame,
-# then counts the CPU time (user + system, from /proc/PID/stat) it uses
-# over SECONDS (default 30) while nothing in the store changes.
+# Benchmark: the CPU `dsh-agents top` spends on an idle store, and how long
+# a change takes to reach its screen. Runs top in tmux (120x40) on STORE
+# with each BIN given, waits for its first frame, counts the CPU time (user
+# + system, from /proc/PID/stat) it uses over SECONDS_IDLE (default 30)
+# while nothing in the store changes, then starts a turn in the first
+# tree's root log (the next seq; the log gains one line, which it keeps)
+# and times until the screen shows it (tmux polled every 20 ms).
 #   scripts/bench-top-idle.sh STORE BIN [BIN...]
-# Prints one line per binary: first-frame seconds, idle CPU seconds, and
-# CPU per minute. A benchmark, not a test: it asserts nothing.
+# Prints one line per binary. A benchmark, not a test: it asserts nothing.
 set -euo pipefail
 store=$1; shift
 secs=${SECONDS_IDLE:-30}
@@ -31,8 +33,29 @@ for bin in "$@"; do
   b=$(ticks "$pid")
   cpu=$(echo "scale=2; ($b - $a) / $hz" | bc)
   per_min=$(echo "scale=2; $cpu * 60 / $secs" | bc)
+  # A turn starts in the first tree's root: how long until the screen says so.
+  root=$("$bin" --store "$store" --json tree | python3 -c 'import json,sys;print(json.load(sys.stdin)[0]["root"])')
+  log=$(ls "$store"/*/"$root"/session.jsonl | head -1)
+  turn=$(python3 - "$log" <<'PY'
+import json, sys, time
+path = sys.argv[1]
+last = json.loads(open(path).read().splitlines()[-1])
+turn = 1
+for line in open(path):
+    e = json.loads(line)
+    if e.get("type") == "turn/start":
+        turn = max(turn, e["data"]["turn"] + 1)
+with open(path, "a") as f:
+    f.write(json.dumps({"type": "turn/start", "seq": last["seq"] + 1,
+                        "time": int(time.time() * 1000), "data": {"turn": turn}}) + "\n")
+print(turn)
+PY
+)
+  t0=$(date +%s.%N)
+  until tmux -S "$sock" capture-pane -p -t top | grep -q "turn $turn open"; do sleep 0.02; done
+  seen=$(echo "$(date +%s.%N) - $t0" | bc)
   tmux -S "$sock" kill-server 2>/dev/null || true
   # A build that outlives its terminal (crossterm's spin) is ended here.
   kill -9 "$pid" 2>/dev/null || true
-  echo "$bin: first frame ${first%??????} s; idle ${secs} s: ${cpu} s CPU (${per_min} s a minute)"
+  echo "$bin: first frame ${first%??????} s; idle ${secs} s: ${cpu} s CPU (${per_min} s a minute); a turn's start on screen after ${seen%??????} s"
 done
