@@ -128,7 +128,7 @@ pub(super) fn tree(env: &Env, view: &crate::operator::tree_watch::TreeView) -> R
                 let seen = heard(host);
                 serde_json::json!({
                     "host": host, "lastSeen": seen,
-                    "live": seen.is_some_and(|t| now - t <= UNREACHABLE_AFTER_MS),
+                    "live": seen.is_some_and(|t| crate::fleet::local::live(t, now)),
                     "rows": rows,
                 })
             })
@@ -140,24 +140,9 @@ pub(super) fn tree(env: &Env, view: &crate::operator::tree_watch::TreeView) -> R
             .or_else(crate::operator::table::terminal_width)
             .unwrap_or(crate::operator::tree_view::PIPE_WIDTH);
         let mut t = format!("host {} (this host)\n{mine}", m.host);
-        for (host, rows) in &others {
-            let state = match heard(host) {
-                Some(seen) if now - seen <= UNREACHABLE_AFTER_MS => {
-                    format!("live · last seen {}", when(now, seen))
-                }
-                Some(seen) => format!("unreachable · last seen {}", when(now, seen)),
-                None => "never heard from".to_string(),
-            };
-            t.push_str(&format!("\n\nhost {host} · {state}\n"));
-            if rows.is_empty() {
-                t.push_str("(no sessions)");
-            } else {
-                t.push_str(&crate::fleet::tree_view::render(
-                    rows,
-                    view.now,
-                    Some(width),
-                ));
-            }
+        for block in crate::fleet::tree_view::others(&local, &m.host, now, view.now, width)? {
+            t.push_str("\n\n");
+            t.push_str(&block);
         }
         t
     };
@@ -183,7 +168,7 @@ pub(super) fn usage(env: &Env) -> Result<Output> {
             continue;
         }
         let state = match beats.iter().find(|b| b.host == host) {
-            Some(b) if now - b.time <= UNREACHABLE_AFTER_MS => "live",
+            Some(b) if crate::fleet::local::live(b.time, now) => "live",
             Some(_) => "unreachable",
             None => "never heard from",
         };
@@ -248,10 +233,6 @@ pub(super) fn usage(env: &Env) -> Result<Output> {
     )))
 }
 
-/// How long a host may go unheard before it shows as unreachable: three
-/// heartbeats.
-const UNREACHABLE_AFTER_MS: i64 = 15_000;
-
 fn status(env: &Env) -> Result<Output> {
     let local = Local::of(&env.root);
     let m = local.joined()?;
@@ -269,7 +250,7 @@ fn status(env: &Env) -> Result<Output> {
             .map(|b| {
                 serde_json::json!({
                     "host": b.host, "lastSeen": b.time,
-                    "live": now - b.time <= UNREACHABLE_AFTER_MS,
+                    "live": crate::fleet::local::live(b.time, now),
                 })
             })
             .collect();
@@ -304,7 +285,7 @@ fn status(env: &Env) -> Result<Output> {
     }
     for b in &beats {
         let ago = when(now, b.time);
-        let state = if now - b.time <= UNREACHABLE_AFTER_MS {
+        let state = if crate::fleet::local::live(b.time, now) {
             "live"
         } else {
             "unreachable"

@@ -31,6 +31,15 @@ pub struct Membership {
     pub tls_ca: Option<PathBuf>,
 }
 
+/// How long a host may go unheard before it shows as unreachable: three
+/// heartbeats.
+pub const UNREACHABLE_AFTER_MS: i64 = 15_000;
+
+/// Whether a host last heard from at `seen` is live at `now`.
+pub fn live(seen: i64, now: i64) -> bool {
+    now - seen <= UNREACHABLE_AFTER_MS
+}
+
 /// When a host was last heard from (its heartbeat, as the hub holds it).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Beat {

@@ -29,6 +29,40 @@ fn last_turn(row: &Value, now: i64) -> String {
     }
 }
 
+/// Each host but `me` as this host's daemon last mirrored it: a line that
+/// names the host and whether it is heard from (the real clock `now`:
+/// `live · last seen 3 s ago`, `unreachable · …`, `never heard from`), then
+/// its trees (`display_now` for their times) fitted to `width`.
+pub fn others(
+    local: &super::local::Local,
+    me: &str,
+    now: i64,
+    display_now: i64,
+    width: usize,
+) -> Result<Vec<String>, super::FleetError> {
+    let beats = local.beats()?;
+    let mut out = Vec::new();
+    for (host, rows) in local.rows()? {
+        if host == me {
+            continue;
+        }
+        let state = match beats.iter().find(|b| b.host == host).map(|b| b.time) {
+            Some(seen) if super::local::live(seen, now) => {
+                format!("live · last seen {}", when(now, seen))
+            }
+            Some(seen) => format!("unreachable · last seen {}", when(now, seen)),
+            None => "never heard from".to_string(),
+        };
+        let trees = if rows.is_empty() {
+            "(no sessions)".to_string()
+        } else {
+            render(&rows, display_now, Some(width))
+        };
+        out.push(format!("host {host} · {state}\n{trees}"));
+    }
+    Ok(out)
+}
+
 /// Whether no later sibling follows row `k` (rows in pre-order).
 fn is_last(rows: &[&Value], k: usize) -> bool {
     let depth = rows[k]["depth"].as_u64().unwrap_or(0);

@@ -112,12 +112,42 @@ pub fn snapshot(
     {
         lines.pop();
     }
+    // A store in a fleet: each other host's trees below this host's, as
+    // `tree --fleet` draws them (lines to read, not agents to act on).
+    if agent.is_none() {
+        lines.extend(fleet_lines(root, width, now));
+    }
     Ok(Snapshot {
         lines,
         states,
         tokens,
         marks: Vec::new(),
     })
+}
+
+/// The other hosts' blocks of a store in a fleet, each after a blank
+/// line; none for a store in no fleet (or whose fleet files cannot be
+/// read: the pane is this host's either way).
+fn fleet_lines(root: &Path, width: usize, now: i64) -> Vec<TreeLine> {
+    let local = crate::fleet::local::Local::of(root);
+    let Ok(Some(m)) = local.membership() else {
+        return Vec::new();
+    };
+    let real = crate::support::clock::now_ms();
+    let blocks =
+        crate::fleet::tree_view::others(&local, &m.host, real, now, width).unwrap_or_default();
+    let mut lines = Vec::new();
+    for block in blocks {
+        lines.push(TreeLine {
+            text: String::new(),
+            member: None,
+        });
+        lines.extend(block.lines().map(|l| TreeLine {
+            text: l.to_string(),
+            member: None,
+        }));
+    }
+    lines
 }
 
 impl Snapshot {

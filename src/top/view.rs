@@ -336,6 +336,60 @@ mod tests {
         }
     }
 
+    /// A store in a fleet shows each other host's trees below its own, as
+    /// lines to read: this host's rows, and what the cursor can select,
+    /// are as before.
+    #[test]
+    fn a_fleet_stores_pane_shows_the_other_hosts_below_its_own() {
+        fn copy(from: &std::path::Path, to: &std::path::Path) {
+            std::fs::create_dir_all(to).unwrap();
+            for e in std::fs::read_dir(from).unwrap().flatten() {
+                if e.file_type().unwrap().is_dir() {
+                    copy(&e.path(), &to.join(e.file_name()));
+                } else {
+                    std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+                }
+            }
+        }
+        let root = std::env::temp_dir().join(format!("top-fleet-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        copy(&store("team"), &root);
+        let w = 120;
+        let alone = data::snapshot(&root, None, tree_width(w), NOW, &mut |_| {}).unwrap();
+        let local = crate::fleet::local::Local::of(&root);
+        local
+            .join(&crate::fleet::local::Membership {
+                host: "a".into(),
+                hub: "nats://127.0.0.1:1".into(),
+                creds: "a.nk".into(),
+                tls_ca: None,
+            })
+            .unwrap();
+        let rows: Vec<serde_json::Value> = crate::fleet::rows::read(&store("rc8-cli"), "b")
+            .unwrap()
+            .into_values()
+            .collect();
+        local
+            .set_rows("b", &rows.iter().collect::<Vec<_>>())
+            .unwrap();
+        let joined = data::snapshot(&root, None, tree_width(w), NOW, &mut |_| {}).unwrap();
+        std::fs::remove_dir_all(&root).unwrap();
+        let text = |s: &data::Snapshot| -> Vec<String> {
+            s.lines.iter().map(|l| l.text.clone()).collect()
+        };
+        let all = text(&joined);
+        let (mine, theirs) = all.split_at(alone.lines.len());
+        assert_eq!(mine, text(&alone));
+        assert_eq!(theirs[0], "");
+        assert_eq!(theirs[1], "host b · never heard from");
+        assert!(
+            theirs.iter().any(|l| l.starts_with("└─ b5543822")),
+            "{theirs:?}"
+        );
+        let selectable = |s: &data::Snapshot| s.lines.iter().filter(|l| l.member.is_some()).count();
+        assert_eq!(selectable(&joined), selectable(&alone));
+    }
+
     /// Between reads the clock moves the pane's last-turn cells as a read
     /// at the later clock draws them, at every width (cells cut, columns
     /// left out) and for every span of time a cell can show.
