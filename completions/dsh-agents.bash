@@ -397,7 +397,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__agents__subcmd__check)
-            opts="-h --store --contract --json --lock-timeout --max-pending --no-cache --help"
+            opts="-h --fleet --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

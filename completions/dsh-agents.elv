@@ -304,6 +304,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'
             cand --max-pending 'Admission bound for sends: pending messages an inbox may hold before a send is rejected'
+            cand --fleet 'Also the problems the other hosts of the fleet report in their session rows'
             cand --json 'Print JSON instead of text (errors too, on stderr)'
             cand --no-cache 'Resolve v2 names by scanning the store, without the name index in the cache directory'
             cand -h 'Print help (see more with ''--help'')'

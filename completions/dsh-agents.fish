@@ -274,6 +274,7 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l contract
 v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l lock-timeout -d 'Longest wait for an inbox lock, in seconds (commands that write an inbox)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l max-pending -d 'Admission bound for sends: pending messages an inbox may hold before a send is rejected' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l fleet -d 'Also the problems the other hosts of the fleet report in their session rows'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -191,7 +191,11 @@ pub enum Command {
     Watch(WatchArgs),
     #[command(after_help = "Examples:\n  dsh-agents check\n  dsh-agents --json check")]
     /// Verify the whole store; report every problem with its path
-    Check,
+    Check {
+        /// Also the problems the other hosts of the fleet report in their session rows
+        #[arg(long)]
+        fleet: bool,
+    },
     #[command(
         after_help = "Examples:\n  dsh-agents log reviewer/checker\n  dsh-agents log rev-0001 --last 2 --full\n  dsh-agents log reviewer --follow\n  dsh-agents --json log rev-0001 | jq -r 'select(.kind==\"assistant\").text'"
     )]

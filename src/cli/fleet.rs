@@ -149,6 +149,54 @@ pub(super) fn tree(env: &Env, view: &crate::operator::tree_watch::TreeView) -> R
     Ok(Output::Text(text))
 }
 
+/// `check --fleet`: this store checked as `check` does, then each session
+/// another host's rows say has a problem (corrupt, unsupported,
+/// unavailable, unknown, unresumable), one line each; it fails when any
+/// host has one. Text only: `tree --fleet --json` holds every host's rows.
+pub(super) fn check(env: &Env, out: &mut dyn std::io::Write) -> Result<Output> {
+    use crate::operator::tree_rows::State;
+    let local = Local::of(&env.root);
+    let m = local.joined()?;
+    if env.json {
+        return Err(crate::error::Error::usage(
+            "check --fleet prints text; `tree --fleet --json` holds every host's rows with their states",
+        ));
+    }
+    let (summary, mut failed) = match super::commands::check(env, out)? {
+        Output::Failed(s, _) => (s, true),
+        Output::Text(s) | Output::Raw(s) => (s, false),
+    };
+    let mut lines = Vec::new();
+    let mut hosts = 0;
+    for (host, rows) in local.rows()? {
+        if host == m.host {
+            continue;
+        }
+        hosts += 1;
+        for r in &rows {
+            let state = r["state"].as_str().unwrap_or("");
+            if State::of_word(state).is_some_and(State::is_problem) {
+                lines.push(format!(
+                    "error: host {host}: {} ({}): {state}",
+                    r["id"].as_str().unwrap_or(""),
+                    r["name"].as_str().unwrap_or("")
+                ));
+            }
+        }
+    }
+    failed |= !lines.is_empty();
+    lines.push(format!(
+        "{summary}; {} problem(s) on {hosts} other host(s)",
+        lines.len()
+    ));
+    let text = lines.join("\n");
+    Ok(if failed {
+        Output::Failed(text, crate::error::ErrorKind::Store)
+    } else {
+        Output::Text(text)
+    })
+}
+
 /// `usage --fleet`: each host's token counts (its sessions' own, added
 /// up), this host's read from its store now, the others' from the rows
 /// their daemons wrote; and the fleet's total. A host gone quiet counts

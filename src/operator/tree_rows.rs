@@ -45,6 +45,24 @@ impl State {
         }
     }
 
+    /// Every state, for a word read back (another host's row).
+    pub const ALL: [State; 9] = [
+        State::Running,
+        State::Idle,
+        State::Inactive,
+        State::Creating,
+        State::Corrupt,
+        State::Unsupported,
+        State::Unavailable,
+        State::Unknown,
+        State::Unresumable,
+    ];
+
+    /// The state `word` names.
+    pub fn of_word(word: &str) -> Option<State> {
+        State::ALL.into_iter().find(|s| s.as_str() == word)
+    }
+
     pub fn is_problem(self) -> bool {
         matches!(
             self,

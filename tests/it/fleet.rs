@@ -1323,3 +1323,44 @@ fn usage_across_the_fleet_adds_up_each_hosts_rows() {
     );
     assert!(text.lines().last().unwrap().starts_with("TOTAL"), "{text}");
 }
+
+/// `check --fleet`: this store checked as `check` does, then every session
+/// another host's rows call a problem (here DSH cannot resume two of host
+/// b's), and the command fails for them.
+#[test]
+#[ignore = "needs nats-server: scripts/test-fleet.sh"]
+fn check_across_the_fleet_names_the_other_hosts_problems() {
+    let hub = Hub::start(&["a", "b"], 1, &[]);
+    let (mut a, mut b) = (Host::new("a"), Host::of_store("b", "rc8-inbox-invalid"));
+    a.run(&hub, None);
+    b.run(&hub, None);
+    let logs = || all_logs(&hub, &[&a, &b]);
+    let check = || a.cli().args(["check", "--fleet"]).output().unwrap();
+    wait_for(
+        "host b's rows to reach host a",
+        || String::from_utf8_lossy(&check().stdout).contains("host b:"),
+        &logs,
+    );
+    let out = check();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{text}");
+    let problems: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("error: host b: "))
+        .collect();
+    assert_eq!(problems.len(), 2, "{text}");
+    assert!(
+        problems.iter().all(|l| l.ends_with(": unresumable")),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .last()
+            .unwrap()
+            .ends_with("; 2 problem(s) on 1 other host(s)"),
+        "{text}"
+    );
+    // Host b's own check agrees.
+    let own = b.cli().arg("check").output().unwrap();
+    assert!(String::from_utf8_lossy(&own.stdout).contains("2 problem(s)"));
+}
