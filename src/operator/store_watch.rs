@@ -1,47 +1,69 @@
-//! What a live view (`top`, `tree --watch`, `events --follow`, `watch`) is
-//! told of the store: one inotify instance watching the store's root, each
-//! project directory (where new sessions appear) and each session
-//! directory the view shows (its log, inbox and liveness files). A hint
-//! that something changed, never what: a view is always made from a read.
-//! Where a directory cannot be watched (the kernel's watch limit, a system
-//! without inotify) the watch says so, and `support::refresh` reads for
-//! safety more often.
+//! What a live view (`top`, `tree --watch`, `events --follow`, `watch`, the
+//! fleet daemon's rows) is told of the store: one inotify instance
+//! watching the store's root, each project directory (where new sessions
+//! appear) and each session directory the view shows — its log, inbox and
+//! liveness files written, replaced or created, and a file opened for
+//! writing closed, which is how a holder that dies (even SIGKILLed) shows:
+//! the kernel closes its lock. The fleet's own directory (`.fleet`) is left
+//! out, for the daemon writes its heartbeats there every few seconds; a
+//! view that shows other hosts' rows (`top`) is told only of their files.
+//!
+//! A hint that something changed, never what: a view is always made from
+//! a read. Where a directory cannot be watched (the kernel's watch limit, a
+//! system without inotify) the watch says so, and `support::refresh` reads
+//! for safety more often.
 
-use crate::inbox::watch::DirWatch;
+use crate::store::paths::FLEET_DIR;
+use rustix::event::{PollFd, PollFlags, Timespec};
 use std::collections::HashSet;
 use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+use std::os::fd::OwnedFd;
 use std::path::Path;
 use std::time::Duration;
 
 pub struct StoreWatch {
-    watch: DirWatch,
+    fd: Option<OwnedFd>,
     /// The watched directories' path hashes (8 bytes a directory, where
     /// the paths would take a hundred).
     seen: HashSet<u64>,
     /// Some directory of the last read could not be watched.
     missed: bool,
+    /// Whether the other hosts' rows files count (`top`).
+    fleet_rows: bool,
+    /// The watch on `.fleet`, when they do.
+    fleet_wd: Option<i32>,
 }
 
 impl StoreWatch {
+    /// A watch for a view of this store alone.
     pub fn new() -> StoreWatch {
+        StoreWatch::with_fleet_rows(false)
+    }
+
+    /// A watch that is also told when another host's rows file changes.
+    pub fn with_fleet_rows(fleet_rows: bool) -> StoreWatch {
         StoreWatch {
-            watch: DirWatch::new(),
+            fd: sys::instance(),
             seen: HashSet::new(),
             missed: false,
+            fleet_rows,
+            fleet_wd: None,
         }
     }
 
     /// Before a read: which directories it shows is found anew.
     pub fn begin(&mut self, root: &Path) {
-        self.missed = false;
+        self.missed = self.fd.is_none();
         self.cover(root);
-        // New session directories appear in the project directories.
-        if let Ok(entries) = std::fs::read_dir(root) {
-            for e in entries.flatten() {
-                if e.file_type().is_ok_and(|t| t.is_dir()) {
-                    self.cover(&e.path());
+        for dir in subdirectories(root) {
+            if dir.file_name().is_some_and(|n| n == FLEET_DIR) {
+                if self.fleet_rows && self.fleet_wd.is_none() {
+                    self.fleet_wd = self.fd.as_ref().and_then(|fd| sys::add(fd, &dir, true));
                 }
+                continue;
             }
+            // New session directories appear in the project directories.
+            self.cover(&dir);
         }
     }
 
@@ -49,11 +71,12 @@ impl StoreWatch {
     /// directories (a view of the whole store: one listing of each).
     pub fn begin_all(&mut self, root: &Path) {
         self.begin(root);
-        let projects = std::fs::read_dir(root).into_iter().flatten().flatten();
-        for p in projects.filter(|e| e.file_type().is_ok_and(|t| t.is_dir())) {
-            let sessions = std::fs::read_dir(p.path()).into_iter().flatten().flatten();
-            for s in sessions.filter(|e| e.file_type().is_ok_and(|t| t.is_dir())) {
-                self.cover(&s.path());
+        for project in subdirectories(root) {
+            if project.file_name().is_some_and(|n| n == FLEET_DIR) {
+                continue;
+            }
+            for session in subdirectories(&project) {
+                self.cover(&session);
             }
         }
     }
@@ -64,7 +87,7 @@ impl StoreWatch {
         if self.seen.contains(&key) {
             return;
         }
-        match self.watch.add(dir) {
+        match self.fd.as_ref().and_then(|fd| sys::add(fd, dir, false)) {
             Some(_) => {
                 self.seen.insert(key);
             }
@@ -75,7 +98,19 @@ impl StoreWatch {
     /// Wait up to `timeout` for a change in a watched directory; whether
     /// one came (without inotify: sleeps, and says no).
     pub fn wait(&self, timeout: Duration) -> bool {
-        self.watch.wait(timeout)
+        let Some(fd) = &self.fd else {
+            std::thread::sleep(timeout);
+            return false;
+        };
+        let limit = Timespec::try_from(timeout).ok();
+        let mut fds = [PollFd::new(fd, PollFlags::IN)];
+        if !rustix::event::poll(&mut fds, limit.as_ref()).is_ok_and(|n| n > 0) {
+            return false;
+        }
+        sys::drain(fd, |wd, name| {
+            wd != self.fleet_wd
+                || name.is_some_and(|n| n.starts_with(b"rows-") && n.ends_with(b".json"))
+        })
     }
 
     /// Whether every directory the last read showed is watched.
@@ -86,13 +121,93 @@ impl StoreWatch {
     /// Whether something changed in a watched directory since the last
     /// call (never waits).
     pub fn changed(&self) -> bool {
-        self.watch.wait(Duration::ZERO)
+        self.wait(Duration::ZERO)
     }
 }
 
 impl Default for StoreWatch {
     fn default() -> Self {
         StoreWatch::new()
+    }
+}
+
+impl Drop for StoreWatch {
+    fn drop(&mut self) {
+        // Closing an inotify instance waits for a kernel grace period;
+        // leave it to the process's exit (as `inbox::watch` does).
+        if let Some(fd) = self.fd.take() {
+            std::mem::forget(fd);
+        }
+    }
+}
+
+/// The directories directly in `dir`.
+fn subdirectories(dir: &Path) -> impl Iterator<Item = std::path::PathBuf> {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.path())
+}
+
+#[cfg(target_os = "linux")]
+mod sys {
+    use rustix::fs::inotify::{self, CreateFlags, ReadFlags, WatchFlags};
+    use std::os::fd::OwnedFd;
+    use std::path::Path;
+
+    pub fn instance() -> Option<OwnedFd> {
+        inotify::init(CreateFlags::NONBLOCK | CreateFlags::CLOEXEC).ok()
+    }
+
+    /// Watch `dir`: for a session directory, writes, replaces, creations,
+    /// removals and a written file's close; for the fleet's own directory
+    /// (`renames`), only the files renamed into it.
+    pub fn add(fd: &OwnedFd, dir: &Path, renames: bool) -> Option<i32> {
+        let mask = if renames {
+            WatchFlags::MOVED_TO | WatchFlags::ONLYDIR
+        } else {
+            WatchFlags::MODIFY
+                | WatchFlags::MOVED_TO
+                | WatchFlags::CREATE
+                | WatchFlags::DELETE
+                | WatchFlags::CLOSE_WRITE
+                | WatchFlags::ONLYDIR
+        };
+        inotify::add_watch(fd, dir, mask).ok()
+    }
+
+    /// Read every pending event; whether one `counts` (by its watch and
+    /// file name). A lost queue (overflow) counts.
+    pub fn drain(fd: &OwnedFd, counts: impl Fn(Option<i32>, Option<&[u8]>) -> bool) -> bool {
+        let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); 8192];
+        let mut reader = inotify::Reader::new(fd, &mut buf);
+        let mut any = false;
+        while let Ok(event) = reader.next() {
+            let overflow = event.events().contains(ReadFlags::QUEUE_OVERFLOW);
+            let name = event.file_name().map(|n| n.to_bytes());
+            any |= overflow || counts(Some(event.wd()), name);
+        }
+        any
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod sys {
+    use std::os::fd::OwnedFd;
+    use std::path::Path;
+
+    pub fn instance() -> Option<OwnedFd> {
+        None
+    }
+
+    pub fn add(_fd: &OwnedFd, _dir: &Path, _renames: bool) -> Option<i32> {
+        None
+    }
+
+    pub fn drain(_fd: &OwnedFd, _counts: impl Fn(Option<i32>, Option<&[u8]>) -> bool) -> bool {
+        false
     }
 }
 
@@ -107,7 +222,8 @@ mod tests {
         let _ = std::fs::remove_dir_all(&root);
         let session = root.join("_no-cwd").join("s1");
         std::fs::create_dir_all(&session).unwrap();
-        let mut w = StoreWatch::new();
+        std::fs::create_dir_all(root.join(FLEET_DIR)).unwrap();
+        let mut w = StoreWatch::with_fleet_rows(true);
         w.begin(&root);
         w.cover(&session);
         assert!(w.complete());
@@ -118,6 +234,30 @@ mod tests {
         // A new session in a project directory.
         std::fs::create_dir(root.join("_no-cwd").join("s2")).unwrap();
         assert!(w.changed(), "a new session directory");
+        // A holder's lock, opened for writing, closed (as a killed one is).
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(session.join("live.lock"))
+            .unwrap();
+        assert!(w.changed(), "the lock created");
+        drop(lock);
+        assert!(w.changed(), "the lock closed");
+        // The fleet's files: a heartbeat is not a change, another host's
+        // rows are (renamed into place, as the daemon writes them).
+        let fleet = root.join(FLEET_DIR);
+        std::fs::write(fleet.join("hosts.tmp"), b"{}").unwrap();
+        std::fs::rename(fleet.join("hosts.tmp"), fleet.join("hosts")).unwrap();
+        assert!(!w.changed(), "a heartbeat");
+        std::fs::write(fleet.join("rows-b.tmp"), b"[]").unwrap();
+        std::fs::rename(fleet.join("rows-b.tmp"), fleet.join("rows-b.json")).unwrap();
+        assert!(w.changed(), "another host's rows");
+        // Without rows the fleet's directory is not watched at all.
+        let mut plain = StoreWatch::new();
+        plain.begin(&root);
+        std::fs::rename(fleet.join("rows-b.json"), fleet.join("rows-c.json")).unwrap();
+        assert!(!plain.changed(), "a view of this store alone");
         // A directory that cannot be watched is said.
         w.cover(&root.join("missing"));
         assert!(!w.complete());

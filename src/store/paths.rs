@@ -7,6 +7,8 @@
 
 /// A session's inbox (contract §5).
 pub const INBOX: &str = "inbox.jsonl";
+/// A fleet host's own files, beside the project directories (`fleet::local`).
+pub const FLEET_DIR: &str = ".fleet";
 /// The lock every writer of a session's inbox files holds.
 pub const INBOX_LOCK: &str = "inbox.lock";
 /// Keyed messages compaction moved out of the inbox.

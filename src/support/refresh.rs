@@ -4,8 +4,9 @@
 //! so a store that takes a second to read is read at most about every
 //! other second however busy it is), when an action, a resize or a start
 //! asks for it, and else only as a safety net for what no notification
-//! reports (a holder that died, a directory past the watch limit): rarely
-//! when every directory is watched.
+//! reports (a directory past the watch limit, a file system that does not
+//! notify): every few minutes when every directory is watched — a holder
+//! that dies is told, by the close of its lock (`operator::store_watch`).
 //!
 //! Invariant: an idle, fully watched store is read once per `SAFETY` at
 //! most; a change is read within `GAP` plus one read of the store.
@@ -17,9 +18,9 @@ use std::time::{Duration, Instant};
 pub const TICK: Duration = Duration::from_millis(500);
 
 /// The least time between two reads a change asks for.
-pub const GAP: Duration = Duration::from_millis(250);
+pub const GAP: Duration = Duration::from_millis(50);
 /// The safety read of a store whose every shown directory is watched.
-pub const SAFETY: Duration = Duration::from_secs(10);
+pub const SAFETY: Duration = Duration::from_secs(300);
 /// The safety read when some directory could not be watched.
 pub const UNWATCHED: Duration = Duration::from_secs(2);
 
@@ -79,7 +80,7 @@ impl Refresh {
             return Some(Due::Changed);
         }
         let safety = if self.watched {
-            SAFETY.max(took.saturating_mul(10))
+            SAFETY.max(took.saturating_mul(100))
         } else {
             UNWATCHED.max(took.saturating_mul(4))
         };
@@ -118,19 +119,19 @@ mod tests {
         // (read took, watched, changed, asked, time since the read) → due
         type Case = (Duration, bool, bool, bool, Duration, Option<Due>);
         let table: &[Case] = &[
-            // Idle and watched: nothing for ten seconds.
+            // Idle and watched: nothing until the safety read.
             (ms(5), true, false, false, ms(300), None),
-            (ms(5), true, false, false, s(9), None),
-            (ms(5), true, false, false, s(10), Some(Due::Safety)),
-            // A slow store is read for safety ten reads' time apart.
-            (s(2), true, false, false, s(19), None),
-            (s(2), true, false, false, s(20), Some(Due::Safety)),
+            (ms(5), true, false, false, SAFETY - ms(1), None),
+            (ms(5), true, false, false, SAFETY, Some(Due::Safety)),
+            // A slow store is read for safety a hundred reads' time apart.
+            (s(5), true, false, false, s(499), None),
+            (s(5), true, false, false, s(500), Some(Due::Safety)),
             // Not every directory watched: more often.
-            (ms(5), false, false, false, s(2), Some(Due::Safety)),
+            (ms(5), false, false, false, UNWATCHED, Some(Due::Safety)),
             (s(1), false, false, false, s(3), None),
             // A change waits for the gap, and for as long as a read takes.
-            (ms(5), true, true, false, ms(100), None),
-            (ms(5), true, true, false, ms(250), Some(Due::Changed)),
+            (ms(5), true, true, false, GAP - ms(1), None),
+            (ms(5), true, true, false, GAP, Some(Due::Changed)),
             (s(2), true, true, false, s(1), None),
             (s(2), true, true, false, s(2), Some(Due::Changed)),
             // Asked: at once.

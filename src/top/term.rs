@@ -125,7 +125,7 @@ fn run_loop(
     let clock = || now.unwrap_or_else(crate::support::clock::now_ms);
     let store_label = root.display().to_string();
     let mut width = view::tree_width(terminal.size().map_or(80, |s| s.width));
-    let mut watch = StoreWatch::new();
+    let mut watch = StoreWatch::with_fleet_rows(true);
     let mut refresh = Refresh::new();
     let mut app = App::new(data::Snapshot::default());
     let mut detail = Detail::default();

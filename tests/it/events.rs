@@ -108,9 +108,22 @@ fn a_turn_is_reported_once_started_and_once_finished() {
     assert_eq!(started.len(), 1, "{seen:?}");
     assert_eq!(started[0]["turn"], 2, "{seen:?}");
     assert_eq!(seen.last().unwrap()["turn"], 2);
-    // Nothing else happened: nothing more is said (the follower is alive,
-    // and its next look sees the same tree).
-    assert!(rx.recv_timeout(Duration::from_secs(2)).is_err());
+    // Nothing else happened: no other turn is said (the follower is alive,
+    // and its next look sees the same tree). A look taken while `serve`
+    // held the agent saw it live: that it went back to inactive may follow.
+    let mut after = Vec::new();
+    while let Ok(line) = rx.recv_timeout(Duration::from_secs(2)) {
+        after.push(serde_json::from_str::<serde_json::Value>(&line).unwrap());
+    }
+    assert!(
+        after
+            .iter()
+            .all(|e| e["kind"] == "became" && e["agent"] == "rev-0001"),
+        "{after:?}"
+    );
+    if let Some(last) = after.last() {
+        assert_eq!(last["state"], "inactive", "{after:?}");
+    }
     assert!(child.try_wait().unwrap().is_none());
 }
 
@@ -196,7 +209,51 @@ fn an_idle_store_is_not_read_again_while_a_message_ages() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     let whole = stderr.matches("plan: whole store").count();
     // Once before the history, once as following starts (a safety read
-    // comes ten seconds after, later than the message turns stale).
+    // comes minutes after, later than the message turns stale).
     assert!(whole <= 2, "{whole} whole reads:\n{stderr}");
     assert!(stderr.contains("plan: located"), "{stderr}");
+}
+
+/// A holder killed outright is seen going inactive without waiting for the
+/// safety read (minutes away): the kernel closes the lock it held open for
+/// writing, and the watch is told of that close.
+#[test]
+fn a_killed_holder_is_seen_going_inactive() {
+    let store = copy_store(&repo().join("testdata/stores/team"), "events-kill");
+    let s = store.path();
+    // The history first: once it is printed, the follower has taken its
+    // first look, and the agent is not live in it.
+    let history = crate::common::run([
+        "--store",
+        s.to_str().unwrap(),
+        "--json",
+        "events",
+        "--since",
+        "0",
+    ]);
+    let n = history.stdout.lines().count();
+    let (_child, rx) = follow(s, &["--since", "0"]);
+    for i in 0..n {
+        next(&rx, &format!("history line {i}"));
+    }
+    let mut served = reaped(
+        Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
+            .args(["--store", s.to_str().unwrap(), "serve", "--as", "rev-0001"])
+            .args(["--quiet", "--", "cat"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let became = |state: &str| loop {
+        let e = next(&rx, &format!("rev-0001 became {state}"));
+        if e["kind"] == "became" && e["agent"] == "rev-0001" && e["state"] == state {
+            return;
+        }
+    };
+    became("idle");
+    served.kill().unwrap();
+    served.wait().unwrap();
+    became("inactive");
 }
