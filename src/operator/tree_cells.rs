@@ -148,6 +148,12 @@ impl Clocked {
         })
     }
 
+    /// Whether the cell has stopped moving at `now`: past a week it says
+    /// the day, whatever the clock does after.
+    pub fn settled(&self, now: i64) -> bool {
+        now.saturating_sub(self.at) >= 7 * 86_400_000
+    }
+
     pub fn text(&self, now: i64) -> String {
         let time = if self.open {
             since(now, self.at)

@@ -281,7 +281,7 @@ pub fn text_rows_to(
         fit(block, o, &mut short, out, &mut |marks, r, first, last| {
             // A member is made only for a caller that takes it.
             if let Some(row) = row.as_mut() {
-                row(member_of(corpus, marks, r, first, last));
+                row(member_of(corpus, marks, r, first, last, o.now));
             }
         });
     }
@@ -527,21 +527,45 @@ pub struct LastCellAt {
 pub struct LastCell {
     pub at: LastCellAt,
     pub clocked: Clocked,
+    /// The clock the line's cell was last made at.
+    pub drawn: DrawnAt,
+}
+
+/// The clock a cell was drawn at: not part of what a row says (two
+/// snapshots of the same store are equal whenever their cells were drawn).
+#[derive(Debug, Clone, Copy, Eq)]
+pub struct DrawnAt(pub i64);
+
+impl PartialEq for DrawnAt {
+    fn eq(&self, _: &DrawnAt) -> bool {
+        true
+    }
 }
 
 impl LastCell {
-    /// `line` (as `tree` drew it) with this cell made again at `now`:
-    /// the line `tree` draws at `now` for the same row.
-    pub fn retimed(&self, line: &str, now: i64) -> String {
+    /// `line` (as `tree` drew it at the clock this cell was drawn at) made
+    /// the line `tree` draws at `now` for the same row: the cell made
+    /// again, and only when its text moved (a cell past a week says the
+    /// day and never moves).
+    pub fn retime(&mut self, line: &mut String, now: i64) {
+        let before = self.drawn.0;
+        if self.clocked.settled(before) && now >= before {
+            return;
+        }
+        self.drawn = DrawnAt(now);
+        let text = self.clocked.text(now);
+        if text == self.clocked.text(before) {
+            return;
+        }
         let LastCellAt { start, width } = self.at;
         let mut out: String = line.chars().take(start).collect();
         if out.chars().count() < start {
-            return line.to_string();
+            return;
         }
-        out.push_str(&pad_to(&cut_to(&self.clocked.text(now), width), width));
+        out.push_str(&pad_to(&cut_to(&text, width), width));
         out.extend(line.chars().skip(start + width));
         out.truncate(out.trim_end().len());
-        out
+        *line = out;
     }
 }
 
@@ -551,6 +575,7 @@ fn member_of(
     r: &Row,
     first: bool,
     last: Option<LastCellAt>,
+    now: i64,
 ) -> Member {
     Member {
         id: id_at(corpus, r.index).to_string(),
@@ -561,7 +586,11 @@ fn member_of(
         first,
         last: last.and_then(|at| {
             let clocked = Clocked::of(r.activity.as_deref()?)?;
-            Some(LastCell { at, clocked })
+            Some(LastCell {
+                at,
+                clocked,
+                drawn: DrawnAt(now),
+            })
         }),
     }
 }

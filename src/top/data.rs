@@ -156,8 +156,8 @@ impl Snapshot {
     /// draws it at `now` (`top` between reads).
     pub fn retime(&mut self, now: i64) {
         for line in &mut self.lines {
-            if let Some(last) = line.member.as_ref().and_then(|m| m.last.as_ref()) {
-                line.text = last.retimed(&line.text, now);
+            if let Some(last) = line.member.as_mut().and_then(|m| m.last.as_mut()) {
+                last.retime(&mut line.text, now);
             }
         }
     }

@@ -405,14 +405,24 @@ mod tests {
                 // `3 h ago` and `open 1 d` and move with the clock.
                 let near = 1_796_342_400_000;
                 let first = read(near);
+                // Each span from the read, and the same spans one after
+                // another on one pane (as the ticks of a running `top`).
+                let mut rolling = first.clone();
                 for later in [1_000, 59_000, 61_000, 3 * 3_600_000, 8 * 86_400_000] {
                     let mut again = first.clone();
                     again.retime(near + later);
+                    rolling.retime(near + later);
                     let fresh = read(near + later);
                     let texts = |s: &data::Snapshot| -> Vec<String> {
                         s.lines.iter().map(|l| l.text.clone()).collect()
                     };
                     assert_eq!(texts(&again), texts(&fresh), "{name} {w} +{later}");
+                    assert_eq!(
+                        texts(&rolling),
+                        texts(&fresh),
+                        "{name} {w} rolled to +{later}"
+                    );
+                    assert_eq!(again, fresh, "{name} {w} +{later}: the same snapshot");
                     moved += usize::from(texts(&again) != texts(&first));
                 }
             }
