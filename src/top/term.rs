@@ -131,6 +131,10 @@ fn run_loop(
     let mut detail = Detail::default();
     let mut detail_due = true;
     let mut tick = Instant::now() + TICK;
+    // A frame is drawn when something on it changed (a read, the clock's
+    // tick, a key, a resize), not at every turn of the loop: a pane of
+    // 100,000 rows costs a walk of them a frame.
+    let mut redraw = true;
     loop {
         if signals::stop_requested() {
             return Ok(());
@@ -154,9 +158,13 @@ fn run_loop(
                 Err(e) => app.status = format!("error: {e}"),
             }
             detail_due = true;
+            redraw = true;
             tick = Instant::now() + TICK;
-        } else if now.is_none() && Instant::now() >= tick {
-            app.snapshot.retime(clock());
+        } else if Instant::now() >= tick {
+            if now.is_none() {
+                app.snapshot.retime(clock());
+            }
+            redraw = true;
             tick = Instant::now() + TICK;
         }
         if detail_due {
@@ -176,25 +184,29 @@ fn run_loop(
             };
             app.set_pending(detail.pending.clone());
             detail_due = false;
+            redraw = true;
         }
-        let clock_text = crate::support::clock::rfc3339(clock());
-        terminal
-            .draw(|f| {
-                view::draw(
-                    f,
-                    &app,
-                    &Shown {
-                        store: &store_label,
-                        clock: &clock_text,
-                        detail: &detail.text,
-                        colour,
-                    },
-                )
-            })
-            .map_err(|e| crate::store::StoreError::io("the terminal", e))?;
+        if std::mem::replace(&mut redraw, false) {
+            let clock_text = crate::support::clock::rfc3339(clock());
+            terminal
+                .draw(|f| {
+                    view::draw(
+                        f,
+                        &app,
+                        &Shown {
+                            store: &store_label,
+                            clock: &clock_text,
+                            detail: &detail.text,
+                            colour,
+                        },
+                    )
+                })
+                .map_err(|e| crate::store::StoreError::io("the terminal", e))?;
+        }
         if !event::poll(Duration::from_millis(100)).unwrap_or(false) {
             continue;
         }
+        redraw = true;
         let before = (app.selected.clone(), app.tab, app.message);
         match event::read() {
             Ok(Event::Key(key)) if key.kind != KeyEventKind::Release => {
