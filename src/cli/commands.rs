@@ -58,7 +58,8 @@ pub(super) fn tree(env: &Env, args: &TreeArgs, out: &mut dyn std::io::Write) -> 
         return super::fleet::tree(env, &view);
     }
     if args.watch {
-        tree_watch::watch(&env.root, &view)?;
+        let fixed = std::env::var_os("DSH_AGENTS_NOW_MS").map(|_| view.now);
+        tree_watch::watch(&env.root, &view, fixed)?;
     } else {
         stream_to(out, |emit| view.frame_to(&env.root, emit))?;
     }

@@ -580,6 +580,12 @@ pub fn log(
         }
         if settled(&rec, &c) {
             if busy || c.turns.len() > turns_at_start {
+                // The turn may have ended after the last read: what it
+                // wrote since is printed before the follower stops.
+                if watch::stamp(&rec.log()) != seen {
+                    c = read_again(&rec, offset)?;
+                    print(out, &rec, &c, next, opts)?;
+                }
                 break;
             }
         } else {

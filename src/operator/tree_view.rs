@@ -499,6 +499,77 @@ pub fn json_to(
     Ok(())
 }
 
+/// One line of a drawn view: its text, and the member when it is a row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line {
+    pub text: String,
+    pub member: Option<Member>,
+}
+
+/// The text `text_to` writes, as its lines, each row's line with its
+/// member (`row` sees each member first). The text comes a line at a time
+/// ("\n" first), each row's member handed over just before its line:
+/// lines are made as they come, and neither the whole text nor a list of
+/// members is held beside them.
+pub fn lines(
+    corpus: &Corpus,
+    only: Option<usize>,
+    o: &Options,
+    row: &mut dyn FnMut(&Member),
+) -> Result<Vec<Line>> {
+    let lines: std::cell::RefCell<Vec<Line>> = Default::default();
+    let member: std::cell::RefCell<Option<Member>> = Default::default();
+    text_rows_to(
+        corpus,
+        only,
+        o,
+        &mut |t| {
+            let mut lines = lines.borrow_mut();
+            let mut parts = t.split('\n');
+            if let Some(first) = parts.next() {
+                match lines.last_mut() {
+                    Some(l) => l.text.push_str(first),
+                    None => lines.push(Line {
+                        text: first.to_string(),
+                        member: None,
+                    }),
+                }
+            }
+            for part in parts {
+                lines.push(Line {
+                    text: part.to_string(),
+                    member: member.borrow_mut().take(),
+                });
+            }
+        },
+        Some(&mut |m: Member| {
+            row(&m);
+            *member.borrow_mut() = Some(m);
+        }),
+    )?;
+    let mut lines = lines.into_inner();
+    // As `str::lines`: a last newline ends a line, it starts none.
+    if lines
+        .last()
+        .is_some_and(|l| l.text.is_empty() && l.member.is_none())
+        && lines.len() > 1
+    {
+        lines.pop();
+    }
+    Ok(lines)
+}
+
+/// `lines` as they read at `now` with nothing changed in the store: each
+/// last-turn cell that moves with the clock made again, as `tree` draws it
+/// at `now`.
+pub fn retime(lines: &mut [Line], now: i64) {
+    for line in lines {
+        if let Some(last) = line.member.as_mut().and_then(|m| m.last.as_mut()) {
+            last.retime(&mut line.text, now);
+        }
+    }
+}
+
 /// What `top` needs of a member of a shown tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Member {

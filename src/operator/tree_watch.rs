@@ -10,6 +10,7 @@ use crate::tree::Corpus;
 use crate::tree::caller::resolve_agent;
 
 /// What `tree` draws.
+#[derive(Debug, Clone)]
 pub struct TreeView {
     pub agent: Option<String>,
     pub all: bool,
@@ -39,6 +40,34 @@ impl TreeView {
         Ok(text)
     }
 
+    /// The text frame as lines, each row's with its member (for a clock
+    /// that moves between reads).
+    pub fn lines(&self, root: &std::path::Path) -> Result<Vec<tree_view::Line>> {
+        let store = open(root)?;
+        let corpus = Corpus::new(&store);
+        let only = self
+            .agent
+            .as_deref()
+            .map(|a| resolve_agent(&store, a))
+            .transpose()?;
+        tree_view::lines(&corpus, only, &self.options(), &mut |_| {})
+    }
+
+    /// How the text frame is drawn.
+    fn options(&self) -> tree_view::Options {
+        tree_view::Options {
+            filter: self.filter,
+            all: self.all,
+            usage: self.usage,
+            width: self
+                .width
+                .or_else(crate::operator::table::terminal_width)
+                .unwrap_or(tree_view::PIPE_WIDTH),
+            now: self.now,
+            hold: tree_view::HOLD_ROWS,
+        }
+    }
+
     /// The frame handed to `out` in pieces, as it is rendered.
     pub fn frame_to(&self, root: &std::path::Path, out: &mut dyn FnMut(&str)) -> Result<()> {
         let store = open(root)?;
@@ -48,51 +77,63 @@ impl TreeView {
             .as_deref()
             .map(|a| resolve_agent(&store, a))
             .transpose()?;
-        let width = self
-            .width
-            .or_else(crate::operator::table::terminal_width)
-            .unwrap_or(tree_view::PIPE_WIDTH);
         if self.json {
             tree_view::json_to(&corpus, only, self.filter, tree_view::HOLD_ROWS, out)
         } else {
-            let o = tree_view::Options {
-                filter: self.filter,
-                all: self.all,
-                usage: self.usage,
-                width,
-                now: self.now,
-                hold: tree_view::HOLD_ROWS,
-            };
-            tree_view::text_to(&corpus, only, &o, out)
+            tree_view::text_to(&corpus, only, &self.options(), out)
         }
     }
 }
 
 /// `tree --watch`: redraw when the frame changes, until Ctrl-C. On a
 /// terminal each frame overwrites the last in one write (no flicker);
-/// piped, each changed frame is printed after a blank line.
-pub fn watch(root: &std::path::Path, view: &TreeView) -> Result<()> {
+/// piped, each changed frame is printed after a blank line. The store is
+/// read when it says it changed; between reads the clock moves the
+/// relative times (each read at the display clock then, or at `fixed`).
+pub fn watch(root: &std::path::Path, view: &TreeView, fixed: Option<i64>) -> Result<()> {
     use std::io::Write;
     crate::support::signals::install();
     let tty = rustix::termios::isatty(std::io::stdout());
     let mut watch = crate::operator::store_watch::StoreWatch::new();
     let mut refresh = crate::support::refresh::Refresh::new();
+    let clock = || fixed.unwrap_or_else(crate::support::clock::now_ms);
+    let mut lines: Vec<tree_view::Line> = Vec::new();
+    let mut json = String::new();
+    let mut tick = std::time::Instant::now();
     let mut last = String::new();
     let mut out = std::io::stdout().lock();
     while !crate::support::signals::stop_requested() {
-        // The frame is read again when the store says something changed
-        // (and rarely for safety), not at every tick.
-        if refresh.due(std::time::Instant::now()).is_none() {
-            if watch.wait(crate::support::refresh::TICK) {
+        let now = std::time::Instant::now();
+        if refresh.due(now).is_some() {
+            refresh.reading();
+            watch.begin_all(root);
+            let at = TreeView {
+                now: clock(),
+                ..view.clone()
+            };
+            if view.json {
+                json = at.frame(root)?;
+            } else {
+                lines = at.lines(root)?;
+            }
+            refresh.read(now, now.elapsed(), watch.complete());
+            tick = now + std::time::Duration::from_secs(1);
+        } else if now >= tick {
+            tree_view::retime(&mut lines, clock());
+            tick = now + std::time::Duration::from_secs(1);
+        } else {
+            let wait = tick.saturating_duration_since(now);
+            if watch.wait(wait.min(crate::support::refresh::TICK)) {
                 refresh.changed();
             }
             continue;
         }
-        refresh.reading();
-        let started = std::time::Instant::now();
-        watch.begin_all(root);
-        let frame = view.frame(root)?;
-        refresh.read(started, started.elapsed(), watch.complete());
+        let frame = if view.json {
+            json.clone()
+        } else {
+            let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
+            texts.join("\n")
+        };
         if frame != last {
             let text = if tty {
                 let lines: Vec<String> = frame.lines().map(|l| format!("{l}\x1b[K")).collect();

@@ -16,11 +16,7 @@ use std::path::Path;
 pub use crate::operator::tree_view::Member;
 
 /// One line of the tree pane: its text, and the member when it is a row.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TreeLine {
-    pub text: String,
-    pub member: Option<Member>,
-}
+pub use crate::operator::tree_view::Line as TreeLine;
 
 /// The tree pane and the header's counts at one moment.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -58,60 +54,21 @@ pub fn snapshot(
         now,
         hold: tree_view::HOLD_ROWS,
     };
-    // The text comes a line at a time ("\n" first), each row's member
-    // handed over just before its line: lines are made as they come, and
-    // neither the whole text nor a list of members is held beside them.
-    let lines: std::cell::RefCell<Vec<TreeLine>> = Default::default();
-    let member: std::cell::RefCell<Option<Member>> = Default::default();
     let mut states: Vec<(String, usize)> = Vec::new();
     let mut tokens = 0u64;
-    tree_view::text_rows_to(
-        &corpus,
-        only,
-        &options,
-        &mut |t| {
-            let mut lines = lines.borrow_mut();
-            let mut parts = t.split('\n');
-            if let Some(first) = parts.next() {
-                match lines.last_mut() {
-                    Some(l) => l.text.push_str(first),
-                    None => lines.push(TreeLine {
-                        text: first.to_string(),
-                        member: None,
-                    }),
-                }
-            }
-            for part in parts {
-                lines.push(TreeLine {
-                    text: part.to_string(),
-                    member: member.borrow_mut().take(),
-                });
-            }
-        },
-        Some(&mut |m: Member| {
-            if let Some(i) = store.index_of(&m.id) {
-                dirs(&store.sessions.dir(i));
-            }
-            // A tree's first member is its root: its subtree is the tree.
-            if m.first {
-                tokens = tokens.saturating_add(m.subtree_tokens);
-            }
-            match states.iter_mut().find(|(s, _)| s == m.state) {
-                Some((_, n)) => *n += 1,
-                None => states.push((m.state.to_string(), 1)),
-            }
-            *member.borrow_mut() = Some(m);
-        }),
-    )?;
-    let mut lines = lines.into_inner();
-    // As `str::lines`: a last newline ends a line, it starts none.
-    if lines
-        .last()
-        .is_some_and(|l| l.text.is_empty() && l.member.is_none())
-        && lines.len() > 1
-    {
-        lines.pop();
-    }
+    let mut lines = tree_view::lines(&corpus, only, &options, &mut |m| {
+        if let Some(i) = store.index_of(&m.id) {
+            dirs(&store.sessions.dir(i));
+        }
+        // A tree's first member is its root: its subtree is the tree.
+        if m.first {
+            tokens = tokens.saturating_add(m.subtree_tokens);
+        }
+        match states.iter_mut().find(|(s, _)| s == m.state) {
+            Some((_, n)) => *n += 1,
+            None => states.push((m.state.to_string(), 1)),
+        }
+    })?;
     // A store in a fleet: each other host's trees below this host's, as
     // `tree --fleet` draws them (lines to read, not agents to act on).
     if agent.is_none() {
@@ -155,11 +112,7 @@ impl Snapshot {
     /// each last-turn cell that moves with the clock made again, as `tree`
     /// draws it at `now` (`top` between reads).
     pub fn retime(&mut self, now: i64) {
-        for line in &mut self.lines {
-            if let Some(last) = line.member.as_mut().and_then(|m| m.last.as_mut()) {
-                last.retime(&mut line.text, now);
-            }
-        }
+        crate::operator::tree_view::retime(&mut self.lines, now);
     }
 }
 
