@@ -42,7 +42,7 @@ pub fn run_to(cli: Cli, out: &mut dyn std::io::Write) -> Result<Output> {
         Command::Tree(args) => commands::tree(&env, args, out),
         Command::Top(args) => commands::top(&env, args),
         Command::Check { fleet: false } => commands::check(&env, out),
-        Command::Check { fleet: true } => super::fleet::check(&env, out),
+        Command::Check { fleet: true } => super::fleet::check(&env, out, commands::check),
         Command::Events(args) => commands::events(&env, args),
         Command::Watch(args) => commands::watch(&env, args),
         Command::Spawn(args) => commands::spawn(&env, args),

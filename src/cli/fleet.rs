@@ -153,7 +153,12 @@ pub(super) fn tree(env: &Env, view: &crate::operator::tree_watch::TreeView) -> R
 /// another host's rows say has a problem (corrupt, unsupported,
 /// unavailable, unknown, unresumable), one line each; it fails when any
 /// host has one. Text only: `tree --fleet --json` holds every host's rows.
-pub(super) fn check(env: &Env, out: &mut dyn std::io::Write) -> Result<Output> {
+/// `here` is `check` itself (handed in: the command table knows both).
+pub(super) fn check(
+    env: &Env,
+    out: &mut dyn std::io::Write,
+    here: fn(&Env, &mut dyn std::io::Write) -> Result<Output>,
+) -> Result<Output> {
     use crate::operator::tree_rows::State;
     let local = Local::of(&env.root);
     let m = local.joined()?;
@@ -162,7 +167,7 @@ pub(super) fn check(env: &Env, out: &mut dyn std::io::Write) -> Result<Output> {
             "check --fleet prints text; `tree --fleet --json` holds every host's rows with their states",
         ));
     }
-    let (summary, mut failed) = match super::commands::check(env, out)? {
+    let (summary, mut failed) = match here(env, out)? {
         Output::Failed(s, _) => (s, true),
         Output::Text(s) | Output::Raw(s) => (s, false),
     };
