@@ -177,22 +177,19 @@ async fn create(js: &Context, hosts: &[String], how: &Streams) -> Result<(), Fle
         })
         .await
         .map_err(|e| FleetError::hub("create the receipts stream", e))?;
-    js.create_or_update_key_value(jetstream::kv::Config {
-        bucket: HOSTS_BUCKET.into(),
-        history: 1,
-        num_replicas: replicas,
-        ..Default::default()
-    })
-    .await
-    .map_err(|e| FleetError::hub("create the hosts bucket", e))?;
-    js.create_or_update_key_value(jetstream::kv::Config {
-        bucket: ROWS_BUCKET.into(),
-        history: 1,
-        num_replicas: replicas,
-        ..Default::default()
-    })
-    .await
-    .map_err(|e| FleetError::hub("create the rows bucket", e))?;
+    for (bucket, what) in [
+        (HOSTS_BUCKET, "create the hosts bucket"),
+        (ROWS_BUCKET, "create the rows bucket"),
+    ] {
+        js.create_or_update_key_value(jetstream::kv::Config {
+            bucket: bucket.into(),
+            history: 1,
+            num_replicas: replicas,
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| FleetError::hub(what, e))?;
+    }
     for h in hosts {
         for (stream, name, subject) in [
             (&mail, mail_consumer(h), mail_subject(h)),

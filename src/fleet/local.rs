@@ -318,19 +318,25 @@ impl Local {
         replace(&self.path("outbox.cursor"), at.to_string().as_bytes())
     }
 
-    /// Keep a receipt that came back.
-    pub fn record_receipt(&self, r: &Receipt) -> Result<(), FleetError> {
-        let _lock = self.lock("outbox.lock")?;
-        let path = self.path("receipts");
+    /// Append `value` as one line to file `name` under lock file `lock`,
+    /// fsynced before it returns.
+    fn append<T: Serialize>(&self, lock: &str, name: &str, value: &T) -> Result<(), FleetError> {
+        let _lock = self.lock(lock)?;
+        let path = self.path(name);
         let io = |e| FleetError::io(&path, e);
         let mut f = OpenOptions::new()
             .create(true)
             .append(true)
             .open(&path)
             .map_err(io)?;
-        let mut line = serde_json::to_vec(r).unwrap_or_default();
+        let mut line = serde_json::to_vec(value).unwrap_or_default();
         line.push(b'\n');
         f.write_all(&line).and_then(|()| f.sync_data()).map_err(io)
+    }
+
+    /// Keep a receipt that came back.
+    pub fn record_receipt(&self, r: &Receipt) -> Result<(), FleetError> {
+        self.append("outbox.lock", "receipts", r)
     }
 
     /// Note that message `t.id`, accepted into session `t.session`'s
@@ -339,17 +345,7 @@ impl Local {
     /// tells its delivery again under the same Msg-Id, and is let go of
     /// whole).
     pub fn follow_delivery(&self, t: &Following) -> Result<(), FleetError> {
-        let _lock = self.lock("deliveries.lock")?;
-        let path = self.path("deliveries");
-        let io = |e| FleetError::io(&path, e);
-        let mut f = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .map_err(io)?;
-        let mut line = serde_json::to_vec(t).unwrap_or_default();
-        line.push(b'\n');
-        f.write_all(&line).and_then(|()| f.sync_data()).map_err(io)
+        self.append("deliveries.lock", "deliveries", t)
     }
 
     /// The accepted messages not yet seen delivered.

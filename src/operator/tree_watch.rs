@@ -43,6 +43,18 @@ impl TreeView {
     /// The text frame as lines, each row's with its member (for a clock
     /// that moves between reads).
     pub fn lines(&self, root: &std::path::Path) -> Result<Vec<tree_view::Line>> {
+        self.with_trees(root, |corpus, only| {
+            tree_view::lines(corpus, only, &self.options(), &mut |_| {})
+        })
+    }
+
+    /// `f` on the store at `root` and the tree `agent` names (every tree
+    /// without one).
+    fn with_trees<T>(
+        &self,
+        root: &std::path::Path,
+        f: impl FnOnce(&Corpus, Option<usize>) -> Result<T>,
+    ) -> Result<T> {
         let store = open(root)?;
         let corpus = Corpus::new(&store);
         let only = self
@@ -50,7 +62,7 @@ impl TreeView {
             .as_deref()
             .map(|a| resolve_agent(&store, a))
             .transpose()?;
-        tree_view::lines(&corpus, only, &self.options(), &mut |_| {})
+        f(&corpus, only)
     }
 
     /// How the text frame is drawn.
@@ -70,18 +82,13 @@ impl TreeView {
 
     /// The frame handed to `out` in pieces, as it is rendered.
     pub fn frame_to(&self, root: &std::path::Path, out: &mut dyn FnMut(&str)) -> Result<()> {
-        let store = open(root)?;
-        let corpus = Corpus::new(&store);
-        let only = self
-            .agent
-            .as_deref()
-            .map(|a| resolve_agent(&store, a))
-            .transpose()?;
-        if self.json {
-            tree_view::json_to(&corpus, only, self.filter, tree_view::HOLD_ROWS, out)
-        } else {
-            tree_view::text_to(&corpus, only, &self.options(), out)
-        }
+        self.with_trees(root, |corpus, only| {
+            if self.json {
+                tree_view::json_to(corpus, only, self.filter, tree_view::HOLD_ROWS, out)
+            } else {
+                tree_view::text_to(corpus, only, &self.options(), out)
+            }
+        })
     }
 }
 
