@@ -545,7 +545,9 @@ pub fn log(
     }
     signals::install();
     let watcher = watch::Watcher::new(&rec.dir(), opts.poll);
-    let mut seen = watch::stamp(&rec.log());
+    // No stamp yet: one taken after the first read could be of a log
+    // written since, and hide that write; the first look reads again.
+    let mut seen = None;
     let mut c = c;
     // Settled at the start, there is nothing to wait out yet: follow until
     // a turn starts and the session settles again.
@@ -580,11 +582,15 @@ pub fn log(
         }
         if settled(&rec, &c) {
             if busy || c.turns.len() > turns_at_start {
-                // The turn may have ended after the last read: what it
-                // wrote since is printed before the follower stops.
-                if watch::stamp(&rec.log()) != seen {
+                // Settled as far as the last read saw: a log that changed
+                // since (a turn started and claimed its input, or ended)
+                // is read and printed, and looked at again.
+                let now = watch::stamp(&rec.log());
+                if now != seen {
+                    seen = now;
                     c = read_again(&rec, offset)?;
-                    print(out, &rec, &c, next, opts)?;
+                    next = print(out, &rec, &c, next, opts)?;
+                    continue;
                 }
                 break;
             }
