@@ -267,18 +267,8 @@ pub(super) fn usage(env: &Env) -> Result<Output> {
         .collect();
     let sessions: usize = counted.iter().map(|c| c.2).sum();
     lines.push(line("TOTAL", "", sessions.to_string(), &total));
-    let head = [
-        "HOST",
-        "STATE",
-        "SESSIONS",
-        "CALLS",
-        "INPUT",
-        "CACHE READ",
-        "CACHE WRITE",
-        "OUTPUT",
-        "REASONING",
-        "TOTAL",
-    ];
+    let mut head = vec!["HOST", "STATE", "SESSIONS"];
+    head.extend(crate::operator::usage::COUNT_HEADS);
     Ok(Output::Text(crate::operator::table::columns(
         &head,
         &lines,

@@ -477,21 +477,25 @@ fn name_of(corpus: &Corpus, index: usize) -> String {
 }
 
 /// The columns of a report.
+/// The headings of the six counts and their total, in the order rows
+/// show them (`TokenCounts::counts`, then `total`).
+pub const COUNT_HEADS: [&str; 7] = [
+    "CALLS",
+    "INPUT",
+    "CACHE READ",
+    "CACHE WRITE",
+    "OUTPUT",
+    "REASONING",
+    "TOTAL",
+];
+
 fn head(req: &Request) -> Vec<&'static str> {
     let mut head: Vec<&str> = match req.by {
         By::Agent => vec!["AGENT", "SESSION"],
         By::Model => vec!["PROVIDER/MODEL"],
         By::Turn => vec!["AGENT", "TURN"],
     };
-    head.extend([
-        "CALLS",
-        "INPUT",
-        "CACHE READ",
-        "CACHE WRITE",
-        "OUTPUT",
-        "REASONING",
-        "TOTAL",
-    ]);
+    head.extend(COUNT_HEADS);
     if req.tree && req.by == By::Agent {
         head.push("SUBTREE");
     }

@@ -38,6 +38,26 @@ fn follow(store: &std::path::Path, more: &[&str]) -> (Reaped, mpsc::Receiver<Str
     (child, rx)
 }
 
+/// `follow` with `--since 0`, once it printed the history the logs hold
+/// (there is some): by then it has taken its first look at the tree.
+fn follow_after_history(store: &std::path::Path) -> (Reaped, mpsc::Receiver<String>) {
+    let history = crate::common::run([
+        "--store",
+        store.to_str().unwrap(),
+        "--json",
+        "events",
+        "--since",
+        "0",
+    ]);
+    let n = history.stdout.lines().count();
+    assert!(n > 0);
+    let (child, rx) = follow(store, &["--since", "0"]);
+    for i in 0..n {
+        next(&rx, &format!("history line {i}"));
+    }
+    (child, rx)
+}
+
 /// The next line, or a failure after a bound generous enough for a loaded
 /// machine (a broken build, not a timing claim).
 fn next(rx: &mpsc::Receiver<String>, waiting_for: &str) -> serde_json::Value {
@@ -66,20 +86,7 @@ fn a_turn_is_reported_once_started_and_once_finished() {
     let s = store.path();
     // The history first (the turns the logs hold), so the follower has
     // taken its first look before anything changes.
-    let history = crate::common::run([
-        "--store",
-        s.to_str().unwrap(),
-        "--json",
-        "events",
-        "--since",
-        "0",
-    ]);
-    let n = history.stdout.lines().count();
-    assert!(n > 0);
-    let (mut child, rx) = follow(s, &["--since", "0"]);
-    for i in 0..n {
-        next(&rx, &format!("history line {i}"));
-    }
+    let (mut child, rx) = follow_after_history(s);
     let r = crate::common::run([
         "--store",
         s.to_str().unwrap(),
@@ -221,21 +228,9 @@ fn an_idle_store_is_not_read_again_while_a_message_ages() {
 fn a_killed_holder_is_seen_going_inactive() {
     let store = copy_store(&repo().join("testdata/stores/team"), "events-kill");
     let s = store.path();
-    // The history first: once it is printed, the follower has taken its
-    // first look, and the agent is not live in it.
-    let history = crate::common::run([
-        "--store",
-        s.to_str().unwrap(),
-        "--json",
-        "events",
-        "--since",
-        "0",
-    ]);
-    let n = history.stdout.lines().count();
-    let (_child, rx) = follow(s, &["--since", "0"]);
-    for i in 0..n {
-        next(&rx, &format!("history line {i}"));
-    }
+    // Once the history is printed, the follower has taken its first look,
+    // and the agent is not live in it.
+    let (_child, rx) = follow_after_history(s);
     let mut served = reaped(
         Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
             .args(["--store", s.to_str().unwrap(), "serve", "--as", "rev-0001"])

@@ -369,6 +369,16 @@ impl Host {
     }
 }
 
+/// A one-node hub with host a (a spawned root) and host `b`, both daemons
+/// serving.
+fn two_hosts(mut b: Host) -> (Hub, Host, Host) {
+    let hub = Hub::start(&["a", "b"], 1, &[]);
+    let mut a = Host::new("a");
+    a.run(&hub, None);
+    b.run(&hub, None);
+    (hub, a, b)
+}
+
 fn all_logs(hub: &Hub, hosts: &[&Host]) -> String {
     let mut s = hub.logs();
     for h in hosts {
@@ -380,10 +390,7 @@ fn all_logs(hub: &Hub, hosts: &[&Host]) -> String {
 #[test]
 #[ignore = "needs nats-server: scripts/test-fleet.sh"]
 fn a_followup_to_another_host_lands_once_and_its_sender_sees_how_far_it_got() {
-    let hub = Hub::start(&["a", "b"], 1, &[]);
-    let (mut a, mut b) = (Host::new("a"), Host::new("b"));
-    a.run(&hub, None);
-    b.run(&hub, None);
+    let (hub, a, b) = two_hosts(Host::new("b"));
     let logs = || all_logs(&hub, &[&a, &b]);
 
     let said = a.followup("b:lead", "review the diff", "f-1");
@@ -733,10 +740,7 @@ fn a_burst_from_two_hosts_through_daemon_and_hub_node_kills_lands_each_acknowled
 #[ignore = "needs nats-server: scripts/test-fleet.sh"]
 fn a_host_gone_quiet_shows_unreachable_its_mail_waits_on_the_hub_and_lands_once_when_it_is_back() {
     use rustix::process::Signal;
-    let hub = Hub::start(&["a", "b"], 1, &[]);
-    let (mut a, mut b) = (Host::new("a"), Host::new("b"));
-    a.run(&hub, None);
-    b.run(&hub, None);
+    let (hub, a, b) = two_hosts(Host::new("b"));
     let logs = |hub: &Hub, a: &Host, b: &Host| all_logs(hub, &[a, b]);
     let b_live = |a: &Host| {
         a.status()["hosts"]
@@ -933,10 +937,7 @@ fn an_interrupt_to_another_host_is_applied_once_in_time_and_reported_expired_aft
 #[test]
 #[ignore = "needs nats-server: scripts/test-fleet.sh"]
 fn a_send_that_waits_for_delivery_returns_once_the_agent_ran_it() {
-    let hub = Hub::start(&["a", "b"], 1, &[]);
-    let (mut a, mut b) = (Host::new("a"), Host::new("b"));
-    a.run(&hub, None);
-    b.run(&hub, None);
+    let (hub, a, b) = two_hosts(Host::new("b"));
     let logs = || all_logs(&hub, &[&a, &b]);
     a.followup("b:lead", "run the checks", "d-1");
     wait_for(
@@ -1004,10 +1005,7 @@ fn a_send_that_waits_for_delivery_returns_once_the_agent_ran_it() {
 #[test]
 #[ignore = "needs nats-server: scripts/test-fleet.sh"]
 fn a_cancel_to_another_host_withdraws_the_message() {
-    let hub = Hub::start(&["a", "b"], 1, &[]);
-    let (mut a, mut b) = (Host::new("a"), Host::new("b"));
-    a.run(&hub, None);
-    b.run(&hub, None);
+    let (hub, a, b) = two_hosts(Host::new("b"));
     let logs = || all_logs(&hub, &[&a, &b]);
     a.followup("b:lead", "this can wait", "c-1");
     wait_for(
@@ -1270,10 +1268,7 @@ fn the_fleet_tree_shows_every_hosts_rows_and_follows_their_changes() {
 #[test]
 #[ignore = "needs nats-server: scripts/test-fleet.sh"]
 fn usage_across_the_fleet_adds_up_each_hosts_rows() {
-    let hub = Hub::start(&["a", "b"], 1, &[]);
-    let (mut a, mut b) = (Host::new("a"), Host::of_store("b", "rc8-cli"));
-    a.run(&hub, None);
-    b.run(&hub, None);
+    let (hub, a, b) = two_hosts(Host::of_store("b", "rc8-cli"));
     let logs = || all_logs(&hub, &[&a, &b]);
     let json = |h: &Host, args: &[&str]| -> Value {
         let out = h.cli().arg("--json").args(args).output().unwrap();
@@ -1330,10 +1325,7 @@ fn usage_across_the_fleet_adds_up_each_hosts_rows() {
 #[test]
 #[ignore = "needs nats-server: scripts/test-fleet.sh"]
 fn check_across_the_fleet_names_the_other_hosts_problems() {
-    let hub = Hub::start(&["a", "b"], 1, &[]);
-    let (mut a, mut b) = (Host::new("a"), Host::of_store("b", "rc8-inbox-invalid"));
-    a.run(&hub, None);
-    b.run(&hub, None);
+    let (hub, a, b) = two_hosts(Host::of_store("b", "rc8-inbox-invalid"));
     let logs = || all_logs(&hub, &[&a, &b]);
     let check = || a.cli().args(["check", "--fleet"]).output().unwrap();
     wait_for(
