@@ -435,6 +435,7 @@ pub(super) fn usage(env: &Env, args: &UsageArgs, out: &mut dyn std::io::Write) -
         since: args.since,
         by,
         prices: prices.as_ref(),
+        table: !env.json,
     };
     let report = usage::report(&corpus, &req);
     if !report.unpriced.is_empty() {

@@ -11,7 +11,7 @@ use crate::store::usage::TokenCounts;
 use crate::tree::Corpus;
 use crate::tree::preorder::{Preorder, Visit};
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 /// How the report is grouped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -217,25 +217,41 @@ pub struct Request<'p> {
     pub since: Option<i64>,
     pub by: By,
     pub prices: Option<&'p Prices>,
+    /// The rows will be shown as a table: each column's width is taken
+    /// as the logs are read, so showing them reads nothing twice.
+    pub table: bool,
 }
 
 /// How many sessions' logs are read at once (in parallel): what a report
 /// holds while reading grows with this, never with the store.
 const READ_AT_ONCE: usize = 256;
 
+/// How many bytes of packed counts a report keeps: the sessions past them
+/// are read again as their rows are read out. Below about 150,000 sessions
+/// every log is read once; at a million, about one and a half times, and
+/// the report holds 2 MiB, not 13.
+const KEEP_BYTES: usize = 2 << 20;
+
 /// A report, read: each session's counts packed in the walk's order (a few
 /// bytes a session, see `pack`), rows made again from them each time they
 /// are read out, so a million sessions hold no million rows.
-pub struct Report {
+pub struct Report<'p> {
     by: By,
     agent: Option<usize>,
     descend: bool,
     /// Whether rows carry their subtree's total (`--tree`, by agent).
     tree: bool,
-    priced: bool,
+    since: Option<i64>,
+    prices: Option<&'p Prices>,
+    needs: Needs,
     /// By agent: a flags byte, the six counts, the cost; by turn: how many
-    /// turns, then each turn and its six counts.
+    /// turns, then each turn and its six counts (`pack`). At most about
+    /// `KEEP_BYTES`.
     packed: Vec<u8>,
+    /// How many of the walk's first sessions `packed` holds.
+    kept: usize,
+    /// With `Request::table`: each column's widest cell.
+    widths: Option<Vec<usize>>,
     /// With `--tree`: the subtree totals of the sessions with children, in
     /// the walk's order (a leaf's is its own).
     subtrees: Vec<TokenCounts>,
@@ -317,35 +333,43 @@ impl Subtrees {
 }
 
 /// Read the report: every selected log once, `READ_AT_ONCE` at a time.
-pub fn report(corpus: &Corpus, req: &Request) -> Report {
+pub fn report<'p>(corpus: &Corpus, req: &Request<'p>) -> Report<'p> {
+    report_keeping(corpus, req, KEEP_BYTES)
+}
+
+/// `report`, keeping at most about `keep` bytes of packed counts.
+fn report_keeping<'p>(corpus: &Corpus, req: &Request<'p>, keep: usize) -> Report<'p> {
     let descend = req.agent.is_none() || req.tree;
-    let needs = Needs {
-        models: req.by == By::Model || req.prices.is_some(),
-        turns: req.by == By::Turn,
-    };
     let mut r = Report {
         by: req.by,
         agent: req.agent,
         descend,
         tree: req.tree && req.by == By::Agent,
-        priced: req.prices.is_some(),
+        since: req.since,
+        prices: req.prices,
+        needs: Needs {
+            models: req.by == By::Model || req.prices.is_some(),
+            turns: req.by == By::Turn,
+        },
         packed: Vec::new(),
+        kept: 0,
+        widths: None,
         subtrees: Vec::new(),
         models: Vec::new(),
         unpriced: Vec::new(),
     };
+    let mut widths = req.table.then(|| heads_widths(req));
     let mut subtrees = Subtrees::default();
     let mut models: BTreeMap<(String, String), TokenCounts> = BTreeMap::new();
+    let mut one = Vec::new();
+    let mut rows = VecDeque::new();
     let mut visits = walk(corpus, req.agent, descend);
     loop {
         let chunk: Vec<Visit> = visits.by_ref().take(READ_AT_ONCE).collect();
         if chunk.is_empty() {
             break;
         }
-        let used = crate::support::parallel::par_map(&chunk, |v| {
-            read_session(corpus, v.index, req.since, req.prices, needs)
-        });
-        for (v, u) in chunk.iter().zip(used) {
+        for (v, u) in chunk.iter().zip(r.read(corpus, &chunk)) {
             if let Some(prices) = req.prices {
                 for (provider, model) in u.models.keys() {
                     let name = format!("{provider}/{model}");
@@ -354,32 +378,29 @@ pub fn report(corpus: &Corpus, req: &Request) -> Report {
                     }
                 }
             }
-            match req.by {
-                By::Agent => {
-                    let cost = u.cost.filter(|_| r.priced);
-                    let flags = if u.unreadable { UNREADABLE } else { 0 }
-                        | if cost.is_some() { COSTED } else { 0 };
-                    r.packed.push(flags);
-                    pack_counts(&mut r.packed, &u.total);
-                    if let Some(c) = cost {
-                        r.packed.extend_from_slice(&c.to_le_bytes());
-                    }
-                    if req.tree {
-                        subtrees.visit(v, u.total);
-                    }
+            if req.by == By::Model {
+                for (m, t) in u.models {
+                    models.entry(m).or_default().add(&t);
                 }
-                By::Model => {
-                    for (m, t) in u.models {
-                        models.entry(m).or_default().add(&t);
-                    }
+                continue;
+            }
+            if r.tree {
+                subtrees.visit(v, u.total);
+            }
+            one.clear();
+            r.pack(&u, &mut one);
+            if let Some(w) = widths.as_mut() {
+                r.unpack(v, &one, &mut 0, None, &mut rows);
+                for row in rows.drain(..) {
+                    widen(w, &cells(corpus, &row, req));
                 }
-                By::Turn => {
-                    crate::support::varint::put(&mut r.packed, u.turns.len() as u64);
-                    for (turn, t) in &u.turns {
-                        crate::support::varint::put(&mut r.packed, *turn);
-                        pack_counts(&mut r.packed, t);
-                    }
-                }
+            }
+            // The kept sessions are the walk's first ones (once past
+            // `keep`, nothing more is kept): rows read the rest
+            // again, in order.
+            if r.packed.len() < keep {
+                r.packed.extend_from_slice(&one);
+                r.kept += 1;
             }
         }
     }
@@ -400,70 +421,206 @@ pub fn report(corpus: &Corpus, req: &Request) -> Report {
             unreadable: false,
         })
         .collect();
+    if let Some(w) = widths.as_mut() {
+        for row in &r.models {
+            widen(w, &cells(corpus, row, req));
+        }
+        // A parent's subtree total was known only when the walk left it.
+        if let Some(k) = head(req).iter().position(|h| *h == "SUBTREE") {
+            for t in &r.subtrees {
+                w[k] = w[k].max(t.total().to_string().len());
+            }
+        }
+    }
+    r.widths = widths;
     r
 }
 
-impl Report {
-    /// The report's rows, made again from what was packed.
+/// Each heading's width: where a table's widths start.
+fn heads_widths(req: &Request) -> Vec<usize> {
+    head(req).iter().map(|h| h.len()).collect()
+}
+
+/// Widen each column to its cell in `cells`.
+fn widen(w: &mut [usize], cells: &[String]) {
+    for (w, cell) in w.iter_mut().zip(cells) {
+        *w = (*w).max(cell.chars().count());
+    }
+}
+
+impl Report<'_> {
+    /// The usage of `chunk`'s sessions, read in parallel.
+    fn read(&self, corpus: &Corpus, chunk: &[Visit]) -> Vec<SessionUsage> {
+        crate::support::parallel::par_map(chunk, |v| {
+            read_session(corpus, v.index, self.since, self.prices, self.needs)
+        })
+    }
+
+    /// One session's usage, packed: by agent a flags byte, the six counts
+    /// and the cost; by turn how many turns, then each turn and its counts.
+    fn pack(&self, u: &SessionUsage, out: &mut Vec<u8>) {
+        match self.by {
+            By::Agent => {
+                let cost = u.cost.filter(|_| self.prices.is_some());
+                let flags = if u.unreadable { UNREADABLE } else { 0 }
+                    | if cost.is_some() { COSTED } else { 0 };
+                out.push(flags);
+                pack_counts(out, &u.total);
+                if let Some(c) = cost {
+                    out.extend_from_slice(&c.to_le_bytes());
+                }
+            }
+            By::Turn => {
+                crate::support::varint::put(out, u.turns.len() as u64);
+                for (turn, t) in &u.turns {
+                    crate::support::varint::put(out, *turn);
+                    pack_counts(out, t);
+                }
+            }
+            By::Model => {}
+        }
+    }
+
+    /// The rows of one session packed at `bytes[*at..]`, onto `out`;
+    /// `slot` is its subtree's total when it has children (`--tree`).
+    fn unpack(
+        &self,
+        v: &Visit,
+        bytes: &[u8],
+        at: &mut usize,
+        slot: Option<TokenCounts>,
+        out: &mut VecDeque<Row>,
+    ) -> Option<()> {
+        let row = |tokens, turn, subtree, cost, unreadable| Row {
+            session: Some(v.index),
+            depth: v.depth,
+            model: None,
+            turn,
+            tokens,
+            subtree,
+            cost,
+            unreadable,
+        };
+        match self.by {
+            By::Turn => {
+                let n = crate::support::varint::read(bytes, at)?;
+                for _ in 0..n {
+                    let turn = crate::support::varint::read(bytes, at)?;
+                    let tokens = unpack_counts(bytes, at);
+                    out.push_back(row(tokens, Some(turn), None, None, false));
+                }
+            }
+            By::Agent => {
+                let flags = *bytes.get(*at)?;
+                *at += 1;
+                let tokens = unpack_counts(bytes, at);
+                let cost = if flags & COSTED != 0 {
+                    let b: [u8; 8] = bytes.get(*at..*at + 8)?.try_into().ok()?;
+                    *at += 8;
+                    Some(f64::from_le_bytes(b))
+                } else {
+                    None
+                };
+                let subtree = self.tree.then(|| {
+                    if v.children > 0 {
+                        slot.unwrap_or_default()
+                    } else {
+                        tokens
+                    }
+                });
+                let priced = self.prices.is_some();
+                out.push_back(row(
+                    tokens,
+                    None,
+                    subtree,
+                    priced.then_some(cost),
+                    flags & UNREADABLE != 0,
+                ));
+            }
+            By::Model => {}
+        }
+        Some(())
+    }
+
+    /// The report's rows, made again from what was packed, and, past what
+    /// was kept, from the logs read again a chunk at a time.
     pub fn rows<'s>(&'s self, corpus: &'s Corpus<'_>) -> Box<dyn Iterator<Item = Row> + 's> {
         if self.by == By::Model {
             return Box::new(self.models.iter().cloned());
         }
-        let mut at = 0;
-        let mut slots = self.subtrees.iter();
-        let mut turns_left = 0u64;
-        let mut current: Option<Visit> = None;
-        let mut visits = walk(corpus, self.agent, self.descend);
-        Box::new(std::iter::from_fn(move || {
-            let bytes = &self.packed;
-            if self.by == By::Turn {
-                while turns_left == 0 {
-                    current = Some(visits.next()?);
-                    turns_left = crate::support::varint::read(bytes, &mut at)?;
-                }
-                turns_left -= 1;
-                let v = current?;
-                let turn = crate::support::varint::read(bytes, &mut at)?;
-                return Some(Row {
-                    session: Some(v.index),
-                    depth: v.depth,
-                    model: None,
-                    turn: Some(turn),
-                    tokens: unpack_counts(bytes, &mut at),
-                    subtree: None,
-                    cost: None,
-                    unreadable: false,
-                });
+        Box::new(Rows {
+            report: self,
+            corpus,
+            visits: Box::new(walk(corpus, self.agent, self.descend)),
+            seen: 0,
+            at: 0,
+            ready: VecDeque::new(),
+            again: VecDeque::new(),
+            bytes: Vec::new(),
+            slots: self.subtrees.iter(),
+        })
+    }
+}
+
+/// A report's rows as they are read out.
+struct Rows<'s, 'c, 'a, 'p> {
+    report: &'s Report<'p>,
+    corpus: &'c Corpus<'a>,
+    visits: Box<dyn Iterator<Item = Visit> + 'c>,
+    /// How many of the kept sessions were visited.
+    seen: usize,
+    /// Where the next session's bytes start (in the kept bytes, then in
+    /// `bytes`).
+    at: usize,
+    /// One session's rows not yet handed out.
+    ready: VecDeque<Row>,
+    /// Sessions past the kept ones, read again, whose rows are to come;
+    /// their bytes are `bytes`.
+    again: VecDeque<Visit>,
+    bytes: Vec<u8>,
+    slots: std::slice::Iter<'s, TokenCounts>,
+}
+
+impl Iterator for Rows<'_, '_, '_, '_> {
+    type Item = Row;
+
+    fn next(&mut self) -> Option<Row> {
+        loop {
+            if let Some(row) = self.ready.pop_front() {
+                return Some(row);
             }
-            let v = visits.next()?;
-            let flags = *bytes.get(at)?;
-            at += 1;
-            let tokens = unpack_counts(bytes, &mut at);
-            let cost = if flags & COSTED != 0 {
-                let b: [u8; 8] = bytes.get(at..at + 8)?.try_into().ok()?;
-                at += 8;
-                Some(f64::from_le_bytes(b))
+            let kept = self.seen < self.report.kept;
+            let v = if kept {
+                self.seen += 1;
+                self.visits.next()?
+            } else {
+                if self.again.is_empty() {
+                    let chunk: Vec<Visit> = self.visits.by_ref().take(READ_AT_ONCE).collect();
+                    if chunk.is_empty() {
+                        return None;
+                    }
+                    self.bytes.clear();
+                    self.at = 0;
+                    for u in self.report.read(self.corpus, &chunk) {
+                        self.report.pack(&u, &mut self.bytes);
+                    }
+                    self.again.extend(chunk);
+                }
+                self.again.pop_front()?
+            };
+            let slot = if self.report.tree && v.children > 0 {
+                self.slots.next().copied()
             } else {
                 None
             };
-            let subtree = self.tree.then(|| {
-                if v.children > 0 {
-                    slots.next().copied().unwrap_or_default()
-                } else {
-                    tokens
-                }
-            });
-            Some(Row {
-                session: Some(v.index),
-                depth: v.depth,
-                model: None,
-                turn: None,
-                tokens,
-                subtree,
-                cost: self.priced.then_some(cost),
-                unreadable: flags & UNREADABLE != 0,
-            })
-        }))
+            let bytes = if kept {
+                &self.report.packed[..]
+            } else {
+                &self.bytes[..]
+            };
+            self.report
+                .unpack(&v, bytes, &mut self.at, slot, &mut self.ready)?;
+        }
     }
 }
 
@@ -602,14 +759,14 @@ pub fn render_to(
         By::Model => 1,
         _ => 2,
     };
-    let mut w: Vec<usize> = head.iter().map(|h| h.len()).collect();
-    let mut sum = TokenCounts::default();
-    for r in report.rows(corpus) {
-        sum.add(&r.tokens);
-        for (k, cell) in cells(corpus, &r, req).iter().enumerate() {
-            w[k] = w[k].max(cell.chars().count());
+    let mut w = report.widths.clone().unwrap_or_else(|| {
+        let mut w = heads_widths(req);
+        for r in report.rows(corpus) {
+            widen(&mut w, &cells(corpus, &r, req));
         }
-    }
+        w
+    });
+    let mut sum = TokenCounts::default();
     let keep = shown(&head, &w, width);
     if let Some(width) = width {
         let rest: usize = w
@@ -631,7 +788,13 @@ pub fn render_to(
             if k > 0 {
                 line.push_str("  ");
             }
-            let cell = crate::operator::table::cut_to(cell, w[k]);
+            // Only the first column is ever narrowed to fit; a count read
+            // again wider than when its width was taken is shown whole.
+            let cell = if k == 0 {
+                crate::operator::table::cut_to(cell, w[k])
+            } else {
+                cell.clone()
+            };
             let pad = " ".repeat(w[k].saturating_sub(cell.chars().count()));
             if k < names {
                 line.push_str(&cell);
@@ -648,6 +811,7 @@ pub fn render_to(
     };
     put(&head.iter().map(|h| h.to_string()).collect::<Vec<_>>(), out);
     for r in report.rows(corpus) {
+        sum.add(&r.tokens);
         put(&cells(corpus, &r, req), out);
     }
     out(&format!(
@@ -750,6 +914,97 @@ mod tests {
             let got: Vec<u64> = s.totals.iter().map(|t| t.calls).collect();
             assert_eq!(got, *want, "{what}");
             assert!(s.open.is_empty(), "{what}: everything closed");
+        }
+    }
+
+    /// A report that keeps no counts, some, or all of them reads the same
+    /// rows, widths and totals: the sessions it did not keep are read again.
+    #[test]
+    fn a_report_keeping_fewer_counts_shows_the_same() {
+        struct Removed(std::path::PathBuf);
+        impl Drop for Removed {
+            fn drop(&mut self) {
+                let _ = std::fs::remove_dir_all(&self.0);
+            }
+        }
+        let root = std::env::temp_dir().join(format!("dsh-agents-usage-{}", std::process::id()));
+        let _removed = Removed(root.clone());
+        let id = |i: usize| format!("s{i:03}");
+        for i in 0..60usize {
+            let dir = root.join("_no-cwd").join(id(i));
+            std::fs::create_dir_all(&dir).unwrap();
+            let mut log = if i == 0 {
+                format!(
+                    r#"{{"type":"session","version":0,"id":"{}","createdAt":1,"delegationDepth":0}}"#,
+                    id(0)
+                )
+            } else {
+                format!(
+                    r#"{{"type":"session","version":0,"id":"{}","createdAt":{},"delegationDepth":1,"parentSession":"{}","origin":"subagent","name":"n{i}"}}"#,
+                    id(i),
+                    i + 1,
+                    id((i - 1) / 3)
+                ) + "\n"
+                    + r#"{"type":"subagent/descriptor","seq":0,"time":1,"data":{"version":2,"mode":"continuable","provider":"spawn","label":"w"}}"#
+            };
+            log.push('\n');
+            // Session i makes i % 4 calls, in turns 1 and 2, of two models,
+            // with counts of one to seven digits.
+            for call in 0..i % 4 {
+                let model = if (i + call) % 2 == 0 {
+                    "chat"
+                } else {
+                    "reasoner"
+                };
+                log += &format!(
+                    r#"{{"type":"assistant/message","seq":{},"time":{},"data":{{"turn":{},"step":1,"message":{{"role":"assistant","content":[],"source":{{"kind":"model","provider":"deepseek","model":"{model}"}},"id":"a"}},"usage":{{"inputTokens":{},"cacheReadTokens":{},"outputTokens":{},"reasoningTokens":{}}}}}}}"#,
+                    call + 1,
+                    10 * call + 1,
+                    1 + call % 2,
+                    7usize.pow((i % 8) as u32) + call,
+                    i * 13,
+                    call,
+                    i,
+                );
+                log.push('\n');
+            }
+            std::fs::write(dir.join("session.jsonl"), log).unwrap();
+        }
+        let store = crate::store::open(&root, crate::store::Plan::Survey).unwrap();
+        let corpus = Corpus::new(&store);
+        let prices = parse_prices(br#"{"deepseek/chat": {"input": 0.27, "output": 1.1}}"#).unwrap();
+        for by in [By::Agent, By::Model, By::Turn] {
+            for tree in [false, true] {
+                for priced in [false, true] {
+                    for agent in [None, Some(1)] {
+                        let req = Request {
+                            agent,
+                            tree,
+                            since: None,
+                            by,
+                            prices: priced.then_some(&prices),
+                            table: true,
+                        };
+                        let show = |keep| {
+                            let report = report_keeping(&corpus, &req, keep);
+                            let mut text = String::new();
+                            render_to(&corpus, &report, &req, None, &mut |t| text.push_str(t));
+                            let mut json = String::new();
+                            json_to(&corpus, &report, &mut |t| json.push_str(t));
+                            (text, json, report.unpriced.clone())
+                        };
+                        let whole = show(usize::MAX);
+                        assert!(whole.0.lines().count() > 2, "{by:?}: {}", whole.0);
+                        for keep in [0, 1, 40, 200] {
+                            assert_eq!(
+                                show(keep),
+                                whole,
+                                "{by:?} tree {tree} priced {priced} agent {agent:?} keeping {keep}"
+                            );
+                        }
+                    }
+                }
+            }
         }
     }
 }

@@ -218,6 +218,7 @@ fn spent(corpus: &Corpus, agent: usize, limit: Amount, prices: Option<&Prices>) 
         since: None,
         by: usage::By::Agent,
         prices: prices.filter(|_| money),
+        table: false,
     };
     let report = usage::report(corpus, &req);
     let mut tokens = TokenCounts::default();

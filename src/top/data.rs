@@ -204,6 +204,7 @@ pub fn detail(
                 since: None,
                 by: usage::By::Model,
                 prices: None,
+                table: true,
             };
             let report = usage::report(&corpus, &req);
             let mut text = String::new();
