@@ -292,6 +292,26 @@ pub fn each_piece_of_frame(frame: &[u8], f: &mut dyn FnMut(&[u8]) -> bool) -> io
     }
 }
 
+/// Frames whose declared text is at most this are decoded whole (one bulk
+/// call on a cached context, the cheap road for the many small frames a
+/// listing meets); larger ones, or ones that do not declare their size, a
+/// piece at a time, so a walk that stops early holds a piece, not a frame.
+const WHOLE_LIMIT: u64 = 256 * 1024;
+
+/// Hand the text of one complete frame to `f`, whole or in pieces (see
+/// `WHOLE_LIMIT`); false from `f` stops early and is returned.
+pub fn each_text_of_frame(frame: &[u8], f: &mut dyn FnMut(&[u8]) -> bool) -> io::Result<bool> {
+    if zstd::bulk::Decompressor::upper_bound(frame).is_some_and(|n| n as u64 <= WHOLE_LIMIT) {
+        return decode_frame(frame).map(|plain| f(&plain));
+    }
+    let mut more = true;
+    each_piece_of_frame(frame, &mut |piece| {
+        more = f(piece);
+        more
+    })?;
+    Ok(more)
+}
+
 /// Recover what plaintext a torn final frame yields before its end.
 pub fn decode_torn_prefix(frame: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
