@@ -192,6 +192,38 @@ fn read_session(
     u
 }
 
+/// What one session's own calls spent, for a budget: its tokens, the cost
+/// of its calls whose model has a price (a call without one costs nothing
+/// here), and the models that have none.
+#[derive(Debug, Default, Clone)]
+pub struct Spend {
+    pub tokens: TokenCounts,
+    pub cost: f64,
+    pub unpriced: Vec<String>,
+}
+
+/// One session's `Spend`, its log read once.
+pub fn session_spend(corpus: &Corpus, index: usize, prices: Option<&Prices>) -> Spend {
+    let needs = Needs {
+        models: prices.is_some(),
+        turns: false,
+    };
+    let u = read_session(corpus, index, None, prices, needs);
+    let mut spend = Spend {
+        tokens: u.total,
+        ..Spend::default()
+    };
+    if let Some(p) = prices {
+        for ((provider, model), t) in &u.models {
+            match price_of(p, provider, model) {
+                Some(price) => spend.cost += cost(t, price),
+                None => spend.unpriced.push(format!("{provider}/{model}")),
+            }
+        }
+    }
+    spend
+}
+
 /// One row of the report: an agent (by its position in the store), a
 /// model, or an agent's turn. Rows are made as the report is read out
 /// (`Report::rows`), names when the row is written.

@@ -17,7 +17,8 @@ use crate::top::amount::Amount;
 use crate::top::events::{Change, Event, Sink};
 use crate::tree::Corpus;
 use crate::tree::caller::resolve_agent;
-use std::collections::HashSet;
+use crate::tree::preorder::Preorder;
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::Path;
 
@@ -174,11 +175,12 @@ pub fn marks(root: &Path, budgets: &[Budget], prices: Option<&Prices>) -> Result
     }
     let store = open(root)?;
     let corpus = Corpus::new(&store);
+    let mut look = Look::new();
     Ok(budgets
         .iter()
         .filter_map(|b| {
             let agent = resolve_agent(&store, &b.agent).ok()?;
-            let s = spent(&corpus, agent, b.limit, prices);
+            let s = spent(&corpus, &mut look, agent, b.limit, prices);
             Some(Mark {
                 id: corpus.id(agent).to_string(),
                 agent: b.agent.clone(),
@@ -210,24 +212,37 @@ struct Spent {
     unpriced: Vec<String>,
 }
 
-fn spent(corpus: &Corpus, agent: usize, limit: Amount, prices: Option<&Prices>) -> Spent {
+/// Each session's own spend as read in one look at the store: every budget
+/// of that look counts a session from the same read of its log, so two
+/// budgets over one subtree never see it at two moments (a checker's own
+/// budget seen spent before its reviewer's, which counts it too). Read
+/// with the prices, if any, whatever the budget counts.
+type Look = HashMap<usize, usage::Spend>;
+
+fn spent(
+    corpus: &Corpus,
+    look: &mut Look,
+    agent: usize,
+    limit: Amount,
+    prices: Option<&Prices>,
+) -> Spent {
     let money = matches!(limit, Amount::Micros(_));
-    let req = usage::Request {
-        agent: Some(agent),
-        tree: true,
-        since: None,
-        by: usage::By::Agent,
-        prices: prices.filter(|_| money),
-        table: false,
-    };
-    let report = usage::report(corpus, &req);
     let mut tokens = TokenCounts::default();
     let mut cost = 0.0f64;
     let mut sessions = Vec::new();
-    for row in report.rows(corpus) {
-        tokens.add(&row.tokens);
-        cost += row.cost.flatten().unwrap_or(0.0);
-        sessions.extend(row.session);
+    let mut unpriced: Vec<String> = Vec::new();
+    for v in Preorder::new(corpus, std::iter::once(agent)) {
+        let s = look
+            .entry(v.index)
+            .or_insert_with(|| usage::session_spend(corpus, v.index, prices));
+        tokens.add(&s.tokens);
+        cost += s.cost;
+        for m in s.unpriced.iter().filter(|_| money) {
+            if !unpriced.contains(m) {
+                unpriced.push(m.clone());
+            }
+        }
+        sessions.push(v.index);
     }
     let amount = if money {
         // Costs are non-negative (the table is checked); the cast saturates.
@@ -238,7 +253,7 @@ fn spent(corpus: &Corpus, agent: usize, limit: Amount, prices: Option<&Prices>) 
     Spent {
         amount,
         sessions,
-        unpriced: report.unpriced,
+        unpriced,
     }
 }
 
@@ -281,12 +296,19 @@ pub fn run(root: &Path, opts: &Options, out: &mut dyn Write) -> Result<()> {
         }
         let store = open(root)?;
         let corpus = Corpus::new(&store);
+        let mut look = Look::new();
         let now = crate::support::clock::now_ms();
         for (k, budget) in opts.budgets.iter().enumerate() {
             let Some(agent) = store.index_of(&ids[k]) else {
                 continue;
             };
-            let s = spent(&corpus, agent, budget.limit, opts.prices.as_ref());
+            let s = spent(
+                &corpus,
+                &mut look,
+                agent,
+                budget.limit,
+                opts.prices.as_ref(),
+            );
             for model in s.unpriced {
                 if unpriced_said.insert(model.clone()) {
                     eprintln!(

@@ -342,3 +342,67 @@ fn usage_fits_columns_and_never_shows_a_cost_as_zero() {
     }
     assert!(costs.contains(&"<0.0001"), "{}", whole.stdout);
 }
+
+/// A money budget counts every priced call, also in a session that called
+/// a model without a price too (those calls count nothing); the model
+/// without a price is named on stderr.
+#[test]
+fn a_money_budget_counts_the_priced_calls_of_a_mixed_session() {
+    let copy = crate::common::copy_store(&repo().join("testdata/stores/rc8-cli"), "budget-mixed");
+    let s = copy.path().to_str().unwrap();
+    let tmp = crate::common::temp_dir("budget-mixed-prices");
+    let prices = tmp.path().join("prices.json");
+    std::fs::write(
+        &prices,
+        r#"{"deepseek-official/fake-model": {"input": 2.0}}"#,
+    )
+    .unwrap();
+    let p = prices.to_str().unwrap();
+    let spent = || -> (f64, String) {
+        let r = run([
+            "--store",
+            s,
+            "--json",
+            "watch",
+            "--once",
+            "--prices",
+            p,
+            "--budget",
+            "lead=$0.000001",
+        ]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let e: Value = serde_json::from_str(r.stdout.lines().next().unwrap_or("null")).unwrap();
+        assert_eq!(e["kind"], "budget-exceeded", "{}", r.stdout);
+        (e["spent"]["cost"].as_f64().unwrap(), r.stderr)
+    };
+    let (before, _) = spent();
+    assert!(before > 0.0);
+    // The root's own log: half a million priced input tokens ($1) and a
+    // million of a model the table does not price.
+    let log = copy
+        .path()
+        .join("--work-rc8store--/session-cd54d0e9-4044-4a6d-8063-d409a9de653a/session.jsonl");
+    let mut body = std::fs::read_to_string(&log).unwrap();
+    for (seq, (model, tokens)) in [
+        (900, ("fake-model", 500_000)),
+        (901, ("other-model", 1_000_000)),
+    ] {
+        let line = serde_json::json!({
+            "type": "assistant/message", "seq": seq, "time": 1796236479000u64 + seq,
+            "data": {"turn": 1, "step": 9,
+                     "message": {"role": "assistant", "content": [{"type": "text", "text": "ok"}],
+                                 "source": {"kind": "model", "provider": "deepseek-official", "model": model},
+                                 "id": format!("call-{seq}")},
+                     "usage": {"inputTokens": tokens}},
+            "surfaceOp": "append"
+        });
+        body.push_str(&format!("{line}\n"));
+    }
+    std::fs::write(&log, body).unwrap();
+    let (after, stderr) = spent();
+    assert!((after - (before + 1.0)).abs() < 1e-6, "{before} → {after}");
+    assert!(
+        stderr.contains("no price for deepseek-official/other-model"),
+        "{stderr}"
+    );
+}
