@@ -122,29 +122,31 @@ pub fn check_to(root: &Path, each: &mut dyn FnMut(&Finding)) -> Result<(usize, u
     drop(state);
     // Duplicate sibling names make a name ambiguous: each child whose name
     // an earlier sibling has is reported beside the latest such sibling.
-    // Siblings are sorted by name (8 bytes each), not hashed with their
-    // names: a million siblings under one parent cost 8 MB, not 100 (and
-    // not the 16 a growing list may take on its way there: it is sized
-    // first).
+    // Siblings are sorted by name as their places in the parent's child
+    // list (4 bytes each), not hashed with their names: a million siblings
+    // under one parent cost 4 MB, not 100 (and not the 8 a growing list
+    // may take on its way there: it is sized first).
     for parent in 0..n {
+        let children = corpus.children_at(parent);
+        let child = |k: u32| children[k as usize] as usize;
+        let name = |k: u32| store.sessions.valid_name(child(k)).unwrap_or_default();
         let siblings = || {
-            corpus
-                .subagent_children_of(store.sessions.id(parent))
-                .enumerate()
-                .filter(|(_, c)| store.sessions.valid_name(*c).is_some())
+            (0..children.len() as u32).filter(|&k| {
+                store.sessions.origin_subagent(child(k))
+                    && store.sessions.valid_name(child(k)).is_some()
+            })
         };
-        let mut named: Vec<(u32, u32)> = Vec::with_capacity(siblings().count());
-        named.extend(siblings().map(|(k, c)| (c as u32, k as u32)));
-        let name = |c: u32| store.sessions.valid_name(c as usize).unwrap_or_default();
-        named.sort_unstable_by(|a, b| name(a.0).cmp(name(b.0)).then(a.1.cmp(&b.1)));
+        let mut named: Vec<u32> = Vec::with_capacity(siblings().count());
+        named.extend(siblings());
+        named.sort_unstable_by(|&a, &b| name(a).cmp(name(b)).then(a.cmp(&b)));
         let mut clashes: Vec<(u32, usize, usize)> = named
             .windows(2)
-            .filter(|w| name(w[0].0) == name(w[1].0))
-            .map(|w| (w[1].1, w[1].0 as usize, w[0].0 as usize))
+            .filter(|w| name(w[0]) == name(w[1]))
+            .map(|w| (w[1], child(w[1]), child(w[0])))
             .collect();
         clashes.sort_unstable();
         for (_, child, earlier) in clashes {
-            let name = name(child as u32);
+            let name = store.sessions.valid_name(child).unwrap_or_default();
             let other = store.sessions.id(earlier);
             push(
                 Severity::Warning,
