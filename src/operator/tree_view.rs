@@ -519,6 +519,9 @@ pub fn lines(
 ) -> Result<Vec<Line>> {
     let lines: std::cell::RefCell<Vec<Line>> = Default::default();
     let member: std::cell::RefCell<Option<Member>> = Default::default();
+    // Each drawn session's line (by store position), so a member's parent
+    // is its parent's line: 4 bytes a session, not an id a row.
+    let mut line_of: Vec<u32> = Vec::new();
     text_rows_to(
         corpus,
         only,
@@ -536,14 +539,30 @@ pub fn lines(
                 }
             }
             for part in parts {
+                // A line is done when the next one starts: its text keeps
+                // no room it grew into.
+                if let Some(l) = lines.last_mut() {
+                    l.text.shrink_to_fit();
+                }
                 lines.push(Line {
                     text: part.to_string(),
                     member: member.borrow_mut().take(),
                 });
             }
         },
-        Some(&mut |m: Member| {
+        Some(&mut |mut m: Member| {
             row(&m);
+            let line = u32::try_from(lines.borrow().len()).unwrap_or(u32::MAX);
+            if let Some(at) = corpus.store.index_of(&m.id) {
+                if line_of.len() <= at {
+                    line_of.resize(corpus.store.sessions.len().max(at + 1), u32::MAX);
+                }
+                line_of[at] = line;
+            }
+            m.parent = m
+                .parent
+                .and_then(|p| line_of.get(p as usize).copied())
+                .filter(|&l| l != u32::MAX);
             *member.borrow_mut() = Some(m);
         }),
     )?;
@@ -575,7 +594,9 @@ pub fn retime(lines: &mut [Line], now: i64) {
 pub struct Member {
     pub id: String,
     pub name: String,
-    pub parent: Option<String>,
+    /// Its parent's line in the same `lines` (none for a tree's root or a
+    /// parent not drawn): a walk up the pane follows lines, not ids.
+    pub parent: Option<u32>,
     pub state: &'static str,
     /// Its subtree's tokens (a tree's first member: the tree's).
     pub subtree_tokens: u64,
@@ -651,7 +672,8 @@ fn member_of(
     Member {
         id: id_at(corpus, r.index).to_string(),
         name: r.name.clone(),
-        parent: r.parent.map(|p| id_at(corpus, p).to_string()),
+        // Its parent's position in the store; `lines` makes it a line.
+        parent: r.parent,
         state: r.state.as_str(),
         subtree_tokens: marks.tokens(r).0,
         first,

@@ -63,10 +63,6 @@ pub struct App {
     pub pending: Vec<String>,
     pub message: usize,
     pub status: String,
-    /// Each line's parent's line (rows only; made on each refresh): a walk
-    /// up the tree is a step a level, not a scan of every line, and no id
-    /// is copied for it.
-    parent_line: Vec<Option<u32>>,
 }
 
 impl App {
@@ -81,7 +77,6 @@ impl App {
             pending: Vec::new(),
             message: 0,
             status: String::new(),
-            parent_line: Vec::new(),
         };
         app.refresh(snapshot);
         app
@@ -91,24 +86,6 @@ impl App {
     /// still shown (else the first row).
     pub fn refresh(&mut self, snapshot: Snapshot) {
         self.snapshot = snapshot;
-        let parents = {
-            let lines = &self.snapshot.lines;
-            let mut ids: Vec<(&str, u32)> = lines
-                .iter()
-                .enumerate()
-                .filter_map(|(k, l)| Some((l.member.as_ref()?.id.as_str(), k as u32)))
-                .collect();
-            ids.sort_unstable();
-            let line_of = |id: &str| {
-                let at = ids.binary_search_by(|(i, _)| (*i).cmp(id)).ok()?;
-                Some(ids[at].1)
-            };
-            lines
-                .iter()
-                .map(|l| l.member.as_ref()?.parent.as_deref().and_then(line_of))
-                .collect()
-        };
-        self.parent_line = parents;
         let shown = self.rows();
         let kept = self
             .selected
@@ -130,10 +107,21 @@ impl App {
         self.pending.get(self.message).map(String::as_str)
     }
 
+    /// Line `k`'s parent's line (rows only: each member names its
+    /// parent's line, so a walk up the tree is a step a level).
+    fn parent_line(&self, k: usize) -> Option<u32> {
+        self.snapshot.lines.get(k)?.member.as_ref()?.parent
+    }
+
+    /// The agent of line `k`.
+    fn line_id(&self, k: u32) -> Option<&str> {
+        Some(&self.snapshot.lines.get(k as usize)?.member.as_ref()?.id)
+    }
+
     /// The members above line `k`'s, nearest first.
     fn ancestors_at(&self, k: usize) -> impl Iterator<Item = &Member> + '_ {
         let lines = &self.snapshot.lines;
-        let mut next = self.parent_line.get(k).copied().flatten();
+        let mut next = self.parent_line(k);
         // A tree has no cycle; a step a line bounds the walk all the same.
         let mut steps = 0usize;
         std::iter::from_fn(move || {
@@ -142,7 +130,7 @@ impl App {
             if steps > lines.len() {
                 return None;
             }
-            next = self.parent_line.get(p).copied().flatten();
+            next = self.parent_line(p);
             lines.get(p)?.member.as_ref()
         })
     }
@@ -259,7 +247,7 @@ impl App {
             .lines
             .iter()
             .filter_map(|l| l.member.as_ref())
-            .any(|m| m.parent.as_deref() == Some(id))
+            .any(|m| m.parent.is_some_and(|p| self.line_id(p) == Some(id)))
     }
 
     /// What `key` does.
@@ -420,13 +408,13 @@ mod tests {
         KeyEvent::new(c, KeyModifiers::NONE)
     }
 
-    fn row(id: &str, name: &str, parent: Option<&str>) -> TreeLine {
+    fn row(id: &str, name: &str, parent: Option<u32>) -> TreeLine {
         TreeLine {
             text: format!("{name} row"),
             member: Some(Member {
                 id: id.into(),
                 name: name.into(),
-                parent: parent.map(str::to_string),
+                parent,
                 state: "idle",
                 subtree_tokens: 0,
                 first: parent.is_none(),
@@ -443,9 +431,9 @@ mod tests {
                     member: None,
                 },
                 row("lead-1", "lead", None),
-                row("rev-1", "reviewer", Some("lead-1")),
-                row("chk-1", "reviewer/checker", Some("rev-1")),
-                row("sct-1", "scout", Some("lead-1")),
+                row("rev-1", "reviewer", Some(1)),
+                row("chk-1", "reviewer/checker", Some(2)),
+                row("sct-1", "scout", Some(1)),
             ],
             states: Vec::new(),
             tokens: 0,
