@@ -253,6 +253,11 @@ pub(super) fn events(env: &Env, args: &EventsArgs) -> Result<Output> {
         stale_after_ms: args.stale_after,
         exec: args.exec.clone(),
         json: env.json,
+        state: env.settings.name_cache.as_deref().and_then(|cache| {
+            // Never inside the store (DSH reads every directory there).
+            (!crate::store::name_index::inside_store(cache, &env.root))
+                .then(|| crate::top::follow_state::path(cache, &env.root, args.agent.as_deref()))
+        }),
     };
     if !opts.follow && opts.since.is_none() {
         return Err(Error::usage(

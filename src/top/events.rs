@@ -18,6 +18,7 @@ use crate::store::{self, Plan, StoreError};
 use crate::support::clock::rfc3339;
 use crate::support::refresh::Refresh;
 use crate::top::amount::Amount;
+use crate::top::follow_state;
 use crate::tree::caller::resolve_agent;
 use serde_json::{Value, json};
 use std::collections::HashSet;
@@ -26,7 +27,7 @@ use std::path::Path;
 use std::time::Instant;
 
 /// What one observation holds of one agent.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Observed {
     pub id: String,
     pub name: String,
@@ -412,6 +413,9 @@ pub struct Options {
     pub stale_after_ms: Option<i64>,
     pub exec: Option<String>,
     pub json: bool,
+    /// Where a follower keeps what it last saw (`follow_state`), so a
+    /// restarted one goes on from there; none: it starts from what it sees.
+    pub state: Option<std::path::PathBuf>,
 }
 
 /// Where events go: the output, and `--exec`'s command.
@@ -481,8 +485,18 @@ pub fn run(root: &Path, opts: &Options, out: &mut dyn Write) -> Result<()> {
     let agent = opts.agent.as_deref();
     // Following starts from an observation taken before the history is
     // read, so a turn is in one or the other.
+    let saved = opts
+        .state
+        .as_deref()
+        .filter(|_| opts.follow)
+        .and_then(follow_state::load);
     let mut seen = if opts.follow {
-        Some(observe(root, agent)?)
+        // A follower that ran before goes on from what it last saw: what
+        // changed since is reported at its first look.
+        match &saved {
+            Some(s) => Some(s.observed.clone()),
+            None => Some(observe(root, agent)?),
+        }
     } else {
         None
     };
@@ -500,10 +514,15 @@ pub fn run(root: &Path, opts: &Options, out: &mut dyn Write) -> Result<()> {
     crate::support::signals::install();
     let mut watch = StoreWatch::new();
     let mut refresh = Refresh::new();
-    let mut reported: HashSet<String> = HashSet::new();
+    let mut reported: HashSet<String> = saved
+        .map(|s| s.reported.into_iter().collect())
+        .unwrap_or_default();
+    let mut keep = Keep::new(opts.state.as_deref());
+    keep.save(&before, &reported);
     loop {
         let now = crate::support::clock::now_ms();
         let mut events = Vec::new();
+        let mut changed = false;
         // The trees are read again when the store says something changed
         // (and rarely for safety), not at every tick.
         if refresh.due(Instant::now()).is_some() {
@@ -515,6 +534,7 @@ pub fn run(root: &Path, opts: &Options, out: &mut dyn Write) -> Result<()> {
             let b: Vec<Observed> = before.iter().map(|(o, _)| o.clone()).collect();
             let a: Vec<Observed> = after.iter().map(|(o, _)| o.clone()).collect();
             events = transitions(&b, &a, now);
+            changed |= after != before;
             before = after;
         }
         // Pending messages age with the clock: their inboxes are looked at
@@ -547,10 +567,20 @@ pub fn run(root: &Path, opts: &Options, out: &mut dyn Write) -> Result<()> {
                 }
             }
         }
+        let mut open = true;
         for e in &events {
             if !sink.emit(e)? {
-                return Ok(());
+                open = false;
+                break;
             }
+        }
+        // Saved once its events are out (a closed output took the ones
+        // written before it): a restart reports none of them again.
+        if changed || !events.is_empty() {
+            keep.save(&before, &reported);
+        }
+        if !open {
+            return Ok(());
         }
         if crate::support::signals::stop_requested() {
             return Ok(());
@@ -560,6 +590,34 @@ pub fn run(root: &Path, opts: &Options, out: &mut dyn Write) -> Result<()> {
         }
         if crate::support::signals::stop_requested() {
             return Ok(());
+        }
+    }
+}
+
+/// Where a follower saves what it saw (`follow_state`); a cache that
+/// cannot be written is said once and costs only the resumption.
+struct Keep<'a> {
+    path: Option<&'a Path>,
+    said: bool,
+}
+
+impl<'a> Keep<'a> {
+    fn new(path: Option<&'a Path>) -> Keep<'a> {
+        Keep { path, said: false }
+    }
+
+    fn save(&mut self, observed: &[(Observed, u64)], reported: &HashSet<String>) {
+        let Some(path) = self.path else { return };
+        let mut reported: Vec<String> = reported.iter().cloned().collect();
+        reported.sort();
+        let state = follow_state::FollowState::new(observed.to_vec(), reported);
+        if let Err(e) = follow_state::save(path, &state)
+            && !std::mem::replace(&mut self.said, true)
+        {
+            eprintln!(
+                "events: cannot save what was seen to \"{}\": {e}; a restart will not go on from here",
+                path.display()
+            );
         }
     }
 }

@@ -11,5 +11,6 @@ pub mod app;
 pub mod budget;
 pub mod data;
 pub mod events;
+pub mod follow_state;
 pub mod term;
 pub mod view;

@@ -8,8 +8,22 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-/// `events --follow --json` and more on `store`, its lines read on a thread.
+/// `events --follow --json` and more on `store`, its lines read on a thread
+/// (what it saw kept in the test run's cache, never `$HOME`'s).
 fn follow(store: &std::path::Path, more: &[&str]) -> (Reaped, mpsc::Receiver<String>) {
+    follow_keeping(
+        store,
+        more,
+        &crate::common::run_dir("dsh-agents-test-cache-"),
+    )
+}
+
+/// `follow`, keeping what it saw in the cache directory `cache`.
+fn follow_keeping(
+    store: &std::path::Path,
+    more: &[&str],
+    cache: &std::path::Path,
+) -> (Reaped, mpsc::Receiver<String>) {
     let mut child = reaped(
         Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
             .args([
@@ -20,6 +34,7 @@ fn follow(store: &std::path::Path, more: &[&str]) -> (Reaped, mpsc::Receiver<Str
                 "--follow",
             ])
             .args(more)
+            .env("DSH_AGENTS_CACHE_DIR", cache)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -202,6 +217,10 @@ fn an_idle_store_is_not_read_again_while_a_message_ages() {
             ])
             .args(["--stale-after", "3s"])
             .env("DSH_AGENTS_DEBUG", "1")
+            .env(
+                "DSH_AGENTS_CACHE_DIR",
+                crate::common::run_dir("dsh-agents-test-cache-"),
+            )
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -251,4 +270,98 @@ fn a_killed_holder_is_seen_going_inactive() {
     served.kill().unwrap();
     served.wait().unwrap();
     became("inactive");
+}
+
+/// The turn `rev-0001` runs once `followup` and `serve --once` are done.
+fn run_a_turn(store: &std::path::Path, text: &str) {
+    let s = store.to_str().unwrap();
+    let r = crate::common::run(["--store", s, "followup", "rev-0001", text]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let r = crate::common::run([
+        "--store", s, "serve", "--as", "rev-0001", "--once", "--quiet", "--", "cat",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+}
+
+/// The state files a follower keeps under `cache`.
+fn kept_states(cache: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for store in std::fs::read_dir(cache.join("stores"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        for f in std::fs::read_dir(store.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            if f.file_name().to_string_lossy().starts_with("events-") {
+                out.push(f.path());
+            }
+        }
+    }
+    out
+}
+
+/// A follower that stops and starts again goes on from what it saw: a turn
+/// run while no follower ran is reported when the next one starts, once,
+/// and a third follower reports nothing the second already did.
+#[test]
+fn a_restarted_follower_reports_each_transition_once() {
+    let store = copy_store(&repo().join("testdata/stores/team"), "events-restart");
+    let s = store.path();
+    let cache = crate::common::temp_dir("events-restart-cache");
+    let stop = |mut child: Reaped| {
+        crate::common::signal(child.id(), rustix::process::Signal::TERM);
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(143), "{status}");
+    };
+    // The first follower has looked once it saved what it saw.
+    let (first, _rx) = follow_keeping(s, &[], cache.path());
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while kept_states(cache.path()).is_empty() {
+        assert!(std::time::Instant::now() < deadline, "no state was saved");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    stop(first);
+    // A turn while no follower runs.
+    run_a_turn(s, "while nobody watched");
+    let (second, rx) = follow_keeping(s, &[], cache.path());
+    let seen = until(&rx, "turn-finished", "rev-0001");
+    let turns: Vec<_> = seen
+        .iter()
+        .filter(|e| e["agent"] == "rev-0001" && e["kind"].as_str().unwrap().starts_with("turn-"))
+        .map(|e| {
+            (
+                e["kind"].as_str().unwrap().to_string(),
+                e["turn"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        turns,
+        [
+            ("turn-started".to_string(), 2),
+            ("turn-finished".to_string(), 2)
+        ],
+        "{seen:?}"
+    );
+    stop(second);
+    // The third reports the next turn, and nothing of the one before.
+    let (_third, rx) = follow_keeping(s, &[], cache.path());
+    run_a_turn(s, "and one more");
+    let seen = until(&rx, "turn-finished", "rev-0001");
+    assert!(
+        seen.iter().all(|e| e["turn"] != 2),
+        "turn 2 reported again: {seen:?}"
+    );
+    assert_eq!(seen.last().unwrap()["turn"], 3, "{seen:?}");
+    // Nothing of it is in the store.
+    assert!(
+        crate::common::snapshot(s).iter().all(|(p, _)| p
+            .file_name()
+            .is_none_or(|n| !n.to_string_lossy().starts_with("events-"))),
+        "a follower's state in the store"
+    );
 }
