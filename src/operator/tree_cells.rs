@@ -122,8 +122,9 @@ fn last_text(a: Option<&Activity>, now: i64) -> String {
 /// clock without reading the log (`top` between reads).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Clocked {
-    /// `turn 3 open ` or `completed `.
-    pub words: Box<str>,
+    /// `turn 3 open ` or `completed ` (the common endings borrowed, not
+    /// allocated: `top` keeps one a row).
+    pub words: std::borrow::Cow<'static, str>,
     pub at: i64,
     /// An open turn shows how long it has run (`3 s`), an ended one when
     /// it ended (`3 s ago`).
@@ -133,16 +134,26 @@ pub struct Clocked {
 impl Clocked {
     /// `None`: the cell does not move with the clock.
     pub fn of(a: &Activity) -> Option<Clocked> {
+        use crate::store::conversation::Ending;
+        use std::borrow::Cow;
         let (words, open) = match a {
-            a if a.open_turn => (format!("turn {} open ", a.last_turn), true),
+            a if a.open_turn => (Cow::Owned(format!("turn {} open ", a.last_turn)), true),
             Activity {
                 last_ending: Some(e),
                 ..
-            } => (format!("{} ", e.describe()), false),
+            } => (
+                match e {
+                    Ending::Completed => Cow::Borrowed("completed "),
+                    Ending::Interrupted => Cow::Borrowed("interrupted "),
+                    Ending::Blocked => Cow::Borrowed("blocked "),
+                    e => Cow::Owned(format!("{} ", e.describe())),
+                },
+                false,
+            ),
             _ => return None,
         };
         Some(Clocked {
-            words: words.into(),
+            words,
             at: a.turn_time,
             open,
         })

@@ -592,8 +592,9 @@ pub fn retime(lines: &mut [Line], now: i64) {
 /// What `top` needs of a member of a shown tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Member {
-    pub id: String,
-    pub name: String,
+    /// Boxed, not `String`: a hundred thousand rows hold no spare room.
+    pub id: Box<str>,
+    pub name: Box<str>,
     /// Its parent's line in the same `lines` (none for a tree's root or a
     /// parent not drawn): a walk up the pane follows lines, not ids.
     pub parent: Option<u32>,
@@ -670,8 +671,8 @@ fn member_of(
     now: i64,
 ) -> Member {
     Member {
-        id: id_at(corpus, r.index).to_string(),
-        name: r.name.clone(),
+        id: id_at(corpus, r.index).into(),
+        name: r.name.as_str().into(),
         // Its parent's position in the store; `lines` makes it a line.
         parent: r.parent,
         state: r.state.as_str(),

@@ -90,9 +90,9 @@ impl App {
         let kept = self
             .selected
             .as_ref()
-            .is_some_and(|s| shown.iter().any(|m| &m.id == s));
+            .is_some_and(|s| shown.iter().any(|m| *m.id == **s));
         if !kept {
-            self.selected = shown.first().map(|m| m.id.clone());
+            self.selected = shown.first().map(|m| m.id.to_string());
         }
     }
 
@@ -146,9 +146,9 @@ impl App {
         let mut kept = HashSet::new();
         for (k, l) in self.snapshot.lines.iter().enumerate() {
             let Some(m) = &l.member else { continue };
-            if m.name.to_lowercase().contains(&f) && kept.insert(m.id.as_str()) {
+            if m.name.to_lowercase().contains(&f) && kept.insert(&*m.id) {
                 for a in self.ancestors_at(k) {
-                    if !kept.insert(a.id.as_str()) {
+                    if !kept.insert(&*a.id) {
                         break;
                     }
                 }
@@ -163,10 +163,10 @@ impl App {
         let Some(m) = self.snapshot.lines.get(k).and_then(|l| l.member.as_ref()) else {
             return true;
         };
-        if !self.folded.is_empty() && self.ancestors_at(k).any(|a| self.folded.contains(&a.id)) {
+        if !self.folded.is_empty() && self.ancestors_at(k).any(|a| self.folded.contains(&*a.id)) {
             return false;
         }
-        kept.is_none_or(|k| k.contains(m.id.as_str()))
+        kept.is_none_or(|k| k.contains(&*m.id))
     }
 
     /// The tree pane's lines as shown, each with whether it is selected; a
@@ -195,11 +195,11 @@ impl App {
                         .snapshot
                         .marks
                         .iter()
-                        .filter(|k| k.id == m.id)
+                        .filter(|k| *k.id == *m.id)
                         .map(|k| k.level)
                         .max()
                         .unwrap_or(Level::Under);
-                    (text, self.selected.as_deref() == Some(m.id.as_str()), level)
+                    (text, self.selected.as_deref() == Some(&*m.id), level)
                 }
                 None => (Cow::Borrowed(l.text.as_str()), false, Level::Under),
             })
@@ -207,7 +207,7 @@ impl App {
     }
 
     fn hidden_below(&self, m: &Member) -> usize {
-        if !self.folded.contains(&m.id) {
+        if !self.folded.contains(&*m.id) {
             return 0;
         }
         (0..self.snapshot.lines.len())
@@ -235,11 +235,11 @@ impl App {
         let at = self
             .selected
             .as_ref()
-            .and_then(|s| rows.iter().position(|m| &m.id == s))
+            .and_then(|s| rows.iter().position(|m| *m.id == **s))
             .unwrap_or(0);
         let last = rows.len() - 1;
         let to = at.saturating_add_signed(step).min(last);
-        self.selected = Some(rows[to].id.clone());
+        self.selected = Some(rows[to].id.to_string());
     }
 
     fn has_children(&self, id: &str) -> bool {
@@ -485,7 +485,7 @@ mod tests {
         a.handle(key(KeyCode::Char('/')));
         typed(&mut a, "check");
         a.handle(key(KeyCode::Enter));
-        let ids: Vec<&str> = a.rows().iter().map(|m| m.id.as_str()).collect();
+        let ids: Vec<&str> = a.rows().iter().map(|m| &*m.id).collect();
         assert_eq!(ids, ["lead-1", "rev-1", "chk-1"]);
         a.handle(key(KeyCode::Char('/')));
         a.handle(key(KeyCode::Esc));
