@@ -11,24 +11,26 @@
 //! again when it starts (at least once, never lost). One state a store and
 //! AGENT: two followers of the same share it, the last to save wins.
 
-use crate::top::events::Observed;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 const FORMAT: u32 = 1;
 
+/// `O`: what a look holds of one agent (`events::Observed`; generic so
+/// this file needs nothing of the follower's).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FollowState {
+pub struct FollowState<O> {
     format: u32,
     /// Each agent as the last look saw it, and how many messages it had
     /// pending.
-    pub observed: Vec<(Observed, u64)>,
+    pub observed: Vec<(O, u64)>,
     /// The pending messages already reported stale.
     pub reported: Vec<String>,
 }
 
-impl FollowState {
-    pub fn new(observed: Vec<(Observed, u64)>, reported: Vec<String>) -> FollowState {
+impl<O> FollowState<O> {
+    pub fn new(observed: Vec<(O, u64)>, reported: Vec<String>) -> FollowState<O> {
         FollowState {
             format: FORMAT,
             observed,
@@ -48,16 +50,16 @@ pub fn path(cache: &Path, root: &Path, agent: Option<&str>) -> PathBuf {
 /// The state saved at `path`; none when there is none or it cannot be
 /// used (another format, a damaged file): the follower then starts from
 /// what it sees, as a first run does.
-pub fn load(path: &Path) -> Option<FollowState> {
+pub fn load<O: DeserializeOwned>(path: &Path) -> Option<FollowState<O>> {
     let bytes = crate::store::sidecar::read_small(path)?;
-    let state: FollowState = serde_json::from_slice(&bytes).ok()?;
+    let state: FollowState<O> = serde_json::from_slice(&bytes).ok()?;
     (state.format == FORMAT).then_some(state)
 }
 
 /// Save `state` at `path` (a new file renamed over the old, so a reader
 /// sees the old state or the new, never a mix). A cache that cannot be
 /// written is said once by the caller and costs only the resumption.
-pub fn save(path: &Path, state: &FollowState) -> std::io::Result<()> {
+pub fn save<O: Serialize>(path: &Path, state: &FollowState<O>) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
@@ -68,6 +70,7 @@ pub fn save(path: &Path, state: &FollowState) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::top::events::Observed;
 
     #[test]
     fn a_saved_state_loads_as_it_was_and_a_bad_one_not_at_all() {
@@ -77,7 +80,7 @@ mod tests {
         let p = path(&dir, root, Some("reviewer"));
         assert_ne!(p, path(&dir, root, None));
         assert_ne!(p, path(&dir, Path::new("/other/store"), Some("reviewer")));
-        assert_eq!(load(&p), None);
+        assert_eq!(load::<Observed>(&p), None);
         let o = Observed {
             id: "rev-1".into(),
             name: "reviewer".into(),
@@ -92,7 +95,7 @@ mod tests {
         assert_eq!(load(&p), Some(state));
         for bad in ["", "{", "{\"format\":2,\"observed\":[],\"reported\":[]}"] {
             std::fs::write(&p, bad).unwrap();
-            assert_eq!(load(&p), None, "{bad}");
+            assert_eq!(load::<Observed>(&p), None, "{bad}");
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
