@@ -179,38 +179,23 @@ impl From<ByArg> for crate::operator::usage::By {
 }
 
 /// A flag value its parser refuses; clap shows the text after the flag.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BadValue {
     /// `--since`: not a time.
+    #[error(
+        "\"{0}\" is not a time: give epoch milliseconds, a UTC date such as 2026-12-01 or 2026-12-01T08:30, or an age such as 30m, 2h, 7d"
+    )]
     NotTime(String),
     /// `--stale-after`: not an age.
+    #[error("\"{0}\" is not an age: give a whole number and a unit, such as 90s, 10m, 2h or 7d")]
     NotAge(String),
     /// `--last`: not a whole number.
+    #[error("\"{0}\" is not a whole number of turns (1 or more)")]
     NotTurns(String),
     /// `--last 0`.
+    #[error("shows the last N turns: N must be at least 1")]
     NoTurns,
 }
-
-impl std::fmt::Display for BadValue {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            BadValue::NotTime(text) => write!(
-                f,
-                "\"{text}\" is not a time: give epoch milliseconds, a UTC date such as 2026-12-01 or 2026-12-01T08:30, or an age such as 30m, 2h, 7d"
-            ),
-            BadValue::NotAge(text) => write!(
-                f,
-                "\"{text}\" is not an age: give a whole number and a unit, such as 90s, 10m, 2h or 7d"
-            ),
-            BadValue::NotTurns(text) => {
-                write!(f, "\"{text}\" is not a whole number of turns (1 or more)")
-            }
-            BadValue::NoTurns => f.write_str("shows the last N turns: N must be at least 1"),
-        }
-    }
-}
-
-impl std::error::Error for BadValue {}
 
 /// An age (`90s`, `30m`, `2h`, `7d`) in milliseconds: `None` when `text`
 /// is not written as one, `Some(None)` when it is but does not fit.

@@ -3,30 +3,40 @@
 use std::fmt;
 use std::path::PathBuf;
 
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum FleetError {
     /// The store has not joined a fleet (`fleet run` joins it).
+    #[error("the store {} has not joined a fleet: run `dsh-agents fleet run --host NAME --nats URL --creds FILE` for it first", .store.display())]
     NotJoined { store: PathBuf },
     /// A host name that is not a subject token.
+    #[error("\"{host}\" is not a host name: use ASCII letters, digits, - and _ (at most 64)")]
     BadHost { host: String },
     /// A file of the fleet's own could not be read or written.
+    #[error("{}: {source}", .path.display())]
     Io {
         path: PathBuf,
         source: std::io::Error,
     },
     /// A file of the fleet's own holds what this build cannot read.
+    #[error("{}: {why}", .path.display())]
     Corrupt { path: PathBuf, why: String },
     /// Another daemon holds this store's host (`holder`: its pid and machine).
+    #[error("another fleet daemon ({holder}) already serves the store {}", .store.display())]
     DaemonRunning { store: PathBuf, holder: String },
     /// The store is already another host of its fleet.
+    #[error("the store {} is host {host} of its fleet (its sends and receipts carry that name); run the daemon with --host {host}", .store.display())]
     OtherHost { store: PathBuf, host: String },
     /// The target host refused a message for good (`reason`: its words).
+    #[error("host {host} refused message {id}: {reason}")]
     Refused {
         id: String,
         host: String,
         reason: String,
     },
     /// A send waited for its receipt in vain (`level`: how far it got).
+    #[error(
+        "message {id} for host {host} is {level} after {seconds} s, not yet {wanted}; it stays on its way (`dsh-agents fleet status` follows it)"
+    )]
     WaitedInVain {
         id: String,
         host: String,
@@ -36,6 +46,7 @@ pub enum FleetError {
         seconds: u64,
     },
     /// The hub refused or could not be reached (`what` we asked it).
+    #[error("the hub: {what}: {detail}")]
     Hub { what: &'static str, detail: String },
 }
 
@@ -67,48 +78,6 @@ impl FleetError {
     }
 }
 
-impl fmt::Display for FleetError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            FleetError::NotJoined { store } => write!(
-                f,
-                "the store {} has not joined a fleet: run `dsh-agents fleet run --host NAME --nats URL --creds FILE` for it first",
-                store.display()
-            ),
-            FleetError::BadHost { host } => write!(
-                f,
-                "\"{host}\" is not a host name: use ASCII letters, digits, - and _ (at most 64)"
-            ),
-            FleetError::Io { path, source } => write!(f, "{}: {source}", path.display()),
-            FleetError::Corrupt { path, why } => write!(f, "{}: {why}", path.display()),
-            FleetError::DaemonRunning { store, holder } => write!(
-                f,
-                "another fleet daemon ({holder}) already serves the store {}",
-                store.display()
-            ),
-            FleetError::OtherHost { store, host } => write!(
-                f,
-                "the store {} is host {host} of its fleet (its sends and receipts carry that name); run the daemon with --host {host}",
-                store.display()
-            ),
-            FleetError::Refused { id, host, reason } => {
-                write!(f, "host {host} refused message {id}: {reason}")
-            }
-            FleetError::WaitedInVain {
-                id,
-                host,
-                level,
-                wanted,
-                seconds,
-            } => write!(
-                f,
-                "message {id} for host {host} is {level} after {seconds} s, not yet {wanted}; it stays on its way (`dsh-agents fleet status` follows it)"
-            ),
-            FleetError::Hub { what, detail } => write!(f, "the hub: {what}: {detail}"),
-        }
-    }
-}
-
 impl From<FleetError> for crate::error::Error {
     fn from(e: FleetError) -> Self {
         let kind = if e.is_usage() {
@@ -119,15 +88,6 @@ impl From<FleetError> for crate::error::Error {
         crate::error::Error::Above {
             kind,
             error: Box::new(e),
-        }
-    }
-}
-
-impl std::error::Error for FleetError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            FleetError::Io { source, .. } => Some(source),
-            _ => None,
         }
     }
 }

@@ -110,33 +110,19 @@ pub fn encode(spans: &[Span], resource: &[(&'static str, Attr)]) -> Vec<u8> {
 }
 
 /// Why an export did not reach the collector.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum SendError {
+    #[error("\"{0}\" is not an http://HOST:PORT[/PATH] URL (TLS is left to a local collector)")]
     Url(String),
-    Connect(String, std::io::Error),
+    #[error("cannot connect to {0}: {1}")]
+    Connect(String, #[source] std::io::Error),
+    #[error(transparent)]
     Io(std::io::Error),
+    #[error("the collector answered {0}")]
     Refused(String),
     /// The whole send took longer than its deadline.
+    #[error("timed out: the collector did not take the export and answer within {} s (--timeout)", .0.as_secs())]
     TimedOut(Duration),
-}
-
-impl std::fmt::Display for SendError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            SendError::Url(u) => write!(
-                f,
-                "\"{u}\" is not an http://HOST:PORT[/PATH] URL (TLS is left to a local collector)"
-            ),
-            SendError::Connect(a, e) => write!(f, "cannot connect to {a}: {e}"),
-            SendError::Io(e) => write!(f, "{e}"),
-            SendError::Refused(status) => write!(f, "the collector answered {status}"),
-            SendError::TimedOut(d) => write!(
-                f,
-                "timed out: the collector did not take the export and answer within {} s (--timeout)",
-                d.as_secs()
-            ),
-        }
-    }
 }
 
 /// Spans a request: a request stays a few MiB at most.
@@ -267,6 +253,15 @@ impl Collector {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_io_failure_keeps_its_cause() {
+        let io = std::io::Error::new(std::io::ErrorKind::ConnectionReset, "reset");
+        let e = SendError::Connect("127.0.0.1:4318".into(), io);
+        let cause = std::error::Error::source(&e).expect("the I/O error underneath");
+        assert_eq!(cause.to_string(), "reset");
+        assert!(std::error::Error::source(&SendError::Refused("500".into())).is_none());
+    }
 
     #[test]
     fn fields() {

@@ -13,7 +13,6 @@ use crate::tree::Corpus;
 use crate::tree::ResolveError;
 use crate::tree::caller::resolve_agent;
 use serde_json::{Map, Value, json};
-use std::fmt;
 
 /// A child's mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,82 +46,51 @@ pub struct SpawnRequest {
 }
 
 /// Why a spawn was refused; the CLI names the flag each concerns.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum SpawnError {
+    #[error("a session id cannot be empty")]
     EmptyId,
     /// The id's directory name would be longer than a file name can be.
-    IdTooLong {
-        bytes: usize,
-    },
+    #[error(
+        "the session id is too long: its directory name would be {bytes} bytes, and a file name holds at most {MAX_SEGMENT}"
+    )]
+    IdTooLong { bytes: usize },
+    #[error("session \"{0}\" already exists")]
     DuplicateId(String),
+    #[error("\"{0}\" is not an absolute path")]
     RelativeCwd(String),
+    #[error("{0} is not a safe integer")]
     UnsafeCreatedAt(u64),
+    #[error("a root is always \"lead\"")]
     NameWithoutParent,
+    #[error("\"{0}\" must be 1-64 characters of [A-Za-z0-9._-], not \"lead\", \".\" or \"..\"")]
     InvalidName(String),
-    NameTaken {
-        name: String,
-        parent: String,
-    },
+    #[error("\"{name}\" is already used by a sibling under \"{parent}\"")]
+    NameTaken { name: String, parent: String },
+    #[error(transparent)]
     Parent(ResolveError),
+    #[error("the project directory cannot be derived")]
     NoProjectDir,
     /// A generation this build does not write.
+    #[error("{0} is not a generation this build writes (0 to {newest})", newest = crate::store::generation::NEWEST_READ)]
     FormatVersion(u32),
     /// DSH 0.1.3 on refuses any header member it does not know, `name`
     /// included.
+    #[error(
+        "a name is kept in the session header, which generation {0} closes to DSH's own keys; use --format-version 0"
+    )]
     NameInGeneration(u32),
     /// Generation 3 on puts a system message at the head of the surface
     /// before the first user message, which this build does not write.
+    #[error(
+        "generation {0} needs a system message before the first prompt, which this build does not write; spawn without --prompt and send the prompt"
+    )]
     PromptInGeneration(u32),
     /// The parent's lock (taken to keep sibling names unique) was not had.
+    #[error(transparent)]
     ParentBusy(crate::inbox::DeliveryError),
-    Store(StoreError),
-}
-
-impl fmt::Display for SpawnError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SpawnError::EmptyId => f.write_str("a session id cannot be empty"),
-            SpawnError::IdTooLong { bytes } => write!(
-                f,
-                "the session id is too long: its directory name would be {bytes} bytes, and a file name holds at most {MAX_SEGMENT}"
-            ),
-            SpawnError::DuplicateId(id) => write!(f, "session \"{id}\" already exists"),
-            SpawnError::RelativeCwd(cwd) => write!(f, "\"{cwd}\" is not an absolute path"),
-            SpawnError::UnsafeCreatedAt(ms) => write!(f, "{ms} is not a safe integer"),
-            SpawnError::NameWithoutParent => f.write_str("a root is always \"lead\""),
-            SpawnError::InvalidName(name) => write!(
-                f,
-                "\"{name}\" must be 1-64 characters of [A-Za-z0-9._-], not \"lead\", \".\" or \"..\""
-            ),
-            SpawnError::NameTaken { name, parent } => write!(
-                f,
-                "\"{name}\" is already used by a sibling under \"{parent}\""
-            ),
-            SpawnError::Parent(e) => e.fmt(f),
-            SpawnError::FormatVersion(n) => write!(
-                f,
-                "{n} is not a generation this build writes (0 to {})",
-                crate::store::generation::NEWEST_READ
-            ),
-            SpawnError::NameInGeneration(n) => write!(
-                f,
-                "a name is kept in the session header, which generation {n} closes to DSH's own keys; use --format-version 0"
-            ),
-            SpawnError::PromptInGeneration(n) => write!(
-                f,
-                "generation {n} needs a system message before the first prompt, which this build does not write; spawn without --prompt and send the prompt"
-            ),
-            SpawnError::NoProjectDir => f.write_str("the project directory cannot be derived"),
-            SpawnError::ParentBusy(e) => e.fmt(f),
-            SpawnError::Store(e) => e.fmt(f),
-        }
-    }
-}
-
-impl From<StoreError> for SpawnError {
-    fn from(e: StoreError) -> Self {
-        SpawnError::Store(e)
-    }
+    #[error(transparent)]
+    Store(#[from] StoreError),
 }
 
 /// The longest file name (`NAME_MAX` on Linux and macOS file systems).
@@ -398,5 +366,19 @@ fn child_events(req: &SpawnRequest, time: i64, generation: u32) -> Vec<Value> {
             out.extend(prompt_turn(req.prompt.as_deref(), time, 2, None));
             out
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_store_failure_keeps_its_cause() {
+        let io = std::io::Error::new(std::io::ErrorKind::PermissionDenied, "denied");
+        let e = SpawnError::Store(StoreError::io("/x/session.jsonl", io));
+        let cause = std::error::Error::source(&e).expect("the I/O error underneath");
+        assert_eq!(cause.to_string(), "denied");
+        assert!(std::error::Error::source(&SpawnError::EmptyId).is_none());
     }
 }

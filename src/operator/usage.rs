@@ -54,23 +54,14 @@ pub fn parse_prices(bytes: &[u8]) -> Result<Prices, PriceError> {
 }
 
 /// What is wrong with a price table.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum PriceError {
     /// Not JSON of the table's shape.
+    #[error(transparent)]
     Json(serde_json::Error),
     /// A price that is negative or not finite.
+    #[error("\"{model}\": prices must be non-negative numbers")]
     Negative { model: String },
-}
-
-impl std::fmt::Display for PriceError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            PriceError::Json(e) => write!(f, "{e}"),
-            PriceError::Negative { model } => {
-                write!(f, "\"{model}\": prices must be non-negative numbers")
-            }
-        }
-    }
 }
 
 fn price_of<'p>(prices: &'p Prices, provider: &str, model: &str) -> Option<&'p Price> {

@@ -162,54 +162,26 @@ pub fn parse_in(
 
 /// A `subagent/descriptor` payload DSH refuses; its text is rc.8's own.
 /// Serialized in the scan cache, which keeps a session's resume authority.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 pub enum DescriptorError {
+    #[error("persisted subagent descriptor payload has unknown field \"{key}\"")]
     UnknownField { key: String },
+    #[error("persisted subagent descriptor {key} must be a string")]
     NotString { key: String },
+    #[error("persisted subagent descriptor toolFilter must be an object")]
     ToolFilterNotObject,
+    #[error("persisted subagent descriptor toolFilter has unknown field \"{key}\"")]
     ToolFilterUnknownField { key: String },
+    #[error("persisted subagent descriptor toolFilter.{key} must be an array of strings")]
     ToolFilterNotStrings { key: String },
+    #[error("persisted subagent descriptor toolFilter must declare allow and/or deny")]
     ToolFilterEmpty,
+    #[error("persisted subagent descriptor payload must be an object")]
     NotObject,
+    #[error("persisted subagent descriptor version must be a number")]
     VersionNotNumber,
+    #[error("persisted subagent descriptor mode must be \"one-shot\" or \"continuable\"")]
     BadMode,
-}
-
-impl std::fmt::Display for DescriptorError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            DescriptorError::UnknownField { key } => write!(
-                f,
-                "persisted subagent descriptor payload has unknown field \"{key}\""
-            ),
-            DescriptorError::NotString { key } => {
-                write!(f, "persisted subagent descriptor {key} must be a string")
-            }
-            DescriptorError::ToolFilterNotObject => {
-                f.write_str("persisted subagent descriptor toolFilter must be an object")
-            }
-            DescriptorError::ToolFilterUnknownField { key } => write!(
-                f,
-                "persisted subagent descriptor toolFilter has unknown field \"{key}\""
-            ),
-            DescriptorError::ToolFilterNotStrings { key } => write!(
-                f,
-                "persisted subagent descriptor toolFilter.{key} must be an array of strings"
-            ),
-            DescriptorError::ToolFilterEmpty => f.write_str(
-                "persisted subagent descriptor toolFilter must declare allow and/or deny",
-            ),
-            DescriptorError::NotObject => {
-                f.write_str("persisted subagent descriptor payload must be an object")
-            }
-            DescriptorError::VersionNotNumber => {
-                f.write_str("persisted subagent descriptor version must be a number")
-            }
-            DescriptorError::BadMode => f.write_str(
-                "persisted subagent descriptor mode must be \"one-shot\" or \"continuable\"",
-            ),
-        }
-    }
 }
 
 /// The last-wins listing fold, one descriptor event at a time.

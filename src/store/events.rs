@@ -47,123 +47,55 @@ fn has_provider_model(v: Option<&Jv>) -> bool {
 
 /// An event DSH's restore path refuses, with the seq it has; its text is
 /// rc.8's own.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EventError {
-    Envelope {
-        index: usize,
-    },
-    LegacyHeaderDelta {
-        index: usize,
-    },
-    SurfaceMetadata {
-        index: usize,
-    },
-    LegacyFallback {
-        index: usize,
-    },
-    NoProviderModel {
-        index: usize,
-    },
-    LegacyTurnStart {
-        index: usize,
-    },
-    LegacyTurnEnd {
-        index: usize,
-    },
-    LegacySteering {
-        index: usize,
-    },
+    #[error("seed event at index {index} has an invalid event envelope")]
+    Envelope { index: usize },
+    #[error("seed event at index {index} uses unsupported legacy request/header-delta format")]
+    LegacyHeaderDelta { index: usize },
+    #[error("session event at seq {index} carries surface metadata on a non-surface type")]
+    SurfaceMetadata { index: usize },
+    #[error(
+        "seed event at index {index} uses unsupported legacy request/header reason \"fallback\""
+    )]
+    LegacyFallback { index: usize },
+    #[error("seed request/header at index {index} lacks provider/model")]
+    NoProviderModel { index: usize },
+    #[error("malformed pre-react-loop turn/start at seq {index}")]
+    LegacyTurnStart { index: usize },
+    #[error("malformed pre-react-loop turn/end at seq {index}")]
+    LegacyTurnEnd { index: usize },
+    #[error("malformed pre-react-loop steering/message at seq {index}")]
+    LegacySteering { index: usize },
     /// A message event whose message DSH's `assertMessageEventShape` refuses.
+    #[error("session event at seq {index} {problem}")]
     Message {
         index: usize,
         problem: MessageProblem,
     },
-    UnknownType {
-        ty: String,
-        index: usize,
-    },
+    #[error("event type \"{ty}\" (seq {index}) unknown to this harness and not marked ignorable")]
+    UnknownType { ty: String, index: usize },
 }
 
 /// What is wrong with a message event's message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum MessageProblem {
+    #[error("lacks an identified message")]
     Unidentified,
+    #[error("message must have role \"{0}\"")]
     Role(&'static str),
+    #[error("message has invalid source")]
     Source,
+    #[error("message has invalid content")]
     Content,
+    #[error("message must have model source")]
     ModelSource,
+    #[error("message must have tool source")]
     ToolSource,
+    #[error("message must contain one tool-result block")]
     OneToolResult,
+    #[error("message has mismatched tool call ids")]
     MismatchedCallIds,
-}
-
-impl std::fmt::Display for EventError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            EventError::Envelope { index } => {
-                write!(
-                    f,
-                    "seed event at index {index} has an invalid event envelope"
-                )
-            }
-            EventError::LegacyHeaderDelta { index } => write!(
-                f,
-                "seed event at index {index} uses unsupported legacy request/header-delta format"
-            ),
-            EventError::SurfaceMetadata { index } => write!(
-                f,
-                "session event at seq {index} carries surface metadata on a non-surface type"
-            ),
-            EventError::LegacyFallback { index } => write!(
-                f,
-                "seed event at index {index} uses unsupported legacy request/header reason \"fallback\""
-            ),
-            EventError::NoProviderModel { index } => {
-                write!(
-                    f,
-                    "seed request/header at index {index} lacks provider/model"
-                )
-            }
-            EventError::LegacyTurnStart { index } => {
-                write!(f, "malformed pre-react-loop turn/start at seq {index}")
-            }
-            EventError::LegacyTurnEnd { index } => {
-                write!(f, "malformed pre-react-loop turn/end at seq {index}")
-            }
-            EventError::LegacySteering { index } => {
-                write!(
-                    f,
-                    "malformed pre-react-loop steering/message at seq {index}"
-                )
-            }
-            EventError::Message { index, problem } => {
-                write!(f, "session event at seq {index} {problem}")
-            }
-            EventError::UnknownType { ty, index } => write!(
-                f,
-                "event type \"{ty}\" (seq {index}) unknown to this harness and not marked ignorable"
-            ),
-        }
-    }
-}
-
-impl std::fmt::Display for MessageProblem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            MessageProblem::Unidentified => f.write_str("lacks an identified message"),
-            MessageProblem::Role(role) => write!(f, "message must have role \"{role}\""),
-            MessageProblem::Source => f.write_str("message has invalid source"),
-            MessageProblem::Content => f.write_str("message has invalid content"),
-            MessageProblem::ModelSource => f.write_str("message must have model source"),
-            MessageProblem::ToolSource => f.write_str("message must have tool source"),
-            MessageProblem::OneToolResult => {
-                f.write_str("message must contain one tool-result block")
-            }
-            MessageProblem::MismatchedCallIds => {
-                f.write_str("message has mismatched tool call ids")
-            }
-        }
-    }
 }
 
 /// Validate one committed event as rc.8's restore path does. `index` is its seq.

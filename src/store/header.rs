@@ -471,8 +471,9 @@ pub fn validate_for_restore(h: &Header, file: u32) -> Result<(), RestoreRefusal>
 }
 
 /// A header DSH's restore path refuses; its text is rc.8's own.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RestoreRefusal {
+    #[error("session \"{id}\" uses log format v{version}, but this build reads v0 to v{newest}")]
     UnreadableVersion {
         id: String,
         version: String,
@@ -480,65 +481,24 @@ pub enum RestoreRefusal {
     },
     /// A header of a generation this build reads, in another
     /// generation's log file.
+    #[error("session \"{id}\" uses log format v{generation}, but its log file is a v{file} log")]
     NotTheFileGeneration {
         id: String,
         generation: u32,
         file: u32,
     },
-    UnexpectedField {
-        generation: u32,
-        key: String,
-    },
-    SeededNotBoolean {
-        generation: u32,
-    },
-    RelativeCwd {
-        cwd: String,
-    },
+    #[error("format v{generation} header has unexpected field \"{key}\"")]
+    UnexpectedField { generation: u32, key: String },
+    #[error("format v{generation} header isSeeded must be a boolean")]
+    SeededNotBoolean { generation: u32 },
+    #[error("session header cwd must be an absolute path, got \"{cwd}\"")]
+    RelativeCwd { cwd: String },
+    #[error("session header cwd must be a string")]
     CwdNotString,
+    #[error("session header parentSession must be a string")]
     ParentNotString,
+    #[error("session header seedLength must be a non-negative safe integer")]
     BadSeedLength,
-}
-
-impl std::fmt::Display for RestoreRefusal {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            RestoreRefusal::UnreadableVersion {
-                id,
-                version,
-                newest,
-            } => write!(
-                f,
-                "session \"{id}\" uses log format v{version}, but this build reads v0 to v{newest}"
-            ),
-            RestoreRefusal::NotTheFileGeneration {
-                id,
-                generation,
-                file,
-            } => write!(
-                f,
-                "session \"{id}\" uses log format v{generation}, but its log file is a v{file} log"
-            ),
-            RestoreRefusal::UnexpectedField { generation, key } => write!(
-                f,
-                "format v{generation} header has unexpected field \"{key}\""
-            ),
-            RestoreRefusal::SeededNotBoolean { generation } => {
-                write!(f, "format v{generation} header isSeeded must be a boolean")
-            }
-            RestoreRefusal::RelativeCwd { cwd } => write!(
-                f,
-                "session header cwd must be an absolute path, got \"{cwd}\""
-            ),
-            RestoreRefusal::CwdNotString => f.write_str("session header cwd must be a string"),
-            RestoreRefusal::ParentNotString => {
-                f.write_str("session header parentSession must be a string")
-            }
-            RestoreRefusal::BadSeedLength => {
-                f.write_str("session header seedLength must be a non-negative safe integer")
-            }
-        }
-    }
 }
 
 /// Where a session's own events start, as far as its header tells:

@@ -61,6 +61,8 @@ impl std::fmt::Display for SpliceError {
     }
 }
 
+impl std::error::Error for SpliceError {}
+
 impl NativeInbox {
     pub fn with_bodies() -> NativeInbox {
         NativeInbox {

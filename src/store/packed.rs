@@ -7,16 +7,11 @@ use super::header::MAX_SAFE_INTEGER;
 use super::jv::{Jv, Obj};
 
 /// A packed chunk row rc.8 refuses: its tag, and what is wrong with it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("malformed {tag} storage row: {why}")]
 pub struct PackedRowError {
     pub tag: String,
     pub why: &'static str,
-}
-
-impl std::fmt::Display for PackedRowError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "malformed {} storage row: {}", self.tag, self.why)
-    }
 }
 
 /// Decode one parsed line into its events (`decodeStorageRecord`): packed

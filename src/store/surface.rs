@@ -183,83 +183,40 @@ impl Surface {
 }
 
 /// A surface event DSH refuses (generation 1 on); its text is rc.8's own.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SurfaceError {
+    #[error("session event \"{ty}\" is surface-eligible and requires a surfaceOp marker")]
     MissingOp { ty: String },
+    #[error("session event \"{ty}\" carries an invalid replace surfaceOp")]
     InvalidReplace { ty: String },
+    #[error("session event \"{ty}\" carries an invalid surfaceOp")]
     InvalidOp { ty: String },
+    #[error("surface history not cached; read the whole log")]
     NotCached,
+    #[error("surface replace: start seq {start} not found in surface")]
     StartNotFound { start: u64 },
+    #[error("surface replace: end seq {end} not found in surface")]
     EndNotFound { end: u64 },
+    #[error("surface replace: start seq {start} is after end seq {end}")]
     StartAfterEnd { start: u64, end: u64 },
+    #[error("sourceEventSeqs on event at seq {seq} must be an array when present")]
     SourcesNotArray { seq: u64 },
+    #[error("sourceEventSeqs must not be empty except on assistant/message")]
     SourcesEmpty,
+    #[error(
+        "session event \"{ty}\" sourceEventSeqs must densely contain non-negative safe integers"
+    )]
     SourcesNotDense { ty: String },
+    #[error("sourceEventSeqs must not contain duplicates")]
     SourcesDuplicated,
+    #[error("sourceEventSeqs must reference earlier events (seq {seq})")]
     SourcesNotEarlier { seq: u64 },
+    #[error("surface replace: sourceEventSeqs must include every shadowed surface node")]
     SourcesMissShadowed,
+    #[error("tool/result surface replacement must rewrite exactly one current node")]
     ToolResultNotOne,
+    #[error("tool/result surface replacement must target a current tool/result")]
     ToolResultNotTarget,
+    #[error("tool/result surface replacement may change only content")]
     ToolResultChanged,
-}
-
-impl std::fmt::Display for SurfaceError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            SurfaceError::MissingOp { ty } => write!(
-                f,
-                "session event \"{ty}\" is surface-eligible and requires a surfaceOp marker"
-            ),
-            SurfaceError::InvalidReplace { ty } => write!(
-                f,
-                "session event \"{ty}\" carries an invalid replace surfaceOp"
-            ),
-            SurfaceError::InvalidOp { ty } => {
-                write!(f, "session event \"{ty}\" carries an invalid surfaceOp")
-            }
-            SurfaceError::NotCached => {
-                f.write_str("surface history not cached; read the whole log")
-            }
-            SurfaceError::StartNotFound { start } => {
-                write!(f, "surface replace: start seq {start} not found in surface")
-            }
-            SurfaceError::EndNotFound { end } => {
-                write!(f, "surface replace: end seq {end} not found in surface")
-            }
-            SurfaceError::StartAfterEnd { start, end } => write!(
-                f,
-                "surface replace: start seq {start} is after end seq {end}"
-            ),
-            SurfaceError::SourcesNotArray { seq } => write!(
-                f,
-                "sourceEventSeqs on event at seq {seq} must be an array when present"
-            ),
-            SurfaceError::SourcesEmpty => {
-                f.write_str("sourceEventSeqs must not be empty except on assistant/message")
-            }
-            SurfaceError::SourcesNotDense { ty } => write!(
-                f,
-                "session event \"{ty}\" sourceEventSeqs must densely contain non-negative safe integers"
-            ),
-            SurfaceError::SourcesDuplicated => {
-                f.write_str("sourceEventSeqs must not contain duplicates")
-            }
-            SurfaceError::SourcesNotEarlier { seq } => write!(
-                f,
-                "sourceEventSeqs must reference earlier events (seq {seq})"
-            ),
-            SurfaceError::SourcesMissShadowed => f.write_str(
-                "surface replace: sourceEventSeqs must include every shadowed surface node",
-            ),
-            SurfaceError::ToolResultNotOne => {
-                f.write_str("tool/result surface replacement must rewrite exactly one current node")
-            }
-            SurfaceError::ToolResultNotTarget => {
-                f.write_str("tool/result surface replacement must target a current tool/result")
-            }
-            SurfaceError::ToolResultChanged => {
-                f.write_str("tool/result surface replacement may change only content")
-            }
-        }
-    }
 }

@@ -86,6 +86,8 @@ impl std::fmt::Display for ZstdCorruption {
     }
 }
 
+impl std::error::Error for ZstdCorruption {}
+
 impl<R: Read> FrameReader<R> {
     pub fn new(inner: R) -> Self {
         FrameReader {

@@ -30,30 +30,18 @@ pub struct Budget {
 }
 
 /// What is wrong with a budget spec.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SpecError {
+    #[error("no budget given")]
     Empty,
     /// An item that is not `AGENT=LIMIT`, or whose limit does not parse.
-    Item {
-        item: String,
-    },
+    #[error(
+        "\"{item}\" is not AGENT=LIMIT with LIMIT tokens (200000, 200k, 1.5m) or money ($5, $0.50)"
+    )]
+    Item { item: String },
     /// Two budgets on one agent.
-    Twice {
-        agent: String,
-    },
-}
-
-impl std::fmt::Display for SpecError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            SpecError::Empty => write!(f, "no budget given"),
-            SpecError::Item { item } => write!(
-                f,
-                "\"{item}\" is not AGENT=LIMIT with LIMIT tokens (200000, 200k, 1.5m) or money ($5, $0.50)"
-            ),
-            SpecError::Twice { agent } => write!(f, "two budgets for \"{agent}\""),
-        }
-    }
+    #[error("two budgets for \"{agent}\"")]
+    Twice { agent: String },
 }
 
 /// Parse `reviewer=200k,lead=$5`: a comma-separated list of `AGENT=LIMIT`,

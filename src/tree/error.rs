@@ -76,24 +76,11 @@ impl fmt::Display for ResolveError {
 impl std::error::Error for ResolveError {}
 
 /// The tree's shape is broken.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TreeError {
     /// Following `parentSession` from `ids[0]` comes back to a session
     /// already passed: the walk, in order, up to the repeat.
+    #[error("session \"{}\" has a parentSession cycle ({}); its tree has no root", .ids.first().map_or("", String::as_str),
+                .ids.join(" -> "))]
     ParentCycle { ids: Vec<String> },
 }
-
-impl fmt::Display for TreeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TreeError::ParentCycle { ids } => write!(
-                f,
-                "session \"{}\" has a parentSession cycle ({}); its tree has no root",
-                ids.first().map_or("", String::as_str),
-                ids.join(" -> ")
-            ),
-        }
-    }
-}
-
-impl std::error::Error for TreeError {}
