@@ -128,7 +128,7 @@ pub fn check_to(root: &Path, each: &mut dyn FnMut(&Finding)) -> Result<(usize, u
     // may take on its way there: it is sized first).
     for parent in 0..n {
         let children = corpus.children_at(parent);
-        let child = |k: u32| children[k as usize] as usize;
+        let child = |k: u32| children[k as usize].get();
         let name = |k: u32| store.sessions.valid_name(child(k)).unwrap_or_default();
         let siblings = || {
             (0..children.len() as u32).filter(|&k| {

@@ -4,7 +4,7 @@
 //! can be (which the first walk of a tree measures).
 
 use super::tree_rows::Row;
-use crate::store::Store;
+use crate::store::{SessionPos, Store};
 use crate::support::clock::{since, when};
 use crate::tree::v2::Activity;
 
@@ -66,7 +66,7 @@ impl Branches {
 /// for, once a command.
 pub struct ShortIds<'a> {
     /// The store's sessions by position, in id order (4 bytes a session).
-    sorted: Option<Vec<u32>>,
+    sorted: Option<Vec<SessionPos>>,
     store: &'a Store,
 }
 
@@ -84,19 +84,19 @@ impl<'a> ShortIds<'a> {
         }
         let s = &self.store.sessions;
         let sorted = self.sorted.get_or_insert_with(|| {
-            let mut sorted: Vec<u32> = (0..s.len()).map(super::tree_rows::position).collect();
-            sorted.sort_unstable_by(|a, b| s.id(*a as usize).cmp(s.id(*b as usize)));
+            let mut sorted: Vec<SessionPos> = (0..s.len()).map(SessionPos::new).collect();
+            sorted.sort_unstable_by(|a, b| s.id(a.get()).cmp(s.id(b.get())));
             sorted
         });
         let common = |k: usize| {
             id.bytes()
-                .zip(s.id(sorted[k] as usize).bytes())
+                .zip(s.id(sorted[k].get()).bytes())
                 .take_while(|(a, b)| a == b)
                 .count()
         };
-        let at = sorted.partition_point(|&p| s.id(p as usize) < id);
+        let at = sorted.partition_point(|&p| s.id(p.get()) < id);
         let before = at.checked_sub(1).map_or(0, common);
-        let same = at < sorted.len() && s.id(sorted[at] as usize) == id;
+        let same = at < sorted.len() && s.id(sorted[at].get()) == id;
         let next = at + usize::from(same);
         let after = if next < sorted.len() { common(next) } else { 0 };
         let mut n = before.max(after).saturating_add(1).max(8);
@@ -224,7 +224,7 @@ fn name_cell(r: &Row, last: bool, branches: &mut Branches, short: &mut ShortIds)
     let mut name = String::new();
     branches.next(r.depth, last, &mut name);
     let step = r.step();
-    if step == short.store.sessions.id(r.index as usize) {
+    if step == short.store.sessions.id(r.index.get()) {
         name.push_str(short.prefix(step));
     } else {
         name.push_str(step);

@@ -7,6 +7,7 @@
 
 use super::tree_cells::{NCOLS, tokens_text};
 use super::tree_rows::{Row, State};
+use crate::store::SessionPos;
 
 /// Which rows to keep.
 #[derive(Debug, Clone, Copy, Default)]
@@ -33,11 +34,11 @@ pub struct Marks {
     /// How many rows are kept.
     pub count: usize,
     /// The kept rows' positions, sorted; `None` when every row is.
-    kept: Option<Vec<u32>>,
+    kept: Option<Vec<SessionPos>>,
     /// The positions of kept rows no later kept sibling follows, sorted.
-    last: Vec<u32>,
+    last: Vec<SessionPos>,
     /// The subtree totals of rows with rows below them, by position.
-    totals: Vec<(u32, u64, bool)>,
+    totals: Vec<(SessionPos, u64, bool)>,
     /// The widest each column's cells can be, in `COLUMNS` order.
     pub natural: [usize; NCOLS],
     /// Some kept row has messages in DSH's own inbox.
@@ -70,7 +71,7 @@ impl Marks {
 
 /// A row whose subtree is still being walked.
 struct Frame {
-    index: u32,
+    index: SessionPos,
     depth: u32,
     wanted: bool,
     /// Some row below is kept.
@@ -82,7 +83,7 @@ struct Frame {
     widths: [usize; NCOLS],
     native: bool,
     /// The last kept row below it at the next level so far.
-    last_kept: Option<u32>,
+    last_kept: Option<SessionPos>,
 }
 
 /// The first walk's fold over a block's rows in pre-order.
@@ -187,7 +188,7 @@ mod tests {
     /// A row at `depth` in `state`, with `tokens` when its log was read.
     fn row(index: u32, depth: u32, state: State, tokens: Option<u64>) -> Row {
         Row {
-            index,
+            index: SessionPos::new(index as usize),
             parent: None,
             depth,
             state,
@@ -264,14 +265,14 @@ mod tests {
             let got: Vec<u32> = rows
                 .iter()
                 .filter(|r| marks.keeps(r))
-                .map(|r| r.index)
+                .map(|r| r.index.get() as u32)
                 .collect();
             assert_eq!(got, kept.to_vec(), "{filter:?}");
             assert_eq!(marks.count, kept.len(), "{filter:?}");
             let got: Vec<u32> = rows
                 .iter()
                 .filter(|r| marks.keeps(r) && marks.is_last(r))
-                .map(|r| r.index)
+                .map(|r| r.index.get() as u32)
                 .collect();
             assert_eq!(got, last.to_vec(), "{filter:?}");
             let totals: Vec<(u64, bool)> = rows.iter().map(|r| marks.tokens(r)).collect();

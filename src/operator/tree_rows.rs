@@ -5,7 +5,7 @@
 
 use crate::inbox::Inbox;
 use crate::inbox::liveness::{LiveState, Liveness};
-use crate::store::reader;
+use crate::store::{SessionPos, reader};
 use crate::tree::Corpus;
 use crate::tree::v2::{Activity, MemberKind, RowMode, Traversal, V2Walk};
 
@@ -106,9 +106,9 @@ impl State {
 #[derive(Debug, Clone)]
 pub struct Row {
     /// The session's position in the store.
-    pub index: u32,
+    pub index: SessionPos,
     /// The parent session's position.
-    pub parent: Option<u32>,
+    pub parent: Option<SessionPos>,
     pub depth: u32,
     pub state: State,
     pub mode: RowMode,
@@ -134,19 +134,13 @@ impl Row {
     }
 }
 
-/// A session's position as a row holds it (a store of 4 billion sessions
-/// does not fit in memory anyway).
-pub fn position(index: usize) -> u32 {
-    u32::try_from(index).unwrap_or(u32::MAX)
-}
-
 /// The root's row, read from its log (the walk's root member carries no
 /// activity), and the session's title.
 pub fn root_row(corpus: &Corpus, root: usize) -> (Row, Option<String>) {
     let inspection = reader::inspect(&corpus.record(root).log()).ok();
     let live = corpus.live(root);
     let mut row = Row {
-        index: position(root),
+        index: SessionPos::new(root),
         parent: None,
         depth: 0,
         // A root log DSH itself could not reopen is a problem, not an
@@ -168,10 +162,10 @@ pub fn root_row(corpus: &Corpus, root: usize) -> (Row, Option<String>) {
 /// Its inbox count; 0 when the store's listing of its directory saw no
 /// inbox (the snapshot its liveness comes from too), with no call made.
 fn pending(corpus: &Corpus, row: &Row) -> Option<u32> {
-    if corpus.store.sessions.inbox_seen_absent(row.index as usize) {
+    if corpus.store.sessions.inbox_seen_absent(row.index.get()) {
         return Some(0);
     }
-    Inbox::new(&corpus.store.sessions.dir(row.index as usize))
+    Inbox::new(&corpus.store.sessions.dir(row.index.get()))
         .waiting_now()
         .ok()
         .map(|n| u32::try_from(n).unwrap_or(u32::MAX))
@@ -195,13 +189,13 @@ pub struct Rows<'c, 'a> {
 impl<'c, 'a> Rows<'c, 'a> {
     /// `first`, the root's row (`root_row`), and the rows below it.
     pub fn new(corpus: &'c Corpus<'a>, first: Row) -> Rows<'c, 'a> {
-        let walk = corpus.v2_walk(first.index as usize, true);
+        let walk = corpus.v2_walk(first.index.get(), true);
         Rows::of(corpus, first, walk)
     }
 
     /// The rows again, where the walk that made them went (`course`).
     pub fn along(corpus: &'c Corpus<'a>, first: Row, course: Traversal) -> Rows<'c, 'a> {
-        let walk = corpus.v2_walk_along(first.index as usize, true, course);
+        let walk = corpus.v2_walk_along(first.index.get(), true, course);
         Rows::of(corpus, first, walk)
     }
 
@@ -211,7 +205,7 @@ impl<'c, 'a> Rows<'c, 'a> {
     }
 
     fn of(corpus: &'c Corpus<'a>, first: Row, mut walk: V2Walk<'c, 'a>) -> Rows<'c, 'a> {
-        let root = first.index as usize;
+        let root = first.index.get();
         // The walk hands out the root first, without its activity.
         walk.next();
         Rows {
@@ -246,8 +240,8 @@ impl<'c, 'a> Rows<'c, 'a> {
                 _ => String::new(),
             };
             batch.push(Row {
-                index: position(m.index),
-                parent: parent.map(position),
+                index: SessionPos::new(m.index),
+                parent: parent.map(SessionPos::new),
                 depth,
                 state: State::with(&m.kind, m.live, m.activity.as_deref()),
                 mode: m.kind.mode(),

@@ -12,8 +12,9 @@
 use super::table::{cut_to, pad_to};
 use super::tree_cells::{Branches, COLUMNS, Clocked, Col, NCOLS, ShortIds, cells, widths};
 use super::tree_measure::{Filter, Marks, Measure};
-use super::tree_rows::{Row, Rows, State, position, root_row};
+use super::tree_rows::{Row, Rows, State, root_row};
 use crate::error::Result;
+use crate::store::SessionPos;
 use crate::support::clock::rfc3339;
 use crate::support::json_out;
 use crate::tree::Corpus;
@@ -74,8 +75,8 @@ impl Span {
 /// (no allocation a row).
 #[derive(Debug)]
 struct HeldRow {
-    index: u32,
-    parent: Option<u32>,
+    index: SessionPos,
+    parent: Option<SessionPos>,
     depth: u32,
     state: State,
     mode: RowMode,
@@ -204,23 +205,23 @@ fn measure<'c, 'a>(
 }
 
 /// The roots drawn, in sibling order: every root, or the one above `only`.
-fn roots(corpus: &Corpus, only: Option<usize>) -> Result<Vec<u32>> {
-    let mut roots: Vec<u32> = match only {
-        Some(i) => vec![position(corpus.root_of(i)?)],
-        None => corpus.roots().map(position).collect(),
+fn roots(corpus: &Corpus, only: Option<usize>) -> Result<Vec<SessionPos>> {
+    let mut roots: Vec<SessionPos> = match only {
+        Some(i) => vec![SessionPos::new(corpus.root_of(i)?)],
+        None => corpus.roots().map(SessionPos::new).collect(),
     };
     let s = &corpus.store.sessions;
     roots.sort_by(|a, b| {
-        let (a, b) = (*a as usize, *b as usize);
+        let (a, b) = (a.get(), b.get());
         sibling_order(s.created_at(a), s.id(a), s.created_at(b), s.id(b))
     });
     Ok(roots)
 }
 
 /// The session id at a position (a row's own or its parent's).
-fn id_at<'a>(corpus: &Corpus<'a>, index: u32) -> &'a str {
-    if (index as usize) < corpus.store.sessions.len() {
-        corpus.id(index as usize)
+fn id_at<'a>(corpus: &Corpus<'a>, index: SessionPos) -> &'a str {
+    if index.get() < corpus.store.sessions.len() {
+        corpus.id(index.get())
     } else {
         ""
     }
@@ -238,6 +239,9 @@ pub fn text_to(
     text_rows_to(corpus, only, o, out, None)
 }
 
+/// What each drawn row is handed to: the row, and what `top` keeps of it.
+type MemberSink<'s> = dyn FnMut(&Row, Member) + 's;
+
 /// As `text_to`, handing `row` the member of each row it draws, in the
 /// order the rows are written (`top` ties its lines to its members so).
 pub fn text_rows_to(
@@ -245,7 +249,7 @@ pub fn text_rows_to(
     only: Option<usize>,
     o: &Options,
     out: &mut dyn FnMut(&str),
-    mut row: Option<&mut dyn FnMut(Member)>,
+    mut row: Option<&mut MemberSink>,
 ) -> Result<()> {
     let mut short = ShortIds::new(corpus.store);
     let mut drawn = 0usize;
@@ -254,7 +258,7 @@ pub fn text_rows_to(
     let mut bare = 0usize;
     let mut bare_ids = String::new();
     for root in roots(corpus, only)? {
-        let root = root as usize;
+        let root = root.get();
         let block = measure(corpus, root, o.filter, o.hold, Some(&mut short));
         if block.marks.count == 0 {
             continue;
@@ -281,7 +285,7 @@ pub fn text_rows_to(
         fit(block, o, &mut short, out, &mut |marks, r, first, last| {
             // A member is made only for a caller that takes it.
             if let Some(row) = row.as_mut() {
-                row(member_of(corpus, marks, r, first, last, o.now));
+                row(r, member_of(corpus, marks, r, first, last, o.now));
             }
         });
     }
@@ -463,7 +467,7 @@ pub fn json_to(
     out("[");
     let mut written = 0usize;
     for root in roots(corpus, only)? {
-        let root = root as usize;
+        let root = root.get();
         let block = measure(corpus, root, filter, hold, None);
         if block.marks.count == 0 {
             continue;
@@ -550,18 +554,17 @@ pub fn lines(
                 });
             }
         },
-        Some(&mut |mut m: Member| {
+        Some(&mut |r: &Row, mut m: Member| {
             row(&m);
             let line = u32::try_from(lines.borrow().len()).unwrap_or(u32::MAX);
-            if let Some(at) = corpus.store.index_of(&m.id) {
-                if line_of.len() <= at {
-                    line_of.resize(corpus.store.sessions.len().max(at + 1), u32::MAX);
-                }
-                line_of[at] = line;
+            let at = r.index.get();
+            if line_of.len() <= at {
+                line_of.resize(corpus.store.sessions.len().max(at + 1), u32::MAX);
             }
-            m.parent = m
+            line_of[at] = line;
+            m.parent = r
                 .parent
-                .and_then(|p| line_of.get(p as usize).copied())
+                .and_then(|p| line_of.get(p.get()).copied())
                 .filter(|&l| l != u32::MAX);
             *member.borrow_mut() = Some(m);
         }),
@@ -673,8 +676,8 @@ fn member_of(
     Member {
         id: id_at(corpus, r.index).into(),
         name: r.name.as_str().into(),
-        // Its parent's position in the store; `lines` makes it a line.
-        parent: r.parent,
+        // `lines` finds its parent's line.
+        parent: None,
         state: r.state.as_str(),
         subtree_tokens: marks.tokens(r).0,
         first,

@@ -49,3 +49,4 @@ pub mod zstd_frames;
 pub use door::{Plan, open};
 pub use enumerate::{SessionRecord, Store, Suffix};
 pub use error::StoreError;
+pub use sessions::SessionPos;

@@ -14,6 +14,26 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// A session's position: its row in these columns, in enumeration order.
+/// Four bytes, because the tree's child lists and rows hold one for every
+/// session. Every conversion from an index is here: a store holds fewer
+/// than 2^32 sessions (the id index records none past that), so a position
+/// never saturates in practice, and one that did would name no session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct SessionPos(u32);
+
+impl SessionPos {
+    /// The position of the session at `index` (`u32::MAX` past the range).
+    pub fn new(index: usize) -> SessionPos {
+        SessionPos(u32::try_from(index).unwrap_or(u32::MAX))
+    }
+
+    /// The index it names in the store's columns.
+    pub fn get(self) -> usize {
+        self.0 as usize
+    }
+}
+
 /// One session found in the store.
 #[derive(Debug, Clone)]
 pub struct SessionRecord {

@@ -129,7 +129,7 @@ fn v1_entries<'c>(
     })
     .flat_map(move |batch| {
         let rows = crate::support::parallel::par_map(&batch, |p| {
-            match corpus.resolve_v1(p.index as usize)? {
+            match corpus.resolve_v1(p.index.get())? {
                 // One-shot children cannot be continued; the tool drops them.
                 V1Row::Child { mode, .. } if mode != Mode::Continuable => None,
                 row => Some((row, *p)),
@@ -137,7 +137,7 @@ fn v1_entries<'c>(
         });
         rows.into_iter().flatten().map(move |(row, p)| {
             let parent = (scope == Scope::Descendants)
-                .then(|| p.parent.map_or(caller, |i| corpus.id(i as usize)));
+                .then(|| p.parent.map_or(caller, |i| corpus.id(i.get())));
             (row, parent, p.depth)
         })
     })

@@ -5,6 +5,7 @@
 //! span — while a store of a million siblings holds about 190 KiB here,
 //! not 4 MiB.
 
+use crate::store::SessionPos;
 use std::ops::Range;
 
 pub struct ChildSpans {
@@ -22,7 +23,7 @@ impl ChildSpans {
     /// the order `edges` gives it. `edges` lists every `(child, parent)`
     /// pair by position, in the same order each time it is called (three
     /// times: nothing a pair is held).
-    pub fn build<I>(sessions: usize, edges: impl Fn() -> I) -> (Self, Vec<u32>)
+    pub fn build<I>(sessions: usize, edges: impl Fn() -> I) -> (Self, Vec<SessionPos>)
     where
         I: Iterator<Item = (usize, usize)>,
     {
@@ -48,12 +49,12 @@ impl ChildSpans {
         for r in 0..parents as usize {
             spans.starts[r + 1] += spans.starts[r];
         }
-        let mut children = vec![0u32; spans.starts[parents as usize] as usize];
+        let mut children = vec![SessionPos::default(); spans.starts[parents as usize] as usize];
         // Each parent's start moves to its end as its children are placed,
         // which is the next parent's start: shifted back after.
         for (child, parent) in edges() {
             let r = spans.rank(parent);
-            children[spans.starts[r] as usize] = child as u32;
+            children[spans.starts[r] as usize] = SessionPos::new(child);
             spans.starts[r] += 1;
         }
         for r in (0..parents as usize).rev() {
@@ -118,9 +119,9 @@ mod tests {
             let edges = || (0..n).filter_map(|i| parent[i].map(|p| (i, p)));
             let (spans, children) = ChildSpans::build(n, edges);
             for p in 0..n + 70 {
-                let want: Vec<u32> = (0..n)
+                let want: Vec<SessionPos> = (0..n)
                     .filter(|&i| parent[i] == Some(p))
-                    .map(|i| i as u32)
+                    .map(SessionPos::new)
                     .collect();
                 assert_eq!(children[spans.span(p)], want[..], "n {n}, parent {p}");
             }

@@ -9,7 +9,7 @@ use super::error::TreeError;
 use crate::inbox::liveness::{self, LiveState, Liveness};
 use crate::store::ahead::Glance;
 use crate::store::descriptor::{Dialect, Identity};
-use crate::store::{SessionRecord, Store};
+use crate::store::{SessionPos, SessionRecord, Store};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -19,10 +19,10 @@ pub struct Corpus<'a> {
     /// grouped by parent in sibling order: the children of the session at
     /// position `p` are `children[spans.span(p)]` (4 bytes a child and 4
     /// a parent, where a map of lists cost 40 and more).
-    children: Vec<u32>,
+    children: Vec<SessionPos>,
     spans: ChildSpans,
     /// The children of parents the store does not hold, by parent id.
-    orphans: HashMap<&'a str, Vec<u32>>,
+    orphans: HashMap<&'a str, Vec<SessionPos>>,
     /// Children named by their parent's catalog (generation 4): the mode
     /// and label the parent recorded, which the listing shows.
     catalog_identity: HashMap<usize, Identity>,
@@ -72,10 +72,10 @@ impl<'a> Corpus<'a> {
             let at = store.sessions.parent_at(i).or_else(|| store.index_of(p));
             Some((p, at))
         };
-        let mut orphans: HashMap<&str, Vec<u32>> = HashMap::new();
+        let mut orphans: HashMap<&str, Vec<SessionPos>> = HashMap::new();
         for i in 0..sessions {
             if let Some((p, None)) = parent(i) {
-                orphans.entry(p).or_default().push(i as u32);
+                orphans.entry(p).or_default().push(SessionPos::new(i));
             }
         }
         let (spans, mut children) = ChildSpans::build(sessions, || {
@@ -85,8 +85,8 @@ impl<'a> Corpus<'a> {
         // Ties keep enumeration order (positions rise in it), so an
         // in-place sort gives the stable sort's answer without its
         // scratch (4 MiB for a million siblings).
-        let order = |a: &u32, b: &u32| {
-            let (i, j) = (*a as usize, *b as usize);
+        let order = |a: &SessionPos, b: &SessionPos| {
+            let (i, j) = (a.get(), b.get());
             sibling_order(s.created_at(i), s.id(i), s.created_at(j), s.id(j)).then(a.cmp(b))
         };
         for span in spans.spans() {
@@ -137,7 +137,7 @@ impl<'a> Corpus<'a> {
     }
 
     /// All children of `id` in sibling order, forks included, by position.
-    pub fn children_of(&self, id: &str) -> &[u32] {
+    pub fn children_of(&self, id: &str) -> &[SessionPos] {
         match self.store.index_of(id) {
             Some(p) => &self.children[self.spans.span(p)],
             None => self.orphans.get(id).map_or(&[], Vec::as_slice),
@@ -148,13 +148,13 @@ impl<'a> Corpus<'a> {
     pub fn subagent_children_of(&self, id: &str) -> impl Iterator<Item = usize> + '_ {
         self.children_of(id)
             .iter()
-            .map(|&i| i as usize)
+            .map(|i| i.get())
             .filter(|i| self.store.sessions.origin_subagent(*i))
     }
 
     /// All children of the session at `p` in sibling order, forks
     /// included (by position: no id is looked up).
-    pub fn children_at(&self, p: usize) -> &[u32] {
+    pub fn children_at(&self, p: usize) -> &[SessionPos] {
         &self.children[self.spans.span(p)]
     }
 
@@ -163,7 +163,7 @@ impl<'a> Corpus<'a> {
     pub fn subagent_children_at(&self, p: usize) -> impl Iterator<Item = usize> + '_ {
         self.children_at(p)
             .iter()
-            .map(|&i| i as usize)
+            .map(|i| i.get())
             .filter(|i| self.store.sessions.origin_subagent(*i))
     }
 
@@ -263,7 +263,7 @@ impl<'a> Corpus<'a> {
 /// this parent is passed over.
 fn catalog_order(
     store: &Store,
-    siblings: &mut [u32],
+    siblings: &mut [SessionPos],
     rows: &[crate::store::catalog::CatalogRow],
     identities: &mut HashMap<usize, Identity>,
 ) {
@@ -272,11 +272,11 @@ fn catalog_order(
     for row in rows {
         if let Some(pos) = rest
             .iter()
-            .position(|i| *store.sessions.id(*i as usize) == *row.child_id)
+            .position(|i| *store.sessions.id(i.get()) == *row.child_id)
         {
             let index = rest.remove(pos);
             if let Some(identity) = &row.identity {
-                identities.insert(index as usize, identity.clone());
+                identities.insert(index.get(), identity.clone());
             }
             named.push(index);
         }

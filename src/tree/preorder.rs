@@ -50,13 +50,10 @@ impl<R: Iterator<Item = usize>> Iterator for Preorder<'_, '_, R> {
                 Some((p, gone)) => {
                     let kids = &self.corpus.children_at(*p)[*gone..];
                     let sessions = &self.corpus.store.sessions;
-                    match kids
-                        .iter()
-                        .position(|&c| sessions.origin_subagent(c as usize))
-                    {
+                    match kids.iter().position(|c| sessions.origin_subagent(c.get())) {
                         Some(k) => {
                             *gone += k + 1;
-                            (kids[k] as usize, Some(*p))
+                            (kids[k].get(), Some(*p))
                         }
                         None => {
                             self.frames.pop();

@@ -3,6 +3,7 @@
 
 use super::corpus::Corpus;
 use crate::inbox::liveness::{LiveState, Liveness};
+use crate::store::SessionPos;
 use crate::store::ahead::Glance;
 use crate::store::descriptor::{Dialect, Mode};
 
@@ -10,10 +11,10 @@ use crate::store::descriptor::{Dialect, Mode};
 /// in the store (12 bytes: a listing holds one per descendant).
 #[derive(Debug, Clone, Copy)]
 pub struct Position {
-    pub index: u32,
+    pub index: SessionPos,
     /// The parent's position, `None` for the listing's own root (which the
     /// store may not hold).
-    pub parent: Option<u32>,
+    pub parent: Option<SessionPos>,
     pub depth: u32,
 }
 
@@ -72,7 +73,7 @@ pub struct V1Descendants<'c, 'a> {
     visited: Vec<u64>,
     /// The children of each session on the path still to visit, with their
     /// parent and depth.
-    frames: Vec<(&'c [u32], Option<u32>, u32)>,
+    frames: Vec<(&'c [SessionPos], Option<SessionPos>, u32)>,
 }
 
 impl Iterator for V1Descendants<'_, '_> {
@@ -87,7 +88,7 @@ impl Iterator for V1Descendants<'_, '_> {
             };
             *children = rest;
             let (parent, depth) = (*parent, *depth);
-            let i = index as usize;
+            let i = index.get();
             let (word, bit) = (i / 64, 1u64 << (i % 64));
             if self.visited[word] & bit != 0 {
                 continue;
@@ -113,7 +114,7 @@ impl<'a> Corpus<'a> {
     /// million children are not held as a million positions).
     pub fn v1_children(&self, parent: &str) -> impl Iterator<Item = Position> + '_ {
         self.subagent_children_of(parent).map(|index| Position {
-            index: index as u32,
+            index: SessionPos::new(index),
             parent: None,
             depth: 1,
         })

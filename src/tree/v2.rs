@@ -5,13 +5,13 @@
 use super::classes::Classes;
 use super::corpus::Corpus;
 use crate::inbox::liveness::{LiveState, Liveness};
-use crate::store::SessionRecord;
 use crate::store::ahead::Glance;
 use crate::store::descriptor::{Dialect, Identity, Mode};
 use crate::store::error::LogError;
 use crate::store::header::ROOT_NAME;
 use crate::store::reader::{self, Inspection};
 use crate::store::scan_cache::ScanCache;
+use crate::store::{SessionPos, SessionRecord};
 
 pub use super::member_kind::{MemberKind, RowMode};
 
@@ -298,15 +298,15 @@ impl<'a> Corpus<'a> {
         if self.leads_down(root) {
             seen.set(root);
         }
-        let mut level: Vec<u32> = Vec::new();
-        let mut reach = |children: &mut dyn Iterator<Item = usize>, next: &mut Vec<u32>| {
+        let mut level: Vec<SessionPos> = Vec::new();
+        let mut reach = |children: &mut dyn Iterator<Item = usize>, next: &mut Vec<SessionPos>| {
             for c in children {
                 if seen.set(c) {
                     continue;
                 }
                 reached += 1;
                 if self.leads_down(c) {
-                    next.push(c as u32);
+                    next.push(SessionPos::new(c));
                 }
             }
         };
@@ -318,16 +318,16 @@ impl<'a> Corpus<'a> {
             // results of a level of a million are never all held at once.
             for batch in level.chunks(WALK_BATCH) {
                 let results = crate::support::parallel::par_map(batch, |i| {
-                    self.classify_member(*i as usize, false)
+                    self.classify_member(i.get(), false)
                 });
                 for (index, (kind, live, _)) in batch.iter().zip(results) {
                     if kind.is_traversed() {
                         reach(
-                            &mut self.subagent_children_of(self.id(*index as usize)),
+                            &mut self.subagent_children_of(self.id(index.get())),
                             &mut next,
                         );
                     }
-                    kinds.put(depth, *index as usize, kind, live);
+                    kinds.put(depth, index.get(), kind, live);
                 }
             }
             level = next;
@@ -582,7 +582,7 @@ pub struct Traversal {
 
 /// The children of one member still to visit.
 struct Frame<'c> {
-    children: &'c [u32],
+    children: &'c [SessionPos],
     next: usize,
     /// The children's level below the root.
     level: usize,
@@ -650,7 +650,7 @@ impl V2Walk<'_, '_> {
             };
             top.next += 1;
             let (level, named) = (top.level, top.named);
-            let index = child as usize;
+            let index = child.get();
             if !corpus.store.sessions.origin_subagent(index) || self.visited.set(index) {
                 continue;
             }
