@@ -39,23 +39,23 @@ pub use top::view::frame_text as top_frame_text;
 pub mod formats {
     pub use crate::inbox::Target;
     pub use crate::inbox::fold::{Fold, count_pending};
-    pub use crate::store::descriptor::{Dialect, parse as parse_descriptor};
-    pub use crate::store::edge_cache::{edges_file, load as load_edges};
-    pub use crate::store::enumerate::expected_session_dir;
-    pub use crate::store::events::validate_event;
-    pub use crate::store::header::{
+    pub use crate::store::accel::edge_cache::{edges_file, load as load_edges};
+    pub use crate::store::files::paths::{encode_segment, project_key};
+    pub use crate::store::format::descriptor::{Dialect, parse as parse_descriptor};
+    pub use crate::store::format::events::validate_event;
+    pub use crate::store::format::header::{
         HeaderParse, Member, is_valid_name, parse_header_line, validate_for_restore,
     };
-    pub use crate::store::json::parse_borrowed;
-    pub use crate::store::jv::Jv;
-    pub use crate::store::jv_read::parse as read_json;
-    pub use crate::store::native_inbox::NativeInbox;
-    pub use crate::store::packed::decode_storage_record;
-    pub use crate::store::paths::{encode_segment, project_key};
-    pub use crate::store::reader::{Encoding, Inspection, inspect};
-    pub use crate::store::zstd_frames::{
+    pub use crate::store::format::json::parse_borrowed;
+    pub use crate::store::format::jv::Jv;
+    pub use crate::store::format::jv_read::parse as read_json;
+    pub use crate::store::format::packed::decode_storage_record;
+    pub use crate::store::log::native_inbox::NativeInbox;
+    pub use crate::store::log::reader::{Encoding, Inspection, inspect};
+    pub use crate::store::log::zstd_frames::{
         Frame, FrameReader, decode_frame, decode_torn_prefix, encode_frame,
     };
+    pub use crate::store::set::enumerate::expected_session_dir;
 }
 
 /// The exit status of a command a signal stopped (128 + its number), if one did.

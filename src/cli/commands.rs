@@ -255,7 +255,7 @@ pub(super) fn events(env: &Env, args: &EventsArgs) -> Result<Output> {
         json: env.json,
         state: env.settings.name_cache.as_deref().and_then(|cache| {
             // Never inside the store (DSH reads every directory there).
-            (!crate::store::name_index::inside_store(cache, &env.root))
+            (!crate::store::accel::name_index::inside_store(cache, &env.root))
                 .then(|| crate::top::follow_state::path(cache, &env.root, args.agent.as_deref()))
         }),
     };
@@ -641,7 +641,8 @@ fn read_prices(path: &std::path::Path) -> Result<usage::Prices> {
 fn read_prices_file(path: &std::path::Path) -> Result<Vec<u8>> {
     use std::io::Read;
     let cannot = |why: String| Error::usage(format!("--prices: \"{}\": {why}", path.display()));
-    let file = crate::store::sidecar::open_regular(path).map_err(|e| cannot(e.to_string()))?;
+    let file =
+        crate::store::files::sidecar::open_regular(path).map_err(|e| cannot(e.to_string()))?;
     let mut bytes = Vec::new();
     file.take((1 << 20) + 1)
         .read_to_end(&mut bytes)

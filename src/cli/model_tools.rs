@@ -7,7 +7,7 @@ use super::env::{Env, Output, stream_to};
 use super::inputs::{caller_flag, message_body, message_id, message_text};
 use crate::error::{Error, Result};
 use crate::inbox::Target;
-use crate::store::descriptor::Dialect;
+use crate::store::format::descriptor::Dialect;
 use crate::tools::list_agents::Scope;
 use crate::tools::{Context, Contract, ToolCall};
 use serde_json::Value;
@@ -145,7 +145,7 @@ pub(super) fn run(
                 call.addressed(contract),
                 call.ancestry(contract),
                 (contract == Contract::V2)
-                    .then_some(&crate::store::ahead::Located(Dialect::Seed001)),
+                    .then_some(&crate::store::set::ahead::Located(Dialect::Seed001)),
             )?,
         },
     };

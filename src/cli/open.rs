@@ -5,7 +5,7 @@
 
 use super::settings::Settings;
 use crate::error::Result;
-use crate::store::locate::Ancestry;
+use crate::store::set::locate::Ancestry;
 use crate::store::{self, Plan, Store};
 use std::path::{Path, PathBuf};
 
@@ -38,7 +38,7 @@ impl Open {
         named: Option<&str>,
         others: Option<Vec<&str>>,
         up: Ancestry,
-        ahead: Option<&crate::store::ahead::Located>,
+        ahead: Option<&crate::store::set::ahead::Located>,
     ) -> Result<Store> {
         let why = match (named, &others) {
             _ if self.settings.full_scan => "a full scan was asked for",
@@ -81,7 +81,7 @@ impl Open {
     /// list, from the edges the last listing saw when there is a cache (and
     /// saving this one's for the next).
     pub fn reading_ahead(&self, ahead: crate::tree::ahead::ListingAhead) -> Result<Store> {
-        use crate::store::edge_cache;
+        use crate::store::accel::edge_cache;
         let cache = self.cache();
         let ahead = match (cache, std::path::absolute(&self.root)) {
             (Some(cache), Ok(root)) => ahead.with_edges(&edge_cache::load(cache, &root)),

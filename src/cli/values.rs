@@ -4,7 +4,7 @@
 
 use crate::inbox::Target;
 use crate::operator::spawn::SpawnMode;
-use crate::store::reader::Encoding;
+use crate::store::log::reader::Encoding;
 use crate::tools::Contract;
 use crate::tools::list_agents::Scope;
 use clap::ValueEnum;

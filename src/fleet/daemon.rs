@@ -593,7 +593,7 @@ fn delivered_of(store: &Path, followed: &[Following], mut seen: Seen) -> (Vec<Fo
         store,
         crate::store::Plan::Ids {
             ids: &sessions,
-            up: crate::store::locate::Ancestry::None,
+            up: crate::store::set::locate::Ancestry::None,
             ahead: None,
         },
     ) else {
@@ -610,7 +610,7 @@ fn delivered_of(store: &Path, followed: &[Following], mut seen: Seen) -> (Vec<Fo
             continue;
         }
         seen.insert(s.to_string(), stamp);
-        let Ok(messages) = crate::store::delivered::LogMessages::read(&log) else {
+        let Ok(messages) = crate::store::log::delivered::LogMessages::read(&log) else {
             continue;
         };
         done.extend(
@@ -618,7 +618,7 @@ fn delivered_of(store: &Path, followed: &[Following], mut seen: Seen) -> (Vec<Fo
                 .iter()
                 .filter(|f| {
                     f.session == s
-                        && messages.state(&f.id) == crate::store::delivered::InLog::Transcript
+                        && messages.state(&f.id) == crate::store::log::delivered::InLog::Transcript
                 })
                 .cloned(),
         );

@@ -52,7 +52,7 @@ pub fn maybe_compact(guard: &mut WriteGuard, pending_now: usize) -> Result<bool,
     // answer, so waiting for it is safe, and a claim stays O(new bytes).
     use std::os::unix::fs::MetadataExt;
     let ino = guard.inbox.metadata().map(|m| m.ino()).unwrap_or(0);
-    let surveyed = crate::store::sidecar::read_small(&guard.dir.join(SURVEYED))
+    let surveyed = crate::store::files::sidecar::read_small(&guard.dir.join(SURVEYED))
         .and_then(|b| serde_json::from_slice::<(u64, u64, usize)>(&b).ok());
     if let Some((at_ino, at_len, at_pending)) = surveyed
         && at_ino == ino

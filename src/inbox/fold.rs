@@ -224,10 +224,12 @@ impl Fold {
                 turn_taken = true;
             }
             reader.seek(SeekFrom::Start(*at))?;
-            let mut lines =
-                crate::store::lines::Lines::new(&mut reader, crate::store::limits::MAX_LINE);
+            let mut lines = crate::store::files::lines::Lines::new(
+                &mut reader,
+                crate::store::files::limits::MAX_LINE,
+            );
             let line = match lines.next_line()? {
-                crate::store::lines::Line::Complete(l) => l,
+                crate::store::files::lines::Line::Complete(l) => l,
                 _ => return Err(not_here(id)),
             };
             match parse::<Value>(line) {

@@ -8,7 +8,7 @@
 
 use super::lock::WriteGuard;
 use crate::store::StoreError;
-use crate::store::sidecar::{Dir, read_capped};
+use crate::store::files::sidecar::{Dir, read_capped};
 use std::path::Path;
 
 pub const HANDING: &str = "inbox.handing";

@@ -16,7 +16,7 @@
 use super::lock::WriteGuard;
 use super::record::{InboxLine, Record, for_each_line_at, parse};
 use crate::store::StoreError;
-use crate::store::sidecar::read_capped;
+use crate::store::files::sidecar::read_capped;
 use serde::de::IgnoredAny;
 use std::io::Write;
 use std::os::unix::fs::MetadataExt;

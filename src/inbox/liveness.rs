@@ -4,7 +4,7 @@
 //! writes a file.
 
 use crate::store::StoreError;
-use crate::store::sidecar::{Dir, read_small};
+use crate::store::files::sidecar::{Dir, read_small};
 use crate::support::clock::now_ms;
 use rustix::io::Errno;
 use rustix::process::{Pid, test_kill_process};
@@ -12,8 +12,8 @@ use serde::{Deserialize, Serialize};
 use std::fs::{File, TryLockError};
 use std::path::Path;
 
-use crate::store::listed::Present;
-pub use crate::store::listed::{LIVE_JSON, LIVE_LOCK, SESSION_LOCK};
+use crate::store::set::listed::Present;
+pub use crate::store::set::listed::{LIVE_JSON, LIVE_LOCK, SESSION_LOCK};
 /// Newer DSH (the Rust port's JSONL backend) holds this exclusively while a
 /// session is resident; a holder of the agent takes it too, so neither can
 /// write a log the other owns.

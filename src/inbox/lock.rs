@@ -6,7 +6,7 @@
 use super::error::DeliveryError;
 use super::record::Record;
 use crate::store::StoreError;
-use crate::store::sidecar::Dir;
+use crate::store::files::sidecar::Dir;
 use crate::support::fault::{armed, fault};
 use std::fs::{File, TryLockError};
 use std::io;
@@ -14,8 +14,8 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-pub use crate::store::paths::INBOX;
-use crate::store::paths::INBOX_LOCK;
+pub use crate::store::files::paths::INBOX;
+use crate::store::files::paths::INBOX_LOCK;
 
 /// Held while writing; dropping it unlocks.
 pub struct WriteGuard {

@@ -3,8 +3,9 @@
 use crate::error::Result;
 use crate::inbox::Inbox;
 use crate::inbox::lock::INBOX;
-use crate::store::delivered::{InLog, LogMessages};
-use crate::store::{self, Plan, Store, reader};
+use crate::store::log::delivered::{InLog, LogMessages};
+use crate::store::log::reader;
+use crate::store::{self, Plan, Store};
 use crate::tree::Corpus;
 use serde::Serialize;
 use std::path::Path;
@@ -340,7 +341,7 @@ fn session_findings(store: &Store, i: usize) -> Vec<Finding> {
             }
         }
     }
-    let left = crate::store::sidecar::leftovers(&rec.dir(), None);
+    let left = crate::store::files::sidecar::leftovers(&rec.dir(), None);
     if !left.is_empty() {
         push(
             Severity::Warning,

@@ -5,7 +5,7 @@ use crate::error::{Error, Result};
 use crate::inbox::deliver::NewMessage;
 use crate::inbox::framing::{Framing, InterruptCause};
 use crate::inbox::{Inbox, Limits, Receipt, Target};
-use crate::store::scan_cache::ScanCache;
+use crate::store::accel::scan_cache::ScanCache;
 use crate::tree::Corpus;
 
 /// Deliver `message` to `target`'s `list` as the user.

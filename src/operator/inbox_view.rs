@@ -5,7 +5,7 @@ use super::table::columns;
 use crate::inbox::Target;
 use crate::inbox::fold::Fold;
 use crate::inbox::record::Message;
-use crate::store::native_inbox::{NativeInbox, NativeItem};
+use crate::store::log::native_inbox::{NativeInbox, NativeItem};
 use serde_json::{Value, json};
 
 /// DSH's own inbox of a session, as read from its log.
@@ -31,12 +31,12 @@ impl InboxView {
     pub fn read(rec: &crate::store::SessionRecord) -> crate::error::Result<InboxView> {
         use crate::inbox::liveness::{LiveState, Liveness, probe};
         let fold = crate::inbox::Inbox::new(&rec.dir()).read()?;
-        let cache = crate::store::scan_cache::ScanCache::default();
+        let cache = crate::store::accel::scan_cache::ScanCache::default();
         let native = cache.inspect(&rec.log(), &rec.dir()).ok().and_then(|i| {
             let inbox = if i.native.pending() == 0 {
                 i.native.clone()
             } else {
-                crate::store::native_inbox::read(&rec.log(), &rec.header).ok()?
+                crate::store::log::native_inbox::read(&rec.log(), &rec.header).ok()?
             };
             let idle = probe(&rec.dir())
                 == Liveness::Live {

@@ -1,15 +1,15 @@
 //! `log`: an agent's transcript for people (or as JSON lines), in the order
 //! its events were written: turn starts, what the model saw, turn endings.
 //! `--follow` prints new events as they are committed until the session
-//! settles. A whole log is streamed (`store::conversation_stream`), so its
+//! settles. A whole log is streamed (`store::log::conversation_stream`), so its
 //! memory does not grow with the log; `--last` and `--follow` fold what
 //! they show.
 
 use crate::error::{Error, Result};
 use crate::inbox::{Inbox, watch};
-use crate::store::conversation::{Conversation, Ending, Entry, From, Item, Turn};
-use crate::store::conversation_stream::{self, Shown};
-use crate::store::scan_cache::ScanCache;
+use crate::store::accel::scan_cache::ScanCache;
+use crate::store::log::conversation::{Conversation, Ending, Entry, From, Item, Turn};
+use crate::store::log::conversation_stream::{self, Shown};
 use crate::store::{SessionRecord, StoreError};
 use crate::support::clock::{human_duration, rfc3339};
 use crate::support::signals;
@@ -378,7 +378,7 @@ enum Piece {
     },
 }
 
-/// The whole log, streamed (`store::conversation_stream`): memory holds
+/// The whole log, streamed (`store::log::conversation_stream`): memory holds
 /// the lines of a turn whose first line still waits for what started it,
 /// not the transcript. False when the log must be folded whole (nothing
 /// was written then).
@@ -520,7 +520,7 @@ pub fn log(
     // says `unavailable`. Checked on a whole read only: `--last` reads the
     // tail, and `check` reads everything.
     if opts.last.is_none()
-        && let Err(reason) = crate::store::reader::inspect(&rec.log())
+        && let Err(reason) = crate::store::log::reader::inspect(&rec.log())
     {
         let line = if opts.json {
             json!({"kind": "unreadable", "reason": reason.to_string()}).to_string()
@@ -559,8 +559,8 @@ pub fn log(
         // A newer generation written beside the log takes over (newer DSH
         // writes `session.vN.jsonl` next to the old one): follow the log
         // that counts, from its start.
-        if let crate::store::generation::Current::One(name) =
-            crate::store::generation::current_in(&rec.dir())
+        if let crate::store::files::log_name::Current::One(name) =
+            crate::store::files::log_name::current_in(&rec.dir())
             && name != rec.log_name()
         {
             rec.generation = name.generation;
@@ -614,15 +614,15 @@ impl Title {
     /// A `--last` read takes the agent's own identity from its log's head, so
     /// its cost follows the turns shown, not the log.
     pub fn of(corpus: &Corpus, index: usize, tail: bool) -> Title {
-        use crate::store::ahead::Glance;
+        use crate::store::set::ahead::Glance;
         let rec = corpus.record(index);
         let root = corpus.root_of(index).ok();
         let own =
-            (tail && root != Some(index)).then(|| {
-                match crate::store::log_tail::head_identity(
+            (tail && root != Some(index)).then(
+                || match crate::store::log::log_tail::head_identity(
                     &rec.log(),
                     &rec.header,
-                    crate::store::descriptor::Dialect::Seed001,
+                    crate::store::format::descriptor::Dialect::Seed001,
                 ) {
                     Ok(identity) => Glance::Read {
                         same_header: true,
@@ -630,8 +630,8 @@ impl Title {
                         usage: Default::default(),
                     },
                     Err(_) => Glance::Unreadable,
-                }
-            });
+                },
+            );
         let member =
             root.and_then(|root| corpus.v2_member_seen(&ScanCache::default(), root, index, own));
         Title {

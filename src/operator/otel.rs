@@ -15,10 +15,10 @@
 //! a bounded number at a time; what is held is the sessions on the way down
 //! to the one being read, never the store's spans.
 
-use crate::store::conversation::Ending;
 use crate::store::error::LogError;
-use crate::store::events::safe_int_value;
-use crate::store::usage::TokenCounts;
+use crate::store::format::events::safe_int_value;
+use crate::store::format::usage::TokenCounts;
+use crate::store::log::conversation::Ending;
 use crate::tree::Corpus;
 use crate::tree::preorder::{Preorder, Visit};
 use serde_json::{Value, json};
@@ -135,7 +135,7 @@ fn read_turns(corpus: &Corpus, index: usize) -> Result<(Vec<Turn>, i64), LogErro
     let rec = corpus.record(index);
     let mut turns: Vec<Turn> = Vec::new();
     let mut last = 0i64;
-    crate::store::reader::for_each_own_event(&rec.log(), &rec.header, |ev| {
+    crate::store::log::reader::for_each_own_event(&rec.log(), &rec.header, |ev| {
         let seq = safe_int_value(ev.get("seq")).unwrap_or(0).max(0) as u64;
         let time = safe_int_value(ev.get("time")).unwrap_or(0);
         last = last.max(time);

@@ -3,10 +3,10 @@
 //! published the way DSH materializes a log.
 
 use super::spawn_names::NameReservation;
-use crate::store::header::{MAX_SAFE_INTEGER, Member, is_valid_name};
-use crate::store::paths::{encode_segment, project_dir_name};
-use crate::store::reader::Encoding;
-use crate::store::writer::{self, SURFACE_APPEND};
+use crate::store::files::paths::{encode_segment, project_dir_name};
+use crate::store::format::header::{MAX_SAFE_INTEGER, Member, is_valid_name};
+use crate::store::log::reader::Encoding;
+use crate::store::log::writer::{self, SURFACE_APPEND};
 use crate::store::{StoreError, Suffix};
 use crate::support::clock::{new_random_id, now_ms};
 use crate::tree::Corpus;
@@ -72,7 +72,7 @@ pub enum SpawnError {
     #[error("the project directory cannot be derived")]
     NoProjectDir,
     /// A generation this build does not write.
-    #[error("{0} is not a generation this build writes (0 to {newest})", newest = crate::store::generation::NEWEST_READ)]
+    #[error("{0} is not a generation this build writes (0 to {newest})", newest = crate::store::format::generation::NEWEST_READ)]
     FormatVersion(u32),
     /// DSH 0.1.3 on refuses any header member it does not know, `name`
     /// included.
@@ -127,7 +127,7 @@ pub fn spawn(corpus: &Corpus, req: &SpawnRequest) -> Result<String, SpawnError> 
     let generation = req
         .format_version
         .unwrap_or_else(|| store.newest_generation());
-    if generation > crate::store::generation::NEWEST_READ {
+    if generation > crate::store::format::generation::NEWEST_READ {
         return Err(SpawnError::FormatVersion(generation));
     }
     if generation > 0 && req.name.is_some() {
@@ -210,7 +210,7 @@ pub fn spawn(corpus: &Corpus, req: &SpawnRequest) -> Result<String, SpawnError> 
             child_events(req, created_at, generation)
         }
     };
-    if crate::store::generation::cut_in_log(generation) {
+    if crate::store::format::generation::cut_in_log(generation) {
         header = with_is_seeded(header);
     }
     let suffix = store.suffix_or(match req.encoding {
@@ -235,8 +235,8 @@ pub fn spawn(corpus: &Corpus, req: &SpawnRequest) -> Result<String, SpawnError> 
     let before = req
         .cache
         .as_ref()
-        .and_then(|_| crate::store::stamps::Census::before(&project_dir));
-    let log_name = crate::store::generation::LogName { generation, suffix };
+        .and_then(|_| crate::store::accel::stamps::Census::before(&project_dir));
+    let log_name = crate::store::files::log_name::LogName { generation, suffix };
     writer::materialize(
         &store.root,
         &project,
@@ -245,7 +245,7 @@ pub fn spawn(corpus: &Corpus, req: &SpawnRequest) -> Result<String, SpawnError> 
         &content,
     )?;
     if let Some(cache) = &req.cache {
-        crate::store::name_index::note_spawn(
+        crate::store::accel::name_index::note_spawn(
             cache,
             &store.root,
             &project_dir,

@@ -7,8 +7,8 @@
 
 use crate::inbox::{DeliveryError, Inbox};
 use crate::store::StoreError;
-use crate::store::paths::encode_segment;
-use crate::store::sidecar::{Dir, read_capped};
+use crate::store::files::paths::encode_segment;
+use crate::store::files::sidecar::{Dir, read_capped};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -182,7 +182,7 @@ impl Measure {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::usage::TokenCounts;
+    use crate::store::format::usage::TokenCounts;
     use crate::tree::v2::{Activity, RowMode};
 
     /// A row at `depth` in `state`, with `tokens` when its log was read.

@@ -5,7 +5,8 @@
 
 use crate::inbox::Inbox;
 use crate::inbox::liveness::{LiveState, Liveness};
-use crate::store::{SessionPos, reader};
+use crate::store::SessionPos;
+use crate::store::log::reader;
 use crate::tree::Corpus;
 use crate::tree::v2::{Activity, MemberKind, RowMode, Traversal, V2Walk};
 
@@ -152,7 +153,7 @@ pub fn root_row(corpus: &Corpus, root: usize) -> (Row, Option<String>) {
         mode: MemberKind::Root.mode(),
         activity: inspection.as_ref().map(|i| Box::new(Activity::of(i, live))),
         pending: None,
-        name: crate::store::header::ROOT_NAME.to_string(),
+        name: crate::store::format::header::ROOT_NAME.to_string(),
         label: String::new(),
     };
     row.pending = pending(corpus, &row);

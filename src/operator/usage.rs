@@ -1,4 +1,4 @@
-//! `usage`: the tokens each agent's model calls reported (`store::usage`),
+//! `usage`: the tokens each agent's model calls reported (`store::format::usage`),
 //! per agent (own, and rolled up over its subtree), per model or per turn,
 //! with a cost when the user gives a price table. One streaming read of
 //! each selected log, a few hundred in parallel; nothing is written.
@@ -6,8 +6,8 @@
 //! session (its counts packed in walk order), never by a row a session:
 //! rows are made again from the packed counts each time they are read.
 
-use crate::store::events::safe_int_value;
-use crate::store::usage::TokenCounts;
+use crate::store::format::events::safe_int_value;
+use crate::store::format::usage::TokenCounts;
 use crate::tree::Corpus;
 use crate::tree::preorder::{Preorder, Visit};
 use serde_json::Value;
@@ -104,12 +104,12 @@ struct Needs {
 /// listing does.
 pub struct EveryLog;
 
-impl crate::store::ahead::ReadAhead for EveryLog {
-    fn wanted(&self, _: &crate::store::header::Header) -> bool {
+impl crate::store::set::ahead::ReadAhead for EveryLog {
+    fn wanted(&self, _: &crate::store::format::header::Header) -> bool {
         true
     }
-    fn dialect(&self) -> crate::store::descriptor::Dialect {
-        crate::store::descriptor::Dialect::Rc8
+    fn dialect(&self) -> crate::store::format::descriptor::Dialect {
+        crate::store::format::descriptor::Dialect::Rc8
     }
     fn usage(&self) -> bool {
         true
@@ -134,18 +134,18 @@ fn read_session(
     // Totals alone are what the listing's own read of the log counts
     // (`Inspection::usage`): read ahead with the store, or now.
     if !needs.models && !needs.turns && since.is_none() {
-        use crate::store::ahead::Glance;
+        use crate::store::set::ahead::Glance;
         match corpus.store.take_glance(index) {
             Some(Glance::Read { usage, .. }) => u.total = usage,
             Some(Glance::Unreadable) => u.unreadable = true,
-            None => match crate::store::reader::inspect(&rec.log()) {
+            None => match crate::store::log::reader::inspect(&rec.log()) {
                 Ok(i) => u.total = i.usage,
                 Err(_) => u.unreadable = true,
             },
         }
         return u;
     }
-    let read = crate::store::reader::for_each_own_event(&rec.log(), &rec.header, |ev| {
+    let read = crate::store::log::reader::for_each_own_event(&rec.log(), &rec.header, |ev| {
         if ev["type"] != "assistant/message" {
             return;
         }

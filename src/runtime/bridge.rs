@@ -33,10 +33,10 @@ use crate::inbox::liveness::{LiveLock, LiveState};
 use crate::inbox::record::{Message, Record};
 use crate::inbox::watch::{DirWatch, stamp};
 use crate::inbox::{Inbox, Limits};
-use crate::store::delivered::{InLog, LogMessages, log_in};
-use crate::store::locate::Ancestry;
-use crate::store::paths::encode_segment;
-use crate::store::stamps::Stamps;
+use crate::store::accel::stamps::Stamps;
+use crate::store::files::paths::encode_segment;
+use crate::store::log::delivered::{InLog, LogMessages, log_in};
+use crate::store::set::locate::Ancestry;
 use crate::store::{self, Plan};
 use crate::support::clock::now_ms;
 use serde_json::{Value, json};
@@ -835,7 +835,7 @@ impl Bridge {
     }
 
     /// Hand on every claimable message of `agent` not already in flight,
-    /// by what its log proves (`store::delivered`): in the transcript →
+    /// by what its log proves (`store::log::delivered`): in the transcript →
     /// claimed; queued in DSH's own inbox → left to DSH; dropped unrun →
     /// handed again, marked with the drop so the process that dropped it
     /// runs it once more and only once; taken and not yet written → handed

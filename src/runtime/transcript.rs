@@ -5,10 +5,10 @@
 
 use crate::inbox::record::Message;
 use crate::store::error::LogError;
-use crate::store::reader::{self, Encoding};
-use crate::store::sidecar::{Dir, tail_hash};
-use crate::store::writer::{self, SURFACE_APPEND};
-use crate::store::zstd_frames::{Frame, FrameReader};
+use crate::store::files::sidecar::{Dir, tail_hash};
+use crate::store::log::reader::{self, Encoding};
+use crate::store::log::writer::{self, SURFACE_APPEND};
+use crate::store::log::zstd_frames::{Frame, FrameReader};
 use crate::store::{SessionRecord, StoreError};
 use crate::support::clock::now_ms;
 use serde_json::{Value, json};
@@ -217,13 +217,14 @@ impl Transcript {
                 reason,
             })?
             .header;
-        let native = crate::store::native_inbox::read(&self.path, &header).map_err(|reason| {
-            StoreError::Log {
-                path: self.path.clone(),
-                reason,
-            }
-        })?;
-        let ours = |item: &crate::store::native_inbox::NativeItem| {
+        let native =
+            crate::store::log::native_inbox::read(&self.path, &header).map_err(|reason| {
+                StoreError::Log {
+                    path: self.path.clone(),
+                    reason,
+                }
+            })?;
+        let ours = |item: &crate::store::log::native_inbox::NativeItem| {
             ids.contains(&item.id)
                 || item.message.as_ref().is_some_and(|m| {
                     m["source"]["dshAgentsMessageId"]

@@ -13,10 +13,10 @@
 //! `DSH_AGENTS_DEBUG=1` each opening says on stderr which plan it took and
 //! why a located plan fell back to the whole store.
 
-use super::ahead::{Located, ReadAhead};
-use super::enumerate::Store;
-use super::error::StoreError;
-use super::locate::Ancestry;
+use crate::store::error::StoreError;
+use crate::store::set::ahead::{Located, ReadAhead};
+use crate::store::set::enumerate::Store;
+use crate::store::set::locate::Ancestry;
 use crate::support::debug::plan as say;
 use std::path::Path;
 

@@ -6,11 +6,11 @@
 //! and callers decide by the variant, never by the text). The two wrap each
 //! other, so they live together.
 
-use super::events::EventError;
-use super::header::RestoreRefusal;
-use super::limits::MAX_LINE;
-use super::surface::SurfaceError;
-use super::zstd_frames::ZstdCorruption;
+use crate::store::files::limits::MAX_LINE;
+use crate::store::format::events::EventError;
+use crate::store::format::header::RestoreRefusal;
+use crate::store::format::surface::SurfaceError;
+use crate::store::log::zstd_frames::ZstdCorruption;
 use std::io;
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -10,8 +10,8 @@ use super::{Context, Outcome};
 use crate::error::{Error, Result};
 use crate::inbox::framing::InterruptCause;
 use crate::inbox::{Inbox, Limits};
-use crate::store::descriptor::Mode;
-use crate::store::scan_cache::ScanCache;
+use crate::store::accel::scan_cache::ScanCache;
+use crate::store::format::descriptor::Mode;
 use crate::tree::Corpus;
 use crate::tree::v2::Resolution;
 

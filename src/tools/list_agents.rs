@@ -3,7 +3,7 @@
 
 use super::Context;
 use crate::error::Result;
-use crate::store::descriptor::Mode;
+use crate::store::format::descriptor::Mode;
 use crate::support::json_out;
 use crate::tree::names::{NameRef, Names};
 use crate::tree::v1::{Diagnostic, V1Row, V1Status};
@@ -365,7 +365,7 @@ fn v2_tree<'c, 'a>(cx: &'c Context<'a>) -> Result<(crate::tree::v2::V2Walk<'c, '
     // Resumed from the scan cache a send left, if any; a listing writes no
     // cache.
     let rec = cx.corpus.record(root);
-    let look = crate::store::scan_cache::ScanCache::default();
+    let look = crate::store::accel::scan_cache::ScanCache::default();
     let root_reads = look.inspect(&rec.log(), &rec.dir()).is_ok();
     // What was read ahead is taken as the walk classifies its members; the
     // rest is released when the walk is done (`list_v2`, `stream_v2`).
@@ -467,9 +467,9 @@ pub fn json_v2_to(listing: &V2Listing, out: &mut dyn FnMut(&str)) {
 mod tests {
     use super::*;
     use crate::inbox::deliver::Limits;
-    use crate::store::ahead::ReadAhead;
-    use crate::store::descriptor::Dialect;
-    use crate::store::header::Header;
+    use crate::store::format::descriptor::Dialect;
+    use crate::store::format::header::Header;
+    use crate::store::set::ahead::ReadAhead;
     use crate::store::{self, Plan, Store};
     use crate::tools::Contract;
     use std::path::{Path, PathBuf};

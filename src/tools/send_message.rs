@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::inbox::deliver::NewMessage;
 use crate::inbox::framing::Framing;
 use crate::inbox::{DeliveryError, Inbox, Target};
-use crate::store::descriptor::Mode;
+use crate::store::format::descriptor::Mode;
 use crate::tree::v2::{MemberKind, Resolution};
 
 const NOT_DELIVERED: &str = "; the message was not delivered";

@@ -11,7 +11,7 @@
 use crate::error::{Error, Result};
 use crate::inbox::Limits;
 use crate::operator::usage::{self, Prices};
-use crate::store::usage::TokenCounts;
+use crate::store::format::usage::TokenCounts;
 use crate::store::{self, Plan};
 use crate::top::amount::Amount;
 use crate::top::events::{Change, Event, Sink};
@@ -373,8 +373,8 @@ fn running(corpus: &Corpus, subtree: &[usize]) -> Vec<(usize, u64)> {
         .copied()
         .filter(|i| corpus.live(*i).is_working())
         .map(|i| {
-            let turn =
-                crate::store::reader::inspect(&corpus.record(i).log()).map_or(0, |r| r.last_turn);
+            let turn = crate::store::log::reader::inspect(&corpus.record(i).log())
+                .map_or(0, |r| r.last_turn);
             (i, turn)
         })
         .collect()

@@ -168,7 +168,7 @@ pub fn detail(
             root,
             Plan::Ids {
                 ids: &[id],
-                up: crate::store::locate::Ancestry::Whole,
+                up: crate::store::set::locate::Ancestry::Whole,
                 ahead: None,
             },
         )?,

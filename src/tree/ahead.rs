@@ -1,18 +1,18 @@
 //! Which logs a listing will inspect, guessed while the store is still
-//! being enumerated (`store::ahead`): a subagent whose parent is the top of
+//! being enumerated (`store::set::ahead`): a subagent whose parent is the top of
 //! the listed tree, or reaches it through the edges probed so far. The
 //! guess sees only sessions probed before (directory order, in parallel),
 //! so a child found before its parent is simply inspected later, and its
 //! own children, found after it, are still read ahead once the edges above
-//! them are known. The edges the last listing saw (`store::edge_cache`)
+//! them are known. The edges the last listing saw (`store::accel::edge_cache`)
 //! are known from the start, so with them the order does not matter. A
 //! guess is never an answer.
 
-use crate::store::ahead::ReadAhead;
-use crate::store::descriptor::Dialect;
-use crate::store::edge_cache::{SUBAGENT, key};
-use crate::store::header::Header;
-use crate::store::id_index::PassThrough;
+use crate::store::accel::edge_cache::{SUBAGENT, key};
+use crate::store::format::descriptor::Dialect;
+use crate::store::format::header::Header;
+use crate::store::set::ahead::ReadAhead;
+use crate::store::set::id_index::PassThrough;
 use crate::tree::Corpus;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
@@ -79,7 +79,7 @@ impl ListingAhead {
             store_root,
             crate::store::Plan::Exactly {
                 ids: &[caller],
-                up: crate::store::locate::Ancestry::Whole,
+                up: crate::store::set::locate::Ancestry::Whole,
                 ahead: None,
             },
         )
@@ -191,7 +191,7 @@ impl ListingAhead {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::header::{HeaderParse, parse_header_line};
+    use crate::store::format::header::{HeaderParse, parse_header_line};
 
     fn header(id: &str, parent: &str, subagent: bool) -> Header {
         let origin = if subagent {

@@ -7,8 +7,8 @@ use super::child_spans::ChildSpans;
 use super::collate::sibling_order;
 use super::error::TreeError;
 use crate::inbox::liveness::{self, LiveState, Liveness};
-use crate::store::ahead::Glance;
-use crate::store::descriptor::{Dialect, Identity};
+use crate::store::format::descriptor::{Dialect, Identity};
+use crate::store::set::ahead::Glance;
 use crate::store::{SessionPos, SessionRecord, Store};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -97,7 +97,7 @@ impl<'a> Corpus<'a> {
         }
         let mut catalog_identity = HashMap::new();
         for p in 0..sessions {
-            if !crate::store::catalog::has_catalogs(s.generation(p)) {
+            if !crate::store::set::catalog::has_catalogs(s.generation(p)) {
                 continue;
             }
             let siblings = &mut children[spans.span(p)];
@@ -107,7 +107,7 @@ impl<'a> Corpus<'a> {
             // A catalog that cannot be read leaves the headers' order and
             // the children's own descriptors (the parent's log is then
             // unreadable, which its own row says).
-            if let Ok(rows) = crate::store::catalog::read(&s.record(p)) {
+            if let Ok(rows) = crate::store::set::catalog::read(&s.record(p)) {
                 catalog_order(store, siblings, &rows, &mut catalog_identity);
             }
         }
@@ -264,7 +264,7 @@ impl<'a> Corpus<'a> {
 fn catalog_order(
     store: &Store,
     siblings: &mut [SessionPos],
-    rows: &[crate::store::catalog::CatalogRow],
+    rows: &[crate::store::set::catalog::CatalogRow],
     identities: &mut HashMap<usize, Identity>,
 ) {
     let mut rest = siblings.to_vec();

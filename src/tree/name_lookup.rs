@@ -5,7 +5,7 @@
 //! unlocated caller, a cycle above it, no usable cache) scans instead.
 
 use super::Corpus;
-use crate::store::name_index::{NameIndex, Opened};
+use crate::store::accel::name_index::{NameIndex, Opened};
 use crate::store::{Plan, Store, StoreError};
 use std::path::Path;
 
@@ -27,12 +27,13 @@ pub fn open_for_name(
     };
     // Every log located here is inspected under the v2 rules (the caller's
     // ancestry, the candidates): read whole as it is probed, opened once.
-    let ahead = crate::store::ahead::Located(crate::store::descriptor::Dialect::Seed001);
+    let ahead =
+        crate::store::set::ahead::Located(crate::store::format::descriptor::Dialect::Seed001);
     let located = match crate::store::open(
         root,
         Plan::Exactly {
             ids: &[caller],
-            up: crate::store::locate::Ancestry::Whole,
+            up: crate::store::set::locate::Ancestry::Whole,
             ahead: Some(&ahead),
         },
     ) {
@@ -43,7 +44,7 @@ pub fn open_for_name(
         Err(e) => return Err(e),
     };
     // A cache inside the store would be a project directory to DSH.
-    if crate::store::name_index::inside_store(cache, &located.root) {
+    if crate::store::accel::name_index::inside_store(cache, &located.root) {
         return whole("the name index would lie inside the store");
     }
     let corpus = Corpus::new(&located);

@@ -4,8 +4,8 @@
 use super::corpus::Corpus;
 use crate::inbox::liveness::{LiveState, Liveness};
 use crate::store::SessionPos;
-use crate::store::ahead::Glance;
-use crate::store::descriptor::{Dialect, Mode};
+use crate::store::format::descriptor::{Dialect, Mode};
+use crate::store::set::ahead::Glance;
 
 /// A v1 candidate with its durable direct parent and depth, by position
 /// in the store (12 bytes: a listing holds one per descendant).

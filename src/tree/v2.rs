@@ -5,12 +5,12 @@
 use super::classes::Classes;
 use super::corpus::Corpus;
 use crate::inbox::liveness::{LiveState, Liveness};
-use crate::store::ahead::Glance;
-use crate::store::descriptor::{Dialect, Identity, Mode};
+use crate::store::accel::scan_cache::ScanCache;
 use crate::store::error::LogError;
-use crate::store::header::ROOT_NAME;
-use crate::store::reader::{self, Inspection};
-use crate::store::scan_cache::ScanCache;
+use crate::store::format::descriptor::{Dialect, Identity, Mode};
+use crate::store::format::header::ROOT_NAME;
+use crate::store::log::reader::{self, Inspection};
+use crate::store::set::ahead::Glance;
 use crate::store::{SessionPos, SessionRecord};
 
 pub use super::member_kind::{MemberKind, RowMode};
@@ -54,7 +54,7 @@ pub struct Member {
 pub struct Activity {
     pub open_turn: bool,
     pub last_turn: u64,
-    pub last_ending: Option<crate::store::conversation::Ending>,
+    pub last_ending: Option<crate::store::log::conversation::Ending>,
     /// The time of the last turn boundary.
     pub turn_time: i64,
     /// Items pending in DSH's own inbox (in the log), and whether an
@@ -65,7 +65,7 @@ pub struct Activity {
     pub native_error: bool,
     /// The tokens the session's own model calls reported, when any did
     /// (a tree of a million sessions keeps one of these each).
-    pub usage: Option<Box<crate::store::usage::TokenCounts>>,
+    pub usage: Option<Box<crate::store::format::usage::TokenCounts>>,
 }
 
 impl Activity {
@@ -89,7 +89,7 @@ impl Activity {
     }
 
     /// The tokens the session's own model calls reported.
-    pub fn tokens(&self) -> crate::store::usage::TokenCounts {
+    pub fn tokens(&self) -> crate::store::format::usage::TokenCounts {
         self.usage.as_deref().copied().unwrap_or_default()
     }
 }
