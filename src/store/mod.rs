@@ -11,16 +11,20 @@
 //! `Store`; the plan says how much is read, the door finishes every plan
 //! the one way it calls for, so no plan changes an answer. `error` holds
 //! the failures every layer shares.
+//!
+//! The layers are private to the crate: outside it the store is what this
+//! file hands on — `open`, `Plan`, `Store`, a `SessionRecord`, a
+//! `SessionPos`, and the two errors.
 
-pub mod accel;
-pub mod door;
-pub mod error;
-pub mod files;
-pub mod format;
-pub mod log;
-pub mod set;
+pub(crate) mod accel;
+pub(crate) mod door;
+pub(crate) mod error;
+pub(crate) mod files;
+pub(crate) mod format;
+pub(crate) mod log;
+pub(crate) mod set;
 
 pub use door::{Plan, open};
-pub use error::StoreError;
+pub use error::{LogError, StoreError};
 pub use set::enumerate::{SessionRecord, Store, Suffix};
 pub use set::sessions::SessionPos;
