@@ -12,9 +12,9 @@
 //! the one way it calls for, so no plan changes an answer. `error` holds
 //! the failures every layer shares.
 //!
-//! The layers are private to the crate: outside it the store is what this
-//! file hands on — `open`, `Plan`, `Store`, a `SessionRecord`, a
-//! `SessionPos`, and the two errors.
+//! The store is private to the crate (a library user reads formats through
+//! `dsh_agents::formats`); inside it, commands reach a layer's module for
+//! its rules and types, and a `Store` only through `open`.
 
 pub(crate) mod accel;
 pub(crate) mod door;
@@ -25,6 +25,6 @@ pub(crate) mod log;
 pub(crate) mod set;
 
 pub use door::{Plan, open};
-pub use error::{LogError, StoreError};
+pub use error::StoreError;
 pub use set::enumerate::{SessionRecord, Store, Suffix};
 pub use set::sessions::SessionPos;
