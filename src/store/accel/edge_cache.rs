@@ -5,6 +5,8 @@
 //! a stale, missing or damaged file costs reads, never an answer, so it is
 //! not validated beyond its own framing.
 
+#![deny(clippy::cast_possible_truncation, clippy::arithmetic_side_effects)]
+
 use crate::store::accel::name_index::{fnv, replace, store_dir};
 use crate::store::set::enumerate::Store;
 use std::path::Path;
@@ -37,23 +39,21 @@ pub fn load(cache: &Path, root: &Path) -> Vec<(u64, u64)> {
     let Some(bytes) = crate::store::files::sidecar::read_capped(&path, 16 + MAX_EDGES * 16) else {
         return Vec::new();
     };
-    let word = |at: usize| {
-        bytes
-            .get(at..at + 8)
-            .and_then(|b| b.try_into().ok())
-            .map(u64::from_le_bytes)
-    };
-    if bytes.get(..8) != Some(MAGIC) {
-        return Vec::new();
-    }
-    // A crafted count must match the file's length without overflowing.
-    let Some(count) = word(8)
-        .filter(|n| n.checked_mul(16).and_then(|b| b.checked_add(16)) == Some(bytes.len() as u64))
+    let word = |b: &[u8]| b.try_into().ok().map(u64::from_le_bytes);
+    let (Some(magic), Some(count), Some(body)) =
+        (bytes.get(..8), bytes.get(8..16), bytes.get(16..))
     else {
         return Vec::new();
     };
-    (0..count as usize)
-        .filter_map(|n| Some((word(16 + n * 16)?, word(24 + n * 16)?)))
+    if magic != MAGIC {
+        return Vec::new();
+    }
+    // A crafted count must match the file's length: whole 16-byte pairs.
+    if body.len() % 16 != 0 || word(count) != u64::try_from(body.len() / 16).ok() {
+        return Vec::new();
+    }
+    body.chunks_exact(16)
+        .filter_map(|pair| Some((word(pair.get(..8)?)?, word(pair.get(8..)?)?)))
         .collect()
 }
 
@@ -65,7 +65,7 @@ pub fn save(cache: &Path, store: &Store) {
     {
         return;
     }
-    let mut bytes = Vec::with_capacity(16 + store.sessions.len() * 16);
+    let mut bytes = Vec::with_capacity(store.sessions.len().saturating_add(1).saturating_mul(16));
     bytes.extend_from_slice(MAGIC);
     bytes.extend_from_slice(&[0; 8]);
     let mut count: u64 = 0;
@@ -77,7 +77,7 @@ pub fn save(cache: &Path, store: &Store) {
         let flag = if s.origin_subagent(i) { SUBAGENT } else { 0 };
         bytes.extend_from_slice(&key(s.id(i)).to_le_bytes());
         bytes.extend_from_slice(&(key(parent) | flag).to_le_bytes());
-        count += 1;
+        count = count.saturating_add(1);
     }
     bytes[8..16].copy_from_slice(&count.to_le_bytes());
     let dir = store_dir(cache, &store.root);

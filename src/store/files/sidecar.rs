@@ -7,6 +7,8 @@
 //! still opens only regular files and never blocks on a FIFO. Every
 //! descriptor is close-on-exec.
 
+#![deny(clippy::cast_possible_truncation, clippy::arithmetic_side_effects)]
+
 use crate::store::error::StoreError;
 use crate::store::files::limits::MAX_CACHE;
 use crate::support::clock::temp_suffix;
@@ -89,8 +91,11 @@ pub fn read_capped(path: &Path, cap: u64) -> Option<Vec<u8>> {
     .ok()?;
     let (file, meta) = regular_meta(File::from(fd), path).ok()?;
     // Sized from the fstat already made: one read, not a doubling series.
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len().min(cap) + 1).ok()?);
-    file.take(cap + 1).read_to_end(&mut bytes).ok()?;
+    let mut bytes =
+        Vec::with_capacity(usize::try_from(meta.len().min(cap).saturating_add(1)).ok()?);
+    file.take(cap.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .ok()?;
     (bytes.len() as u64 <= cap).then_some(bytes)
 }
 
@@ -99,7 +104,7 @@ pub fn read_capped(path: &Path, cap: u64) -> Option<Vec<u8>> {
 pub fn tail_hash(file: &File, len: u64) -> Option<u64> {
     use std::hash::Hasher;
     let start = len.saturating_sub(4096);
-    let mut buf = vec![0u8; usize::try_from(len - start).ok()?];
+    let mut buf = vec![0u8; usize::try_from(len.saturating_sub(start)).ok()?];
     file.read_exact_at(&mut buf, start).ok()?;
     let mut h = std::hash::DefaultHasher::new();
     h.write(&buf);

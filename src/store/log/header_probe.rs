@@ -3,6 +3,8 @@
 //! bounded first read; and, for a log enumeration reads ahead
 //! (`store::set::ahead`), the rest of it in the same open, judged as a glance.
 
+#![deny(clippy::cast_possible_truncation, clippy::arithmetic_side_effects)]
+
 use crate::store::error::LogError;
 use crate::store::files::limits::MAX_HEADER;
 use crate::store::files::lines::{Line, Lines};
@@ -100,7 +102,7 @@ pub(in crate::store) fn first_line<R: BufRead>(
                 }
                 Line::End { .. } => return Ok((encoding, FirstLine::Missing, None)),
             };
-            let len = line.len() as u64 + 1;
+            let len = (line.len() as u64).saturating_add(1);
             (line, Rest::Raw(lines, len))
         }
         Encoding::Zstd => {
@@ -127,7 +129,7 @@ pub(in crate::store) fn first_line<R: BufRead>(
 }
 
 pub(in crate::store) fn check_header_frame(plain: &[u8]) -> Result<(), ZstdCorruption> {
-    if plain.is_empty() || plain.iter().position(|b| *b == b'\n') != Some(plain.len() - 1) {
+    if plain.is_empty() || plain.iter().position(|b| *b == b'\n') != plain.len().checked_sub(1) {
         return Err(ZstdCorruption::HeaderNotOneLine);
     }
     Ok(())

@@ -9,6 +9,8 @@
 //! A subagent's identity for a title is read from the log's head, where DSH
 //! writes it.
 
+#![deny(clippy::cast_possible_truncation, clippy::arithmetic_side_effects)]
+
 use crate::store::error::LogError;
 use crate::store::files::limits::MAX_LINE;
 use crate::store::files::lines::{Line, Lines};
@@ -46,16 +48,20 @@ pub fn start_of_last_turns(path: &Path, turns: usize) -> Option<u64> {
     let mut buf = Vec::new();
     while end > 0 {
         let start = end.saturating_sub(STEP);
-        let take = (end - start) as usize;
-        let over = if end < len { needle.len() - 1 } else { 0 };
-        buf.resize(take + over, 0);
+        let take = usize::try_from(end.saturating_sub(start)).unwrap_or(0);
+        let over = if end < len {
+            needle.len().saturating_sub(1)
+        } else {
+            0
+        };
+        buf.resize(take.saturating_add(over), 0);
         let got = read_at_most(&file, &mut buf, start);
         buf.truncate(got);
         let mut hay = &buf[..];
         while let Some(at) = memchr::memmem::rfind(hay, needle) {
-            found += 1;
+            found = found.saturating_add(1);
             if found == turns {
-                nth = Some(start + at as u64 + 1);
+                nth = Some(start.saturating_add(at as u64).saturating_add(1));
             } else if found > turns {
                 return nth;
             }
@@ -69,9 +75,9 @@ pub fn start_of_last_turns(path: &Path, turns: usize) -> Option<u64> {
 fn read_at_most(file: &std::fs::File, buf: &mut [u8], at: u64) -> usize {
     let mut done = 0;
     while done < buf.len() {
-        match file.read_at(&mut buf[done..], at + done as u64) {
+        match file.read_at(&mut buf[done..], at.saturating_add(done as u64)) {
             Ok(0) | Err(_) => break,
-            Ok(n) => done += n,
+            Ok(n) => done = done.saturating_add(n),
         }
     }
     done
@@ -135,12 +141,12 @@ pub fn zstd_start_of_last_turns(path: &Path, turns: usize) -> Option<(u64, usize
         }
         // Only the frame's last turn starts matter: enough to reach the
         // `turns`-th last, and one more to know an earlier one exists.
-        let starts = FrameTurnStarts::of(&buf, turns + 1 - found)?;
+        let starts = FrameTurnStarts::of(&buf, turns.saturating_add(1).saturating_sub(found))?;
         if !starts.ends_line() {
             return None;
         }
         for &at in starts.last.iter().rev() {
-            found += 1;
+            found = found.saturating_add(1);
             if found == turns {
                 nth = Some((offset, at));
             } else if found > turns {
@@ -202,16 +208,21 @@ impl FrameTurnStarts {
         for i in memchr::memmem::find_iter(&self.window, AFTER_NEWLINE) {
             // The line starts after the newline at `i`; the window's
             // carried bytes end where the text before this piece ends.
-            let line = (self.before + i + 1).saturating_sub(self.carried);
+            let line = self
+                .before
+                .saturating_add(i)
+                .saturating_add(1)
+                .saturating_sub(self.carried);
             if self.last.len() == self.keep {
                 self.last.pop_front();
             }
             self.last.push_back(line);
         }
-        self.before += piece.len();
+        self.before = self.before.saturating_add(piece.len());
         self.last_byte = piece.last().copied().or(self.last_byte);
-        self.carried = self.window.len().min(AFTER_NEWLINE.len() - 1);
-        self.window.drain(..self.window.len() - self.carried);
+        self.carried = self.window.len().min(AFTER_NEWLINE.len().saturating_sub(1));
+        self.window
+            .drain(..self.window.len().saturating_sub(self.carried));
     }
 
     /// Whether the text ends a line (so the next frame starts one).
@@ -242,7 +253,7 @@ pub fn for_each_event_from_frame(
     {
         each_piece_of_frame(&bytes, &mut |piece| {
             let from = skip.min(piece.len());
-            skip -= from;
+            skip = skip.saturating_sub(from);
             lines.feed(&piece[from..], &mut |line| {
                 if !line.is_empty() {
                     events_of_line(line, f);
@@ -257,10 +268,10 @@ pub fn for_each_event_from_frame(
 
 /// How many turns the log at `path` starts (its lines, raw or Zstandard).
 pub fn count_turn_starts(path: &Path) -> Result<usize, LogError> {
-    let mut n = 0;
+    let mut n: usize = 0;
     crate::store::log::reader::for_each_line(path, |l| {
         if l.starts_with(TURN_START) {
-            n += 1;
+            n = n.saturating_add(1);
         }
     })?;
     Ok(n)
@@ -273,10 +284,10 @@ pub fn for_each_event_after_turns(
     skip: usize,
     f: &mut dyn FnMut(&serde_json::Value),
 ) -> Result<(), LogError> {
-    let mut seen = 0;
+    let mut seen: usize = 0;
     crate::store::log::reader::for_each_line(path, |l| {
         if seen <= skip && l.starts_with(TURN_START) {
-            seen += 1;
+            seen = seen.saturating_add(1);
         }
         if seen > skip {
             events_of_line(l, f);

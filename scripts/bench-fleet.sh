@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Cross-host followups on one machine: a 3-node hub on loopback (the pinned
+# nats-server), two stores as hosts `a` and `b` with their daemons (release
+# build). Prints two lines:
+#   latency: N sends from a to b:lead, one at a time, each `--wait accepted`
+#     (queued → in b's inbox), wall time of each whole command: median, p95, max;
+#   throughput: M sends queued back to back without waiting, then the time
+#     until b's inbox holds all M (messages/s over the whole run).
+# usage: scripts/bench-fleet.sh [N] [M]    (defaults 200 and 1000)
+# Everything it starts is stopped, and its directory removed, however it ends.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${1:-200}
+M=${2:-1000}
+cargo build --quiet --release
+target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys;print(json.load(sys.stdin)["target_directory"])')
+bin="${DSH_AGENTS_BIN:-$target_dir/release/dsh-agents}"
+server=$(scripts/nats-server.sh)
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  status=$?
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$work"
+  exit $status
+}
+trap cleanup EXIT
+port=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')
+if [ "$port" -gt 65000 ]; then port=24222; fi
+"$bin" fleet config --hosts a,b --out "$work/hub" --port "$port" >/dev/null
+for n in 1 2 3; do
+  "$server" -c "$work/hub/hub-$n.conf" >"$work/hub-$n.log" 2>&1 &
+  pids+=($!)
+done
+nats="nats://127.0.0.1:$port,nats://127.0.0.1:$((port + 1)),nats://127.0.0.1:$((port + 2))"
+for _ in $(seq 1 100); do
+  "$bin" fleet init --nats "$nats" --creds "$work/hub/admin.nk" 2>/dev/null && break
+  sleep 0.2
+done
+for h in a b; do
+  mkdir -p "$work/$h"
+  "$bin" --store "$work/$h" spawn --prompt "lead the work on host $h" >/dev/null
+  "$bin" --store "$work/$h" fleet run --host "$h" --nats "$nats" --creds "$work/hub/$h.nk" \
+    >"$work/daemon-$h.log" 2>&1 &
+  pids+=($!)
+  until grep -q serving "$work/daemon-$h.log"; do sleep 0.1; done
+done
+# A first send warms both daemons' consumers before anything is timed.
+"$bin" --store "$work/a" followup b:lead "warm up" --id warm --wait accepted --timeout 60 >/dev/null
+BIN="$bin" A="$work/a" B="$work/b" N="$N" M="$M" python3 - <<'EOF'
+import os, subprocess, time, statistics
+bin_, a, b, n, m = os.environ["BIN"], os.environ["A"], os.environ["B"], int(os.environ["N"]), int(os.environ["M"])
+times = []
+for i in range(n):
+    t = time.monotonic()
+    subprocess.run([bin_, "--store", a, "followup", "b:lead", f"latency {i}", "--id", f"lat-{i}",
+                    "--wait", "accepted", "--timeout", "60"], check=True, stdout=subprocess.DEVNULL)
+    times.append((time.monotonic() - t) * 1000)
+times.sort()
+p95 = times[min(len(times) - 1, int(len(times) * 0.95))]
+print(f"latency: {n} sends, --wait accepted: median {statistics.median(times):.1f} ms, "
+      f"p95 {p95:.1f} ms, max {times[-1]:.1f} ms")
+def pending():
+    out = subprocess.run([bin_, "--store", b, "inbox", "lead", "--json"], check=True,
+                         capture_output=True, text=True).stdout
+    return out.count('"id": "thr-') + out.count('"id":"thr-')
+t = time.monotonic()
+for i in range(m):
+    subprocess.run([bin_, "--store", a, "followup", "b:lead", f"throughput {i}", "--id", f"thr-{i}"],
+                   check=True, stdout=subprocess.DEVNULL)
+queued = time.monotonic() - t
+while pending() < m:
+    time.sleep(0.05)
+took = time.monotonic() - t
+print(f"throughput: {m} sends queued in {queued:.2f} s, all in b's inbox after {took:.2f} s: "
+      f"{m / took:.0f} messages/s")
+EOF
