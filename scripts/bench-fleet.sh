@@ -4,8 +4,9 @@
 # build). Prints two lines:
 #   latency: N sends from a to b:lead, one at a time, each `--wait accepted`
 #     (queued → in b's inbox), wall time of each whole command: median, p95, max;
-#   throughput: M sends queued back to back without waiting, then the time
-#     until b's inbox holds all M (messages/s over the whole run).
+#   throughput: M sends queued in a's outbox while a's daemon is stopped,
+#     then the daemon started again and timed until b's inbox holds all M
+#     (the fleet's own rate, without the sending commands' start-up).
 # usage: scripts/bench-fleet.sh [N] [M]    (defaults 200 and 1000)
 # Everything it starts is stopped, and its directory removed, however it ends.
 set -euo pipefail
@@ -44,11 +45,13 @@ for h in a b; do
   "$bin" --store "$work/$h" fleet run --host "$h" --nats "$nats" --creds "$work/hub/$h.nk" \
     >"$work/daemon-$h.log" 2>&1 &
   pids+=($!)
+  eval "daemon_$h=$!"
   until grep -q serving "$work/daemon-$h.log"; do sleep 0.1; done
 done
 # A first send warms both daemons' consumers before anything is timed.
 "$bin" --store "$work/a" followup b:lead "warm up" --id warm --wait accepted --timeout 60 >/dev/null
-BIN="$bin" A="$work/a" B="$work/b" N="$N" M="$M" python3 - <<'EOF'
+BIN="$bin" A="$work/a" B="$work/b" N="$N" M="$M" DAEMON_A="$daemon_a" NATS="$nats" \
+  CREDS="$work/hub/a.nk" LOG="$work/daemon-a2.log" python3 - <<'EOF'
 import os, subprocess, time, statistics
 bin_, a, b, n, m = os.environ["BIN"], os.environ["A"], os.environ["B"], int(os.environ["N"]), int(os.environ["M"])
 times = []
@@ -65,14 +68,23 @@ def pending():
     out = subprocess.run([bin_, "--store", b, "inbox", "lead", "--json"], check=True,
                          capture_output=True, text=True).stdout
     return out.count('"id": "thr-') + out.count('"id":"thr-')
-t = time.monotonic()
+os.kill(int(os.environ["DAEMON_A"]), 15)
+while subprocess.run(["kill", "-0", os.environ["DAEMON_A"]], capture_output=True).returncode == 0:
+    time.sleep(0.05)
 for i in range(m):
     subprocess.run([bin_, "--store", a, "followup", "b:lead", f"throughput {i}", "--id", f"thr-{i}"],
                    check=True, stdout=subprocess.DEVNULL)
-queued = time.monotonic() - t
-while pending() < m:
-    time.sleep(0.05)
-took = time.monotonic() - t
-print(f"throughput: {m} sends queued in {queued:.2f} s, all in b's inbox after {took:.2f} s: "
+log = open(os.environ["LOG"], "w")
+t = time.monotonic()
+daemon = subprocess.Popen([bin_, "--store", a, "fleet", "run", "--host", "a", "--nats", os.environ["NATS"],
+                           "--creds", os.environ["CREDS"]], stdout=log, stderr=log)
+try:
+    while pending() < m:
+        time.sleep(0.05)
+    took = time.monotonic() - t
+finally:
+    daemon.terminate()
+    daemon.wait()
+print(f"throughput: {m} queued sends, all in b's inbox {took:.2f} s after a's daemon started: "
       f"{m / took:.0f} messages/s")
 EOF

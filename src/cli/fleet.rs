@@ -523,8 +523,9 @@ pub(super) fn cancel_remote(
     })))
 }
 
-/// How often a waiting send looks at the receipts the daemon keeps.
-const RECEIPT_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+/// The longest a waiting send goes without looking at the receipts the
+/// daemon keeps; a change in `.fleet/` wakes it sooner.
+const RECEIPT_POLL: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// Wait until `mail`'s receipt says it got as far as `want` (its level) or
 /// was refused (an error with the target host's reason), at most
@@ -532,6 +533,9 @@ const RECEIPT_POLL: std::time::Duration = std::time::Duration::from_millis(50);
 /// on its way).
 fn wait_for_receipt(local: &Local, mail: &Mail, timeout_s: u64, want: Level) -> Result<Level> {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(timeout_s);
+    // Watched before the first look, so a receipt written between a look
+    // and the wait still wakes it.
+    let watch = crate::inbox::watch::Watcher::new(local.dir(), false);
     loop {
         let sent = local.sent()?;
         let (level, why) = sent
@@ -559,7 +563,7 @@ fn wait_for_receipt(local: &Local, mail: &Mail, timeout_s: u64, want: Level) -> 
                 }
                 .into());
             }
-            _ => std::thread::sleep(RECEIPT_POLL),
+            _ => watch.wait(RECEIPT_POLL),
         }
     }
 }

@@ -36,8 +36,10 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
 
-/// How often the outbox's length is looked at.
-const OUTBOX_TICK: Duration = Duration::from_millis(50);
+/// How often the outbox is looked at when nothing said it changed: a send
+/// wakes the forwarder at once (inotify on `.fleet/`), this is the net
+/// under that hint.
+const OUTBOX_TICK: Duration = Duration::from_secs(1);
 const HEARTBEAT: Duration = Duration::from_secs(5);
 
 fn runtime() -> Result<tokio::runtime::Runtime, FleetError> {
@@ -337,16 +339,64 @@ async fn publish_until_acked(js: &Context, subject: String, id: &str, payload: V
     }
 }
 
+/// The most outbox mails published before their acknowledgements are
+/// awaited (and the cursor moved past them, once).
+const PUBLISH_BATCH: usize = 64;
+
+/// Publish every mail of `batch` in order, all before awaiting the hub's
+/// acknowledgements (one connection keeps them in order), then await each;
+/// one the hub did not take is published again until it does. A crash
+/// before the cursor moves publishes the batch again under the same
+/// Msg-Ids, which the hub and then the target's inbox take once.
+async fn publish_all(js: &Context, batch: &[(Mail, u64)]) {
+    let mut sent = Vec::with_capacity(batch.len());
+    for (mail, _) in batch {
+        let payload = serde_json::to_vec(mail).unwrap_or_default();
+        let publish = js
+            .send_publish(
+                mail_subject(&mail.to),
+                jetstream::message::PublishMessage::build()
+                    .payload(payload.clone().into())
+                    .message_id(&mail.id),
+            )
+            .await;
+        sent.push((mail, payload, publish));
+    }
+    for (mail, payload, publish) in sent {
+        let taken = match publish {
+            Ok(ack) => ack.await.is_ok(),
+            Err(_) => false,
+        };
+        if !taken {
+            publish_until_acked(js, mail_subject(&mail.to), &mail.id, payload).await;
+        }
+    }
+}
+
 async fn forward(js: &Context, local: &Local) -> Result<(), FleetError> {
+    // A thread waits on the fleet directory and wakes the forwarder: a send
+    // leaves as soon as its outbox line is written, not at the next tick.
+    let changed = std::sync::Arc::new(tokio::sync::Notify::new());
+    let waker = changed.clone();
+    let dir = local.dir().to_path_buf();
+    std::thread::spawn(move || {
+        let watch = crate::inbox::watch::Watcher::new(&dir, false);
+        loop {
+            watch.wait(OUTBOX_TICK);
+            waker.notify_one();
+        }
+    });
     loop {
         let cursor = local.cursor()?;
-        for (mail, end) in local.outbox_from(cursor)? {
-            let payload = serde_json::to_vec(&mail).unwrap_or_default();
-            publish_until_acked(js, mail_subject(&mail.to), &mail.id, payload).await;
+        for batch in local.outbox_from(cursor)?.chunks(PUBLISH_BATCH) {
+            publish_all(js, batch).await;
             crate::support::fault::fault("fleet-after-publish");
-            local.set_cursor(end)?;
+            if let Some((_, end)) = batch.last() {
+                local.set_cursor(*end)?;
+            }
         }
-        tokio::time::sleep(OUTBOX_TICK).await;
+        // A permit stored while this pass ran wakes the next one at once.
+        let _ = tokio::time::timeout(OUTBOX_TICK, changed.notified()).await;
     }
 }
 
@@ -368,10 +418,15 @@ fn deliver_here(store: &Path, mail: &Mail, limits: Limits) -> Outcome {
     use crate::error::{Error, ErrorKind};
     // Ok(Ok(session)): accepted; Ok(Err(why)): an interrupt expired.
     let attempt = || -> Result<Result<Option<String>, String>, Error> {
+        // As `followup`, `interrupt` and `cancel` open it: an agent named by
+        // exact id is located by its path, a prefix or a name path reads
+        // the whole store.
         let store = crate::store::open(
             store,
-            crate::store::Plan::Whole {
-                why: "a mail names its agent by id, prefix or name path",
+            crate::store::Plan::Ids {
+                ids: &[mail.agent.as_str()],
+                up: crate::store::set::locate::Ancestry::None,
+                ahead: None,
             },
         )?;
         let corpus = crate::tree::Corpus::new(&store);

@@ -116,6 +116,11 @@ impl Local {
         }
     }
 
+    /// The directory of the fleet files (what a waiter watches).
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     fn path(&self, name: &str) -> PathBuf {
         self.dir.join(name)
     }
