@@ -109,11 +109,6 @@ pub(super) fn tree(env: &Env, view: &crate::operator::tree_watch::TreeView) -> R
     let local = Local::of(&env.root);
     let m = local.joined()?;
     let beats = local.beats()?;
-    let others: Vec<(String, Vec<serde_json::Value>)> = local
-        .rows()?
-        .into_iter()
-        .filter(|(h, _)| *h != m.host)
-        .collect();
     // Whether a host is heard from is the real clock's (as `fleet status`
     // says it); the rows' times are shown against the display clock, as
     // `tree` shows them.
@@ -122,6 +117,12 @@ pub(super) fn tree(env: &Env, view: &crate::operator::tree_watch::TreeView) -> R
     let mine = view.frame(&env.root)?;
     let text = if env.json {
         let mine: serde_json::Value = serde_json::from_str(&mine).unwrap_or_default();
+        // Only the JSON needs every field of every host's rows.
+        let others: Vec<(String, Vec<serde_json::Value>)> = local
+            .rows()?
+            .into_iter()
+            .filter(|(h, _)| *h != m.host)
+            .collect();
         let hosts: Vec<serde_json::Value> = others
             .iter()
             .map(|(host, rows)| {

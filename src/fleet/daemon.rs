@@ -258,7 +258,7 @@ pub fn run(store: &Path, m: &Membership, limits: Limits) -> Result<(), FleetErro
             r = again("beat", || heartbeat(&js, &m, &local, &beats)) => r,
             r = again("watch the hosts", || watch_hosts(&js, &local, &beats)) => r,
             r = again("write the rows", || super::rows::publish(&js, &m.host, &store)) => r,
-            r = again("mirror the rows", || super::rows::mirror(&js, &local)) => r,
+            r = again("mirror the rows", || super::rows::mirror(&js, &local, &m.host)) => r,
         }
     })
 }

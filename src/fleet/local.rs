@@ -377,14 +377,29 @@ impl Local {
     }
 
     /// Keep host `host`'s session rows as the hub holds them
-    /// (`rows-HOST.json`: a JSON array, replaced whole).
-    pub fn set_rows(&self, host: &str, rows: &[&serde_json::Value]) -> Result<(), FleetError> {
-        let text = serde_json::to_vec(rows).unwrap_or_default();
+    /// (`rows-HOST.json`: a JSON array of the rows' own JSON texts,
+    /// replaced whole).
+    pub fn set_rows(&self, host: &str, rows: &[&[u8]]) -> Result<(), FleetError> {
+        let mut text = Vec::with_capacity(rows.iter().map(|r| r.len() + 1).sum::<usize>() + 2);
+        text.push(b'[');
+        for (n, row) in rows.iter().enumerate() {
+            if n > 0 {
+                text.push(b',');
+            }
+            text.extend_from_slice(row);
+        }
+        text.push(b']');
         replace(&self.path(&format!("rows-{host}.json")), &text)
     }
 
     /// Every host's session rows as the daemon last mirrored them, by host.
     pub fn rows(&self) -> Result<Vec<(String, Vec<serde_json::Value>)>, FleetError> {
+        self.rows_of()
+    }
+
+    /// As `rows`, each host's file read as `T` (a view that keeps only
+    /// what it shows).
+    pub fn rows_of<T: serde::de::DeserializeOwned>(&self) -> Result<Vec<(String, T)>, FleetError> {
         let mut out = Vec::new();
         let entries = match std::fs::read_dir(&self.dir) {
             Ok(e) => e,
@@ -400,11 +415,12 @@ impl Local {
                 continue;
             };
             let path = e.path();
-            let rows: Vec<serde_json::Value> = serde_json::from_slice(&read_or_empty(&path)?)
-                .map_err(|err| FleetError::Corrupt {
+            let rows: T = serde_json::from_slice(&read_or_empty(&path)?).map_err(|err| {
+                FleetError::Corrupt {
                     path: path.clone(),
                     why: err.to_string(),
-                })?;
+                }
+            })?;
             out.push((host.to_string(), rows));
         }
         out.sort_by(|a, b| a.0.cmp(&b.0));

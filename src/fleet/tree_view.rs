@@ -8,23 +8,93 @@ use crate::operator::table::columns;
 use crate::support::clock::{parse_rfc3339, since, when};
 use serde_json::Value;
 
-/// The last turn as `tree` says it: `turn 3 open 5 s`, `completed 2 min ago`.
-fn last_turn(row: &Value, now: i64) -> String {
-    let last = &row["lastTurn"];
-    if last.is_null() {
-        return "-".into();
+/// What the view shows of one row, read leniently (a field of another
+/// type reads as missing, as `tree` on that host would not have written
+/// it): a host of 10,000 rows costs these fields, not their JSON values.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Drawn {
+    id: String,
+    name: String,
+    parent: Option<String>,
+    depth: usize,
+    state: String,
+    mode: String,
+    /// `(turn, open, endingDetail, time)` of `lastTurn`, when there is one.
+    last: Option<(u64, bool, Option<String>, Option<i64>)>,
+    pending: Option<u64>,
+    subtree_tokens: u64,
+    label: String,
+    root: String,
+}
+
+impl Drawn {
+    pub fn of(row: &Value) -> Drawn {
+        let text = |v: &Value| v.as_str().unwrap_or("").to_string();
+        let last = &row["lastTurn"];
+        Drawn {
+            id: text(&row["id"]),
+            name: text(&row["name"]),
+            parent: row["parent"].as_str().map(str::to_string),
+            depth: usize::try_from(row["depth"].as_u64().unwrap_or(0)).unwrap_or(0),
+            state: text(&row["state"]),
+            mode: text(&row["mode"]),
+            last: (!last.is_null()).then(|| {
+                (
+                    last["turn"].as_u64().unwrap_or(0),
+                    last["open"] == true,
+                    last["endingDetail"].as_str().map(str::to_string),
+                    last["time"].as_str().and_then(parse_rfc3339),
+                )
+            }),
+            pending: row["pending"].as_u64(),
+            subtree_tokens: row["subtreeTokens"].as_u64().unwrap_or(0),
+            label: text(&row["label"]),
+            root: text(&row["root"]),
+        }
     }
-    let at = last["time"].as_str().and_then(parse_rfc3339);
-    if last["open"] == true {
-        let turn = last["turn"].as_u64().unwrap_or(0);
+}
+
+/// A host's mirrored rows as the view reads them: each row parsed and
+/// made a `Drawn` before the next, so no row's JSON value outlives it.
+pub struct DrawnRows(pub Vec<Drawn>);
+
+impl<'de> serde::Deserialize<'de> for DrawnRows {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Rows;
+        impl<'de> serde::de::Visitor<'de> for Rows {
+            type Value = DrawnRows;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an array of session rows")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<DrawnRows, A::Error> {
+                let mut rows = Vec::new();
+                while let Some(row) = seq.next_element::<Value>()? {
+                    rows.push(Drawn::of(&row));
+                }
+                Ok(DrawnRows(rows))
+            }
+        }
+        d.deserialize_seq(Rows)
+    }
+}
+
+/// The last turn as `tree` says it: `turn 3 open 5 s`, `completed 2 min ago`.
+fn last_turn(row: &Drawn, now: i64) -> String {
+    let Some((turn, open, ending, at)) = &row.last else {
+        return "-".into();
+    };
+    if *open {
         return match at {
-            Some(t) => format!("turn {turn} open {}", since(now, t)),
+            Some(t) => format!("turn {turn} open {}", since(now, *t)),
             None => format!("turn {turn} open"),
         };
     }
-    match (last["endingDetail"].as_str(), at) {
-        (Some(e), Some(t)) => format!("{e} {}", when(now, t)),
-        (Some(e), None) => e.to_string(),
+    match (ending, at) {
+        (Some(e), Some(t)) => format!("{e} {}", when(now, *t)),
+        (Some(e), None) => e.clone(),
         (None, _) => "no turns".into(),
     }
 }
@@ -42,7 +112,7 @@ pub fn others(
 ) -> Result<Vec<String>, super::FleetError> {
     let beats = local.beats()?;
     let mut out = Vec::new();
-    for (host, rows) in local.rows()? {
+    for (host, DrawnRows(rows)) in local.rows_of::<DrawnRows>()? {
         if host == me {
             continue;
         }
@@ -63,37 +133,47 @@ pub fn others(
     Ok(out)
 }
 
-/// Whether no later sibling follows row `k` (rows in pre-order).
-fn is_last(rows: &[&Value], k: usize) -> bool {
-    let depth = rows[k]["depth"].as_u64().unwrap_or(0);
-    rows[k + 1..]
-        .iter()
-        .map(|r| r["depth"].as_u64().unwrap_or(0))
-        .find(|d| *d <= depth)
-        .is_none_or(|d| d < depth)
+/// For each row (in pre-order), whether no later sibling follows it: one
+/// pass from the end, keeping at each depth whether a later row there is
+/// still a sibling (a shallower row in between ends that).
+fn last_siblings(depths: impl DoubleEndedIterator<Item = usize> + ExactSizeIterator) -> Vec<bool> {
+    let mut later_at: Vec<bool> = Vec::new();
+    let mut last = vec![false; depths.len()];
+    for (k, depth) in depths.enumerate().rev() {
+        if later_at.len() <= depth {
+            later_at.resize(depth + 1, false);
+        }
+        last[k] = !later_at[depth];
+        later_at[depth] = true;
+        later_at.truncate(depth + 1);
+    }
+    last
 }
 
 /// The trees of `rows` (one host's, in the order its daemon wrote them:
 /// by key), each block under its root, fitted to `width`.
-pub fn render(rows: &[Value], now: i64, width: Option<usize>) -> String {
+pub fn render(rows: &[Drawn], now: i64, width: Option<usize>) -> String {
     // Each tree in pre-order: a tree's members keep the order its root's
     // `tree --json` gave them, which the row's `root` and walk recover.
-    let mut trees: Vec<(String, Vec<&Value>)> = Vec::new();
+    let mut trees: Vec<(String, Vec<&Drawn>)> = Vec::new();
+    let mut tree_of: std::collections::HashMap<&str, usize> = Default::default();
     for row in rows {
-        let root = row["root"].as_str().unwrap_or("").to_string();
-        match trees.iter_mut().find(|(r, _)| *r == root) {
-            Some((_, members)) => members.push(row),
-            None => trees.push((root, vec![row])),
-        }
+        let root = row.root.as_str();
+        let k = *tree_of.entry(root).or_insert_with(|| {
+            trees.push((root.to_string(), Vec::new()));
+            trees.len() - 1
+        });
+        trees[k].1.push(row);
     }
     let mut out = Vec::new();
     for (root, members) in &mut trees {
         let ordered = preorder(root, members);
+        let lasts = last_siblings(ordered.iter().map(|r| r.depth));
         let mut lines = Vec::new();
         let mut continues: Vec<bool> = Vec::new();
         for (k, row) in ordered.iter().enumerate() {
-            let depth = usize::try_from(row["depth"].as_u64().unwrap_or(0)).unwrap_or(0);
-            let last = is_last(&ordered, k);
+            let depth = row.depth;
+            let last = lasts[k];
             continues.resize(depth + 1, false);
             continues[depth] = !last;
             let mut name = String::new();
@@ -103,18 +183,16 @@ pub fn render(rows: &[Value], now: i64, width: Option<usize>) -> String {
                 }
                 name.push_str(if last { "└─ " } else { "├─ " });
             }
-            let full = row["name"].as_str().unwrap_or("");
+            let full = row.name.as_str();
             name.push_str(full.rsplit('/').next().unwrap_or(full));
             lines.push(vec![
                 name,
-                row["state"].as_str().unwrap_or("").to_string(),
-                row["mode"].as_str().unwrap_or("").to_string(),
+                row.state.clone(),
+                row.mode.clone(),
                 last_turn(row, now),
-                row["pending"]
-                    .as_u64()
-                    .map_or("?".into(), |n| n.to_string()),
-                row["subtreeTokens"].as_u64().unwrap_or(0).to_string(),
-                row["label"].as_str().unwrap_or("").replace('\n', " "),
+                row.pending.map_or("?".into(), |n| n.to_string()),
+                row.subtree_tokens.to_string(),
+                row.label.replace('\n', " "),
             ]);
         }
         let head = [
@@ -134,13 +212,21 @@ pub fn render(rows: &[Value], now: i64, width: Option<usize>) -> String {
 /// `members` of the tree rooted at `root` in pre-order, each parent before
 /// its children, siblings in the order given (rows that reach no parent
 /// among them come last, as they came).
-fn preorder<'v>(root: &str, members: &[&'v Value]) -> Vec<&'v Value> {
+fn preorder<'v>(root: &str, members: &[&'v Drawn]) -> Vec<&'v Drawn> {
+    // Each parent's children, in the order given: one pass, not a scan of
+    // every member for each one.
+    let mut children: std::collections::HashMap<&str, Vec<usize>> = Default::default();
+    for (k, m) in members.iter().enumerate() {
+        if let Some(parent) = m.parent.as_deref() {
+            children.entry(parent).or_default().push(k);
+        }
+    }
     let mut out = Vec::with_capacity(members.len());
     let mut used = vec![false; members.len()];
     let mut stack: Vec<usize> = members
         .iter()
         .enumerate()
-        .filter(|(_, m)| m["id"] == root)
+        .filter(|(_, m)| m.id == root)
         .map(|(k, _)| k)
         .collect();
     while let Some(k) = stack.pop() {
@@ -148,11 +234,9 @@ fn preorder<'v>(root: &str, members: &[&'v Value]) -> Vec<&'v Value> {
             continue;
         }
         out.push(members[k]);
-        let id = &members[k]["id"];
-        let children: Vec<usize> = (0..members.len())
-            .filter(|c| !used[*c] && members[*c]["parent"] == *id)
-            .collect();
-        stack.extend(children.into_iter().rev());
+        if let Some(below) = children.get(members[k].id.as_str()) {
+            stack.extend(below.iter().rev().filter(|c| !used[**c]));
+        }
     }
     out.extend(
         members
@@ -169,6 +253,32 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// The one-pass answer against the definition: the first later row no
+    /// deeper than a row is shallower, or there is none.
+    #[test]
+    fn last_siblings_match_their_definition() {
+        let shapes: &[&[u64]] = &[
+            &[],
+            &[0],
+            &[0, 1, 1, 1],
+            &[0, 1, 2, 2, 1, 2, 3, 1],
+            &[0, 1, 2, 3, 4, 1],
+            &[0, 1, 2, 1, 2, 2, 3, 3, 1, 0, 1],
+        ];
+        for depths in shapes {
+            let rows = depths.iter().map(|d| usize::try_from(*d).unwrap());
+            let want: Vec<bool> = (0..depths.len())
+                .map(|k| {
+                    depths[k + 1..]
+                        .iter()
+                        .find(|d| **d <= depths[k])
+                        .is_none_or(|d| *d < depths[k])
+                })
+                .collect();
+            assert_eq!(last_siblings(rows), want, "{depths:?}");
+        }
+    }
+
     #[test]
     fn a_hosts_rows_draw_as_its_tree() {
         let now = 1_800_000_000_000;
@@ -183,12 +293,13 @@ mod tests {
             })
         };
         // In key order, not tree order: the view puts parents first.
-        let rows = vec![
+        let rows = [
             row("c2", "rev/chk", Some("c1"), 2),
             row("c1", "rev", Some("r"), 1),
             row("c3", "scout", Some("r"), 1),
             row("r", "lead", None, 0),
         ];
+        let rows: Vec<Drawn> = rows.iter().map(Drawn::of).collect();
         let text = render(&rows, now, None);
         let names: Vec<&str> = text
             .lines()

@@ -503,6 +503,33 @@ pub fn json_to(
     Ok(())
 }
 
+/// Each member `json_to` writes, as its JSON object with its tree's root
+/// id, handed to `each` a member at a time (the fleet's rows: nothing of
+/// the whole view is held).
+pub fn members_to(
+    corpus: &Corpus,
+    only: Option<usize>,
+    filter: Filter,
+    hold: usize,
+    each: &mut dyn FnMut(&str, serde_json::Value),
+) -> Result<()> {
+    for root in roots(corpus, only)? {
+        let root = root.get();
+        let block = measure(corpus, root, filter, hold, None);
+        if block.marks.count == 0 {
+            continue;
+        }
+        let root_id = corpus.id(root);
+        let (marks, rows) = block.rows();
+        let _ = each_row(rows, |r| {
+            if marks.keeps(&r) {
+                each(root_id, member_json(corpus, &marks, &r));
+            }
+        });
+    }
+    Ok(())
+}
+
 /// One line of a drawn view: its text, and the member when it is a row.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Line {

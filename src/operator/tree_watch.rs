@@ -48,6 +48,18 @@ impl TreeView {
         })
     }
 
+    /// Each member of the JSON frame with its tree's root id, a member at a
+    /// time (`tree_view::members_to`).
+    pub fn members(
+        &self,
+        root: &std::path::Path,
+        each: &mut dyn FnMut(&str, serde_json::Value),
+    ) -> Result<()> {
+        self.with_trees(root, |corpus, only| {
+            tree_view::members_to(corpus, only, self.filter, tree_view::HOLD_ROWS, each)
+        })
+    }
+
     /// `f` on the store at `root` and the tree `agent` names (every tree
     /// without one).
     fn with_trees<T>(

@@ -365,12 +365,13 @@ mod tests {
                 tls_ca: None,
             })
             .unwrap();
-        let rows: Vec<serde_json::Value> = crate::fleet::rows::read(&store("rc8-cli"), "b")
+        let rows: Vec<Vec<u8>> = crate::fleet::rows::read(&store("rc8-cli"), "b")
             .unwrap()
-            .into_values()
+            .values()
+            .map(|r| serde_json::to_vec(r).unwrap())
             .collect();
         local
-            .set_rows("b", &rows.iter().collect::<Vec<_>>())
+            .set_rows("b", &rows.iter().map(Vec::as_slice).collect::<Vec<_>>())
             .unwrap();
         let joined = data::snapshot(&root, None, tree_width(w), NOW, &mut |_| {}).unwrap();
         std::fs::remove_dir_all(&root).unwrap();
