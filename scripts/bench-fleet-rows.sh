@@ -13,47 +13,17 @@
 # STORE gets a `.fleet/` directory (removed afterwards); everything it
 # starts is stopped, and its own directory removed, however it ends.
 set -euo pipefail
-cd "$(dirname "$0")/.."
 store=$(cd "$1" && pwd)
 quiet=${2:-30}
-cargo build --quiet --release
-target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys;print(json.load(sys.stdin)["target_directory"])')
-bin="${DSH_AGENTS_BIN:-$target_dir/release/dsh-agents}"
-server=$(scripts/nats-server.sh)
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  status=$?
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$work" "$store/.fleet"
-  exit $status
-}
-trap cleanup EXIT
-port=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')
-if [ "$port" -gt 65000 ]; then port=24222; fi
-"$bin" fleet config --hosts a,b --out "$work/hub" --port "$port" >/dev/null
-for n in 1 2 3; do
-  "$server" -c "$work/hub/hub-$n.conf" >"$work/hub-$n.log" 2>&1 &
-  pids+=($!)
-done
-nats="nats://127.0.0.1:$port,nats://127.0.0.1:$((port + 1)),nats://127.0.0.1:$((port + 2))"
-for _ in $(seq 1 100); do
-  "$bin" fleet init --nats "$nats" --creds "$work/hub/admin.nk" 2>/dev/null && break
-  sleep 0.2
-done
+PROFILE=release source "$(dirname "$0")/fleet/hub.sh"
+cleanup_also=("$store/.fleet")
+start_hub a,b
 mkdir -p "$work/b"
 "$bin" --store "$work/b" spawn --prompt "lead the work on host b" >/dev/null
-"$bin" --store "$work/b" fleet run --host b --nats "$nats" --creds "$work/hub/b.nk" \
-  >"$work/daemon-b.log" 2>&1 &
-pids+=($!)
-until grep -q serving "$work/daemon-b.log"; do sleep 0.1; done
+start_daemon b "$work/b"
 expected=$("$bin" --store "$store" tree --json | python3 -c 'import json,sys;print(sum(len(t["members"]) for t in json.load(sys.stdin)))')
 start=$(date +%s.%N)
-"$bin" --store "$store" fleet run --host a --nats "$nats" --creds "$work/hub/a.nk" \
-  >"$work/daemon-a.log" 2>&1 &
-daemon=$!
-pids+=($daemon)
+start_daemon a "$store"
 mirror="$work/b/.fleet/rows-a.json"
 count() { python3 -c 'import json,sys
 try: print(len(json.load(open(sys.argv[1]))))
