@@ -255,7 +255,7 @@ pub(super) fn events(env: &Env, args: &EventsArgs) -> Result<Output> {
         json: env.json,
         state: env.settings.name_cache.as_deref().and_then(|cache| {
             // Never inside the store (DSH reads every directory there).
-            (!crate::store::accel::name_index::inside_store(cache, &env.root))
+            (!crate::store::files::cache_dir::inside_store(cache, &env.root))
                 .then(|| crate::top::follow_state::path(cache, &env.root, args.agent.as_deref()))
         }),
     };

@@ -43,7 +43,7 @@ impl PartialEq for IdList {
 }
 
 fn key(kind: u8, id: &[u8]) -> u64 {
-    crate::store::accel::name_index::fnv(&[&[kind], id])
+    crate::store::files::cache_dir::fnv(&[&[kind], id])
 }
 
 impl IdList {

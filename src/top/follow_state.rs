@@ -43,8 +43,8 @@ impl<O> FollowState<O> {
 /// `root` keeps its state in, under the cache directory `cache`.
 pub fn path(cache: &Path, root: &Path, agent: Option<&str>) -> PathBuf {
     let agent = agent.unwrap_or("");
-    let key = crate::store::accel::name_index::fnv(&[agent.as_bytes()]);
-    crate::store::accel::name_index::store_dir(cache, root).join(format!("events-{key:016x}.json"))
+    let key = crate::store::files::cache_dir::fnv(&[agent.as_bytes()]);
+    crate::store::files::cache_dir::store_dir(cache, root).join(format!("events-{key:016x}.json"))
 }
 
 /// The state saved at `path`; none when there is none or it cannot be
@@ -64,7 +64,7 @@ pub fn save<O: Serialize>(path: &Path, state: &FollowState<O>) -> std::io::Resul
         std::fs::create_dir_all(dir)?;
     }
     let bytes = serde_json::to_vec(state).map_err(std::io::Error::other)?;
-    crate::store::accel::name_index::replace(path, &bytes)
+    crate::store::files::cache_dir::replace(path, &bytes)
 }
 
 #[cfg(test)]

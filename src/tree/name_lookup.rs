@@ -44,7 +44,7 @@ pub fn open_for_name(
         Err(e) => return Err(e),
     };
     // A cache inside the store would be a project directory to DSH.
-    if crate::store::accel::name_index::inside_store(cache, &located.root) {
+    if crate::store::files::cache_dir::inside_store(cache, &located.root) {
         return whole("the name index would lie inside the store");
     }
     let corpus = Corpus::new(&located);

@@ -7,7 +7,7 @@
 
 #![deny(clippy::cast_possible_truncation, clippy::arithmetic_side_effects)]
 
-use crate::store::accel::name_index::{fnv, replace, store_dir};
+use crate::store::files::cache_dir::{fnv, replace, store_dir};
 use crate::store::set::enumerate::Store;
 use std::path::Path;
 
@@ -60,7 +60,7 @@ pub fn load(cache: &Path, root: &Path) -> Vec<(u64, u64)> {
 /// Save the edges of every session of `store` for the next listing. A
 /// cache inside the store is never written (it would be a project to DSH).
 pub fn save(cache: &Path, store: &Store) {
-    if crate::store::accel::name_index::inside_store(cache, &store.root)
+    if crate::store::files::cache_dir::inside_store(cache, &store.root)
         || store.sessions.len() as u64 > MAX_EDGES
     {
         return;
