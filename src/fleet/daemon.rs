@@ -379,9 +379,11 @@ async fn forward(js: &Context, local: &Local) -> Result<(), FleetError> {
     let changed = std::sync::Arc::new(tokio::sync::Notify::new());
     let waker = changed.clone();
     let dir = local.dir().to_path_buf();
+    // It ends once this forwarder is gone (the daemon starts another after
+    // a failure, with a watcher of its own).
     std::thread::spawn(move || {
         let watch = crate::inbox::watch::Watcher::new(&dir, false);
-        loop {
+        while std::sync::Arc::strong_count(&waker) > 1 {
             watch.wait(OUTBOX_TICK);
             waker.notify_one();
         }
