@@ -3,8 +3,8 @@
 //! (contract §8) a failure gets; `ErrorKind` → `ExitCode` is the one table.
 
 use crate::inbox::DeliveryError;
-use crate::store::StoreError;
 use crate::tree::{ResolveError, TreeError};
+use dsh_store::StoreError;
 use std::fmt;
 use std::process::ExitCode;
 

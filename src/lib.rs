@@ -6,7 +6,7 @@
 //! | folder | holds | contract |
 //! |---|---|---|
 //! | `support/` | clock and ids, parallel map, signal flag | — |
-//! | `store/` | paths and codecs, header, descriptor, enumeration, log reader, scan cache, event rules, packed rows, surface fold, zstd frames, log writer, sidecar I/O | §3 |
+//! | `dsh_store` (its own crate, `crates/dsh-store`) | the store behind one door: format rules, file safety and names, one log, the set of sessions, accelerators | §3 |
 //! | `inbox/` | records, framing, fold (pending, parked, claimable), lock, delivery, claims, liveness, watching | §6 |
 //! | `tree/` | corpus and ancestry, v1 listing rules, v2 tree, names and resolver, collation, callers | §4 |
 //! | `tools/` | one file per model tool, argument validation, the tool context | §5, §7 |
@@ -24,7 +24,6 @@ pub(crate) mod fleet;
 pub(crate) mod inbox;
 pub(crate) mod operator;
 pub(crate) mod runtime;
-pub(crate) mod store;
 pub(crate) mod support;
 pub(crate) mod tools;
 pub(crate) mod top;
@@ -39,23 +38,21 @@ pub use top::view::frame_text as top_frame_text;
 pub mod formats {
     pub use crate::inbox::Target;
     pub use crate::inbox::fold::{Fold, count_pending};
-    pub use crate::store::accel::edge_cache::{edges_file, load as load_edges};
-    pub use crate::store::files::paths::{encode_segment, project_key};
-    pub use crate::store::format::descriptor::{Dialect, parse as parse_descriptor};
-    pub use crate::store::format::events::validate_event;
-    pub use crate::store::format::header::{
+    pub use dsh_store::accel::{edges_file, load_edges};
+    pub use dsh_store::files::{encode_segment, project_key};
+    pub use dsh_store::format::Jv;
+    pub use dsh_store::format::decode_storage_record;
+    pub use dsh_store::format::parse_borrowed;
+    pub use dsh_store::format::read_json;
+    pub use dsh_store::format::validate_event;
+    pub use dsh_store::format::{Dialect, parse_descriptor};
+    pub use dsh_store::format::{
         HeaderParse, Member, is_valid_name, parse_header_line, validate_for_restore,
     };
-    pub use crate::store::format::json::parse_borrowed;
-    pub use crate::store::format::jv::Jv;
-    pub use crate::store::format::jv_read::parse as read_json;
-    pub use crate::store::format::packed::decode_storage_record;
-    pub use crate::store::log::native_inbox::NativeInbox;
-    pub use crate::store::log::reader::{Encoding, Inspection, inspect};
-    pub use crate::store::log::zstd_frames::{
-        Frame, FrameReader, decode_frame, decode_torn_prefix, encode_frame,
-    };
-    pub use crate::store::set::enumerate::expected_session_dir;
+    pub use dsh_store::log::NativeInbox;
+    pub use dsh_store::log::{Encoding, Inspection, inspect};
+    pub use dsh_store::log::{Frame, FrameReader, decode_frame, decode_torn_prefix, encode_frame};
+    pub use dsh_store::set::expected_session_dir;
 }
 
 /// The exit status of a command a signal stopped (128 + its number), if one did.

@@ -16,7 +16,7 @@ use crate::operator::{
     usage,
 };
 use crate::runtime::serve::{ServeOptions, serve};
-use crate::store::{self, Plan, Store};
+use dsh_store::{self as store, Plan, Store};
 
 use crate::tools::{Context, Contract, identity};
 use crate::tree::Corpus;
@@ -95,7 +95,7 @@ pub(super) fn check(env: &Env, out: &mut dyn std::io::Write) -> Result<Output> {
     match flushed {
         // A closed pipe ends the writing quietly (contract §8).
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            return Err(crate::store::StoreError::io("stdout", e).into());
+            return Err(dsh_store::StoreError::io("stdout", e).into());
         }
         _ => {}
     }
@@ -255,7 +255,7 @@ pub(super) fn events(env: &Env, args: &EventsArgs) -> Result<Output> {
         json: env.json,
         state: env.settings.name_cache.as_deref().and_then(|cache| {
             // Never inside the store (DSH reads every directory there).
-            (!crate::store::files::cache_dir::inside_store(cache, &env.root))
+            (!dsh_store::files::inside_store(cache, &env.root))
                 .then(|| crate::top::follow_state::path(cache, &env.root, args.agent.as_deref()))
         }),
     };
@@ -327,16 +327,15 @@ pub(super) fn export(env: &Env, args: &ExportArgs, out: &mut dyn std::io::Write)
         Some(a) => vec![corpus.root_of(resolve_agent(&store, a)?)?],
         None => corpus.roots().collect(),
     };
-    let warn = |id: &str, why: crate::store::error::LogError| {
-        eprintln!("warning: {id}: log not exported: {why}")
-    };
+    let warn =
+        |id: &str, why: dsh_store::LogError| eprintln!("warning: {id}: log not exported: {why}");
     let resource = otel::resource(&store.root);
     if let Some(url) = &args.endpoint {
         let deadline = std::time::Duration::from_secs(args.timeout);
         // A bad URL is the user's; a collector that fails us is I/O (exit 3).
         let failed = |e: otlp_http::SendError| match e {
             otlp_http::SendError::Url(_) => Error::usage(format!("--endpoint: {e}")),
-            e => Error::Store(crate::store::StoreError::Fatal {
+            e => Error::Store(dsh_store::StoreError::Fatal {
                 path: std::path::PathBuf::from(url),
                 message: format!("--endpoint: {e}"),
             }),
@@ -373,7 +372,7 @@ pub(super) fn export(env: &Env, args: &ExportArgs, out: &mut dyn std::io::Write)
     // Writing the file or stdout is I/O, not a bad argument: exit 3.
     let written = |path: &std::path::Path| {
         let path = path.to_path_buf();
-        move |e: std::io::Error| Error::Store(crate::store::StoreError::io(&path, e))
+        move |e: std::io::Error| Error::Store(dsh_store::StoreError::io(&path, e))
     };
     let stream = |out: &mut dyn std::io::Write| -> std::io::Result<u64> {
         let mut w = otel::JsonWriter::begin(out, &resource)?;
@@ -641,8 +640,7 @@ fn read_prices(path: &std::path::Path) -> Result<usage::Prices> {
 fn read_prices_file(path: &std::path::Path) -> Result<Vec<u8>> {
     use std::io::Read;
     let cannot = |why: String| Error::usage(format!("--prices: \"{}\": {why}", path.display()));
-    let file =
-        crate::store::files::sidecar::open_regular(path).map_err(|e| cannot(e.to_string()))?;
+    let file = dsh_store::files::open_regular(path).map_err(|e| cannot(e.to_string()))?;
     let mut bytes = Vec::new();
     file.take((1 << 20) + 1)
         .read_to_end(&mut bytes)

@@ -72,7 +72,7 @@ pub(super) fn stream_to(
     };
     match written {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(crate::store::StoreError::io("stdout", e).into())
+            Err(dsh_store::StoreError::io("stdout", e).into())
         }
         _ => Ok(()),
     }

@@ -208,7 +208,7 @@ pub(super) fn check(
 /// their daemons wrote; and the fleet's total. A host gone quiet counts
 /// with its last rows, marked unreachable.
 pub(super) fn usage(env: &Env) -> Result<Output> {
-    use crate::store::format::usage::TokenCounts;
+    use dsh_store::format::TokenCounts;
     let local = Local::of(&env.root);
     let m = local.joined()?;
     let beats = local.beats()?;

@@ -7,9 +7,9 @@ use super::env::{Env, Output, stream_to};
 use super::inputs::{caller_flag, message_body, message_id, message_text};
 use crate::error::{Error, Result};
 use crate::inbox::Target;
-use crate::store::format::descriptor::Dialect;
 use crate::tools::list_agents::Scope;
 use crate::tools::{Context, Contract, ToolCall};
+use dsh_store::format::Dialect;
 use serde_json::Value;
 
 /// A model tool a subcommand stands for: the call, the caller, the `--id`.
@@ -144,8 +144,7 @@ pub(super) fn run(
                 caller.agent.as_deref(),
                 call.addressed(contract),
                 call.ancestry(contract),
-                (contract == Contract::V2)
-                    .then_some(&crate::store::set::ahead::Located(Dialect::Seed001)),
+                (contract == Contract::V2).then_some(&dsh_store::set::Located(Dialect::Seed001)),
             )?,
         },
     };

@@ -5,8 +5,8 @@
 
 use super::settings::Settings;
 use crate::error::Result;
-use crate::store::set::locate::Ancestry;
-use crate::store::{self, Plan, Store};
+use dsh_store::set::Ancestry;
+use dsh_store::{self as store, Plan, Store};
 use std::path::{Path, PathBuf};
 
 /// The store root and the settings a command opens it with.
@@ -38,7 +38,7 @@ impl Open {
         named: Option<&str>,
         others: Option<Vec<&str>>,
         up: Ancestry,
-        ahead: Option<&crate::store::set::ahead::Located>,
+        ahead: Option<&dsh_store::set::Located>,
     ) -> Result<Store> {
         let why = match (named, &others) {
             _ if self.settings.full_scan => "a full scan was asked for",
@@ -81,10 +81,10 @@ impl Open {
     /// list, from the edges the last listing saw when there is a cache (and
     /// saving this one's for the next).
     pub fn reading_ahead(&self, ahead: crate::tree::ahead::ListingAhead) -> Result<Store> {
-        use crate::store::accel::edge_cache;
+        use dsh_store::accel::{load_edges, save_edges};
         let cache = self.cache();
         let ahead = match (cache, std::path::absolute(&self.root)) {
-            (Some(cache), Ok(root)) => ahead.with_edges(&edge_cache::load(cache, &root)),
+            (Some(cache), Ok(root)) => ahead.with_edges(&load_edges(cache, &root)),
             _ => ahead,
         };
         let store = store::open(
@@ -96,7 +96,7 @@ impl Open {
         )?;
         drop(ahead);
         if let Some(cache) = cache {
-            edge_cache::save(cache, &store);
+            save_edges(cache, &store);
         }
         Ok(store)
     }

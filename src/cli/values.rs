@@ -4,10 +4,10 @@
 
 use crate::inbox::Target;
 use crate::operator::spawn::SpawnMode;
-use crate::store::log::reader::Encoding;
 use crate::tools::Contract;
 use crate::tools::list_agents::Scope;
 use clap::ValueEnum;
+use dsh_store::log::Encoding;
 
 /// `--contract`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -423,11 +423,11 @@ fn deliver_here(store: &Path, mail: &Mail, limits: Limits) -> Outcome {
         // As `followup`, `interrupt` and `cancel` open it: an agent named by
         // exact id is located by its path, a prefix or a name path reads
         // the whole store.
-        let store = crate::store::open(
+        let store = dsh_store::open(
             store,
-            crate::store::Plan::Ids {
+            dsh_store::Plan::Ids {
                 ids: &[mail.agent.as_str()],
-                up: crate::store::set::locate::Ancestry::None,
+                up: dsh_store::set::Ancestry::None,
                 ahead: None,
             },
         )?;
@@ -646,11 +646,11 @@ fn delivered_of(store: &Path, followed: &[Following], mut seen: Seen) -> (Vec<Fo
     let mut sessions: Vec<&str> = followed.iter().map(|f| f.session.as_str()).collect();
     sessions.sort_unstable();
     sessions.dedup();
-    let Ok(opened) = crate::store::open(
+    let Ok(opened) = dsh_store::open(
         store,
-        crate::store::Plan::Ids {
+        dsh_store::Plan::Ids {
             ids: &sessions,
-            up: crate::store::set::locate::Ancestry::None,
+            up: dsh_store::set::Ancestry::None,
             ahead: None,
         },
     ) else {
@@ -667,15 +667,14 @@ fn delivered_of(store: &Path, followed: &[Following], mut seen: Seen) -> (Vec<Fo
             continue;
         }
         seen.insert(s.to_string(), stamp);
-        let Ok(messages) = crate::store::log::delivered::LogMessages::read(&log) else {
+        let Ok(messages) = dsh_store::log::LogMessages::read(&log) else {
             continue;
         };
         done.extend(
             followed
                 .iter()
                 .filter(|f| {
-                    f.session == s
-                        && messages.state(&f.id) == crate::store::log::delivered::InLog::Transcript
+                    f.session == s && messages.state(&f.id) == dsh_store::log::InLog::Transcript
                 })
                 .cloned(),
         );

@@ -16,7 +16,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-pub const DIR: &str = crate::store::files::paths::FLEET_DIR;
+pub const DIR: &str = dsh_store::files::FLEET_DIR;
 
 /// The fleet a store's host belongs to.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -12,8 +12,8 @@
 
 use super::lock::{INBOX, WriteGuard};
 use super::record::{InboxLine, Record, for_each_line, parse};
-use crate::store::StoreError;
 use crate::support::clock::now_ms;
+use dsh_store::StoreError;
 use serde::de::IgnoredAny;
 use std::collections::{HashMap, HashSet};
 use std::io::{BufWriter, Write};
@@ -52,7 +52,7 @@ pub fn maybe_compact(guard: &mut WriteGuard, pending_now: usize) -> Result<bool,
     // answer, so waiting for it is safe, and a claim stays O(new bytes).
     use std::os::unix::fs::MetadataExt;
     let ino = guard.inbox.metadata().map(|m| m.ino()).unwrap_or(0);
-    let surveyed = crate::store::files::sidecar::read_small(&guard.dir.join(SURVEYED))
+    let surveyed = dsh_store::files::read_small(&guard.dir.join(SURVEYED))
         .and_then(|b| serde_json::from_slice::<(u64, u64, usize)>(&b).ok());
     if let Some((at_ino, at_len, at_pending)) = surveyed
         && at_ino == ino

@@ -1,6 +1,6 @@
 //! Delivery failures: what can go wrong writing to an inbox.
 
-use crate::store::StoreError;
+use dsh_store::StoreError;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -13,7 +13,7 @@ pub enum DeliveryError {
     #[error("the agent was stopped permanently by an interrupt; the message was not delivered")]
     Stopped,
     /// A caller-chosen id names an earlier message with another body.
-    #[error("message id \"{id}\" was already sent with a different message ({}); nothing was written", .record.map_or_else(|| format!("kept in {}", crate::store::files::paths::KEYED_ARCHIVE), |n| format!("inbox record {n}")))]
+    #[error("message id \"{id}\" was already sent with a different message ({}); nothing was written", .record.map_or_else(|| format!("kept in {}", dsh_store::files::KEYED_ARCHIVE), |n| format!("inbox record {n}")))]
     IdReused {
         id: String,
         /// The inbox record; `None`: the archive of compacted keyed

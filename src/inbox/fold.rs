@@ -224,12 +224,9 @@ impl Fold {
                 turn_taken = true;
             }
             reader.seek(SeekFrom::Start(*at))?;
-            let mut lines = crate::store::files::lines::Lines::new(
-                &mut reader,
-                crate::store::files::limits::MAX_LINE,
-            );
+            let mut lines = dsh_store::files::Lines::new(&mut reader, dsh_store::format::MAX_LINE);
             let line = match lines.next_line()? {
-                crate::store::files::lines::Line::Complete(l) => l,
+                dsh_store::files::Line::Complete(l) => l,
                 _ => return Err(not_here(id)),
             };
             match parse::<Value>(line) {

@@ -7,8 +7,8 @@
 //! holder rewrites it.
 
 use super::lock::WriteGuard;
-use crate::store::StoreError;
-use crate::store::files::sidecar::{Dir, read_capped};
+use dsh_store::StoreError;
+use dsh_store::files::{Dir, read_capped};
 use std::path::Path;
 
 pub const HANDING: &str = "inbox.handing";

@@ -6,7 +6,7 @@
 //! hash of its kind and id), so that asking about every pending message of
 //! a large inbox costs one pass over the list, not one pass per message.
 
-use crate::store::set::id_index::PassThrough;
+use dsh_store::set::PassThrough;
 use std::cell::{Cell, OnceCell};
 use std::collections::{HashMap, HashSet};
 use std::hash::BuildHasherDefault;
@@ -43,7 +43,7 @@ impl PartialEq for IdList {
 }
 
 fn key(kind: u8, id: &[u8]) -> u64 {
-    crate::store::files::cache_dir::fnv(&[&[kind], id])
+    dsh_store::files::fnv(&[&[kind], id])
 }
 
 impl IdList {

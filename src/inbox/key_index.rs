@@ -15,8 +15,8 @@
 
 use super::lock::WriteGuard;
 use super::record::{InboxLine, Record, for_each_line_at, parse};
-use crate::store::StoreError;
-use crate::store::files::sidecar::read_capped;
+use dsh_store::StoreError;
+use dsh_store::files::read_capped;
 use serde::de::IgnoredAny;
 use std::io::Write;
 use std::os::unix::fs::MetadataExt;

@@ -7,10 +7,10 @@
 //! which reads the same); read only when the key index names an id.
 
 use super::lock::WriteGuard;
-use crate::store::StoreError;
+use dsh_store::StoreError;
 use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
 
-pub use crate::store::files::paths::KEYED_ARCHIVE as ARCHIVE;
+pub use dsh_store::files::KEYED_ARCHIVE as ARCHIVE;
 
 /// Append `lines` (complete records, without their newlines) and sync.
 pub fn append(guard: &WriteGuard, lines: &[Vec<u8>]) -> Result<(), StoreError> {

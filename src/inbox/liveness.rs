@@ -3,17 +3,17 @@
 //! lock attempt that would block means "live". The probe never creates or
 //! writes a file.
 
-use crate::store::StoreError;
-use crate::store::files::sidecar::{Dir, read_small};
 use crate::support::clock::now_ms;
+use dsh_store::StoreError;
+use dsh_store::files::{Dir, read_small};
 use rustix::io::Errno;
 use rustix::process::{Pid, test_kill_process};
 use serde::{Deserialize, Serialize};
 use std::fs::{File, TryLockError};
 use std::path::Path;
 
-use crate::store::set::listed::Present;
-pub use crate::store::set::listed::{LIVE_JSON, LIVE_LOCK, SESSION_LOCK};
+use dsh_store::set::Present;
+pub use dsh_store::set::{LIVE_JSON, LIVE_LOCK, SESSION_LOCK};
 /// Newer DSH (the Rust port's JSONL backend) holds this exclusively while a
 /// session is resident; a holder of the agent takes it too, so neither can
 /// write a log the other owns.

@@ -3,7 +3,7 @@
 //! JSON text, in parallel, without parsing (the fold then confirms).
 
 use super::lock::INBOX;
-use crate::store::files::sidecar::Dir;
+use dsh_store::files::Dir;
 use std::io::Read;
 use std::path::PathBuf;
 

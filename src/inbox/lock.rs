@@ -5,17 +5,17 @@
 
 use super::error::DeliveryError;
 use super::record::Record;
-use crate::store::StoreError;
-use crate::store::files::sidecar::Dir;
 use crate::support::fault::{armed, fault};
+use dsh_store::StoreError;
+use dsh_store::files::Dir;
 use std::fs::{File, TryLockError};
 use std::io;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-pub use crate::store::files::paths::INBOX;
-use crate::store::files::paths::INBOX_LOCK;
+pub use dsh_store::files::INBOX;
+use dsh_store::files::INBOX_LOCK;
 
 /// Held while writing; dropping it unlocks.
 pub struct WriteGuard {

@@ -113,8 +113,8 @@ pub fn for_each_line_at(
     start: u64,
     mut f: impl FnMut(InboxLine, u64),
 ) -> std::io::Result<u64> {
-    use crate::store::files::limits::MAX_LINE;
-    use crate::store::files::lines::{Line, Lines};
+    use dsh_store::files::{Line, Lines};
+    use dsh_store::format::MAX_LINE;
     let mut lines = Lines::new(reader, MAX_LINE);
     let mut complete = 0u64;
     loop {

@@ -3,10 +3,10 @@
 use crate::error::Result;
 use crate::inbox::Inbox;
 use crate::inbox::lock::INBOX;
-use crate::store::log::delivered::{InLog, LogMessages};
-use crate::store::log::reader;
-use crate::store::{self, Plan, Store};
 use crate::tree::Corpus;
+use dsh_store::log::inspect;
+use dsh_store::log::{InLog, LogMessages};
+use dsh_store::{self as store, Plan, Store};
 use serde::Serialize;
 use std::path::Path;
 
@@ -201,7 +201,7 @@ fn session_findings(store: &Store, i: usize) -> Vec<Finding> {
         };
         push(Severity::Error, code, &rec.dir().join("live.lock"), why);
     }
-    match reader::inspect(&rec.log()) {
+    match inspect(&rec.log()) {
         Err(reason) => push(
             Severity::Error,
             "log-unreadable",
@@ -341,7 +341,7 @@ fn session_findings(store: &Store, i: usize) -> Vec<Finding> {
             }
         }
     }
-    let left = crate::store::files::sidecar::leftovers(&rec.dir(), None);
+    let left = dsh_store::files::leftovers(&rec.dir(), None);
     if !left.is_empty() {
         push(
             Severity::Warning,

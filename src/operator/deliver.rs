@@ -5,8 +5,8 @@ use crate::error::{Error, Result};
 use crate::inbox::deliver::NewMessage;
 use crate::inbox::framing::{Framing, InterruptCause};
 use crate::inbox::{Inbox, Limits, Receipt, Target};
-use crate::store::accel::scan_cache::ScanCache;
 use crate::tree::Corpus;
+use dsh_store::accel::ScanCache;
 
 /// Deliver `message` to `target`'s `list` as the user.
 pub fn send_as_user(

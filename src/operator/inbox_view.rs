@@ -5,7 +5,7 @@ use super::table::columns;
 use crate::inbox::Target;
 use crate::inbox::fold::Fold;
 use crate::inbox::record::Message;
-use crate::store::log::native_inbox::{NativeInbox, NativeItem};
+use dsh_store::log::{NativeInbox, NativeItem};
 use serde_json::{Value, json};
 
 /// DSH's own inbox of a session, as read from its log.
@@ -28,15 +28,15 @@ impl InboxView {
     /// Read `rec`'s inboxes. The log is read through the scan cache (and DSH's
     /// own items again, with their bodies, only when some are pending); a
     /// read-only view writes nothing, its scan cache included.
-    pub fn read(rec: &crate::store::SessionRecord) -> crate::error::Result<InboxView> {
+    pub fn read(rec: &dsh_store::SessionRecord) -> crate::error::Result<InboxView> {
         use crate::inbox::liveness::{LiveState, Liveness, probe};
         let fold = crate::inbox::Inbox::new(&rec.dir()).read()?;
-        let cache = crate::store::accel::scan_cache::ScanCache::default();
+        let cache = dsh_store::accel::ScanCache::default();
         let native = cache.inspect(&rec.log(), &rec.dir()).ok().and_then(|i| {
             let inbox = if i.native.pending() == 0 {
                 i.native.clone()
             } else {
-                crate::store::log::native_inbox::read(&rec.log(), &rec.header).ok()?
+                dsh_store::log::read_native_inbox(&rec.log(), &rec.header).ok()?
             };
             let idle = probe(&rec.dir())
                 == Liveness::Live {

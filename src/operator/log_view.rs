@@ -7,13 +7,13 @@
 
 use crate::error::{Error, Result};
 use crate::inbox::{Inbox, watch};
-use crate::store::accel::scan_cache::ScanCache;
-use crate::store::log::conversation::{Conversation, Ending, Entry, From, Item, Turn};
-use crate::store::log::conversation_stream::{self, Shown};
-use crate::store::{SessionRecord, StoreError};
 use crate::support::clock::{human_duration, rfc3339};
 use crate::support::signals;
 use crate::tree::Corpus;
+use dsh_store::accel::ScanCache;
+use dsh_store::log::{Conversation, Ending, Entry, From, Item, Turn};
+use dsh_store::log::{Shown, stream_conversation};
+use dsh_store::{SessionRecord, StoreError};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::time::Duration;
@@ -419,7 +419,7 @@ fn stream_whole(out: &mut dyn Write, rec: &SessionRecord, opts: LogOptions) -> R
         }
         true
     };
-    let streamed = conversation_stream::stream(&rec.log(), &mut |shown| {
+    let streamed = stream_conversation(&rec.log(), &mut |shown| {
         let line = match &shown {
             Shown::Start(t) => Line::Start(t),
             Shown::Entry(e) => Line::Entry(e),
@@ -520,7 +520,7 @@ pub fn log(
     // says `unavailable`. Checked on a whole read only: `--last` reads the
     // tail, and `check` reads everything.
     if opts.last.is_none()
-        && let Err(reason) = crate::store::log::reader::inspect(&rec.log())
+        && let Err(reason) = dsh_store::log::inspect(&rec.log())
     {
         let line = if opts.json {
             json!({"kind": "unreadable", "reason": reason.to_string()}).to_string()
@@ -559,8 +559,7 @@ pub fn log(
         // A newer generation written beside the log takes over (newer DSH
         // writes `session.vN.jsonl` next to the old one): follow the log
         // that counts, from its start.
-        if let crate::store::files::log_name::Current::One(name) =
-            crate::store::files::log_name::current_in(&rec.dir())
+        if let dsh_store::files::Current::One(name) = dsh_store::files::current_in(&rec.dir())
             && name != rec.log_name()
         {
             rec.generation = name.generation;
@@ -614,24 +613,23 @@ impl Title {
     /// A `--last` read takes the agent's own identity from its log's head, so
     /// its cost follows the turns shown, not the log.
     pub fn of(corpus: &Corpus, index: usize, tail: bool) -> Title {
-        use crate::store::set::ahead::Glance;
+        use dsh_store::set::Glance;
         let rec = corpus.record(index);
         let root = corpus.root_of(index).ok();
-        let own =
-            (tail && root != Some(index)).then(
-                || match crate::store::log::log_tail::head_identity(
-                    &rec.log(),
-                    &rec.header,
-                    crate::store::format::descriptor::Dialect::Seed001,
-                ) {
-                    Ok(identity) => Glance::Read {
-                        same_header: true,
-                        identity,
-                        usage: Default::default(),
-                    },
-                    Err(_) => Glance::Unreadable,
+        let own = (tail && root != Some(index)).then(|| {
+            match dsh_store::log::head_identity(
+                &rec.log(),
+                &rec.header,
+                dsh_store::format::Dialect::Seed001,
+            ) {
+                Ok(identity) => Glance::Read {
+                    same_header: true,
+                    identity,
+                    usage: Default::default(),
                 },
-            );
+                Err(_) => Glance::Unreadable,
+            }
+        });
         let member =
             root.and_then(|root| corpus.v2_member_seen(&ScanCache::default(), root, index, own));
         Title {

@@ -15,12 +15,12 @@
 //! a bounded number at a time; what is held is the sessions on the way down
 //! to the one being read, never the store's spans.
 
-use crate::store::error::LogError;
-use crate::store::format::events::safe_int_value;
-use crate::store::format::usage::TokenCounts;
-use crate::store::log::conversation::Ending;
 use crate::tree::Corpus;
 use crate::tree::preorder::{Preorder, Visit};
+use dsh_store::LogError;
+use dsh_store::format::TokenCounts;
+use dsh_store::format::safe_int_value;
+use dsh_store::log::Ending;
 use serde_json::{Value, json};
 
 /// The semantic-conventions schema the attributes follow.
@@ -135,7 +135,7 @@ fn read_turns(corpus: &Corpus, index: usize) -> Result<(Vec<Turn>, i64), LogErro
     let rec = corpus.record(index);
     let mut turns: Vec<Turn> = Vec::new();
     let mut last = 0i64;
-    crate::store::log::reader::for_each_own_event(&rec.log(), &rec.header, |ev| {
+    dsh_store::log::for_each_own_event(&rec.log(), &rec.header, |ev| {
         let seq = safe_int_value(ev.get("seq")).unwrap_or(0).max(0) as u64;
         let time = safe_int_value(ev.get("time")).unwrap_or(0);
         last = last.max(time);

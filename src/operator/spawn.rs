@@ -3,15 +3,15 @@
 //! published the way DSH materializes a log.
 
 use super::spawn_names::NameReservation;
-use crate::store::files::paths::{encode_segment, project_dir_name};
-use crate::store::format::header::{MAX_SAFE_INTEGER, Member, is_valid_name};
-use crate::store::log::reader::Encoding;
-use crate::store::log::writer::{self, SURFACE_APPEND};
-use crate::store::{StoreError, Suffix};
 use crate::support::clock::{new_random_id, now_ms};
 use crate::tree::Corpus;
 use crate::tree::ResolveError;
 use crate::tree::caller::resolve_agent;
+use dsh_store::files::{encode_segment, project_dir_name};
+use dsh_store::format::{MAX_SAFE_INTEGER, Member, is_valid_name};
+use dsh_store::log::Encoding;
+use dsh_store::log::writer::{self, SURFACE_APPEND};
+use dsh_store::{StoreError, Suffix};
 use serde_json::{Map, Value, json};
 
 /// A child's mode.
@@ -72,7 +72,7 @@ pub enum SpawnError {
     #[error("the project directory cannot be derived")]
     NoProjectDir,
     /// A generation this build does not write.
-    #[error("{0} is not a generation this build writes (0 to {newest})", newest = crate::store::format::generation::NEWEST_READ)]
+    #[error("{0} is not a generation this build writes (0 to {newest})", newest = dsh_store::format::NEWEST_READ)]
     FormatVersion(u32),
     /// DSH 0.1.3 on refuses any header member it does not know, `name`
     /// included.
@@ -127,7 +127,7 @@ pub fn spawn(corpus: &Corpus, req: &SpawnRequest) -> Result<String, SpawnError> 
     let generation = req
         .format_version
         .unwrap_or_else(|| store.newest_generation());
-    if generation > crate::store::format::generation::NEWEST_READ {
+    if generation > dsh_store::format::NEWEST_READ {
         return Err(SpawnError::FormatVersion(generation));
     }
     if generation > 0 && req.name.is_some() {
@@ -210,7 +210,7 @@ pub fn spawn(corpus: &Corpus, req: &SpawnRequest) -> Result<String, SpawnError> 
             child_events(req, created_at, generation)
         }
     };
-    if crate::store::format::generation::cut_in_log(generation) {
+    if dsh_store::format::cut_in_log(generation) {
         header = with_is_seeded(header);
     }
     let suffix = store.suffix_or(match req.encoding {
@@ -235,8 +235,8 @@ pub fn spawn(corpus: &Corpus, req: &SpawnRequest) -> Result<String, SpawnError> 
     let before = req
         .cache
         .as_ref()
-        .and_then(|_| crate::store::accel::stamps::Census::before(&project_dir));
-    let log_name = crate::store::files::log_name::LogName { generation, suffix };
+        .and_then(|_| dsh_store::accel::Census::before(&project_dir));
+    let log_name = dsh_store::files::LogName { generation, suffix };
     writer::materialize(
         &store.root,
         &project,
@@ -245,7 +245,7 @@ pub fn spawn(corpus: &Corpus, req: &SpawnRequest) -> Result<String, SpawnError> 
         &content,
     )?;
     if let Some(cache) = &req.cache {
-        crate::store::accel::name_index::note_spawn(
+        dsh_store::accel::note_spawn(
             cache,
             &store.root,
             &project_dir,

@@ -6,9 +6,9 @@
 //! while its session still exists.
 
 use crate::inbox::{DeliveryError, Inbox};
-use crate::store::StoreError;
-use crate::store::files::paths::encode_segment;
-use crate::store::files::sidecar::{Dir, read_capped};
+use dsh_store::StoreError;
+use dsh_store::files::encode_segment;
+use dsh_store::files::{Dir, read_capped};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;

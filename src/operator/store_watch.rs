@@ -13,7 +13,7 @@
 //! system without inotify) the watch says so, and `support::refresh` reads
 //! for safety more often.
 
-use crate::store::files::paths::FLEET_DIR;
+use dsh_store::files::FLEET_DIR;
 use rustix::event::{PollFd, PollFlags, Timespec};
 use std::collections::HashSet;
 use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};

@@ -6,11 +6,11 @@
 use crate::error::{Error, Result};
 use crate::inbox::Inbox;
 use crate::inbox::history::{History, Standing};
-use crate::store::error::LogError;
-use crate::store::log::conversation::{Ending, From};
-use crate::store::{SessionRecord, StoreError};
 use crate::support::clock::rfc3339;
 use crate::tree::Corpus;
+use dsh_store::LogError;
+use dsh_store::log::{Ending, From};
+use dsh_store::{SessionRecord, StoreError};
 use serde_json::{Value, json};
 
 /// Where a message stands, all things considered.
@@ -89,7 +89,7 @@ pub struct Trace {
 /// the newest. One streaming pass over the log holding only the carriers
 /// and the turns they ran in: memory follows the carriers, not the log.
 fn find_carrier(path: &std::path::Path, id: &str) -> Result<Option<Carried>, LogError> {
-    use crate::store::format::events::safe_int_value;
+    use dsh_store::format::safe_int_value;
     let mut carriers: Vec<(Carried, usize)> = Vec::new();
     // The turn/start events seen, the number of the latest, and for the
     // numbers a carrier ran in, the latest start of each (a turn/end of
@@ -97,7 +97,7 @@ fn find_carrier(path: &std::path::Path, id: &str) -> Result<Option<Carried>, Log
     let mut starts = 0usize;
     let mut number = 0u64;
     let mut latest: std::collections::HashMap<u64, usize> = Default::default();
-    crate::store::log::reader::for_each_event(path, |ev| {
+    dsh_store::log::for_each_event(path, |ev| {
         let seq = safe_int_value(ev.get("seq")).unwrap_or(0).max(0) as u64;
         let data = &ev["data"];
         let turn_of = |d: &Value| safe_int_value(d.get("turn")).unwrap_or(0).max(0) as u64;
@@ -270,7 +270,7 @@ impl Trace {
 
 /// The one session whose inbox holds message `id` (every inbox searched),
 /// or the sessions that do when that is not one (none, or several).
-pub fn inbox_holding(store: &crate::store::Store, id: &str) -> Result<usize, Vec<usize>> {
+pub fn inbox_holding(store: &dsh_store::Store, id: &str) -> Result<usize, Vec<usize>> {
     let dirs: Vec<std::path::PathBuf> = store.sessions.iter().map(|s| s.dir()).collect();
     // The byte search only narrows: a message whose text holds the id
     // mentions it too. A hit counts when a record names the id as its own

@@ -4,9 +4,9 @@
 //! can be (which the first walk of a tree measures).
 
 use super::tree_rows::Row;
-use crate::store::{SessionPos, Store};
 use crate::support::clock::{since, when};
 use crate::tree::v2::Activity;
+use dsh_store::{SessionPos, Store};
 
 /// A column of the view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,7 +134,7 @@ pub struct Clocked {
 impl Clocked {
     /// `None`: the cell does not move with the clock.
     pub fn of(a: &Activity) -> Option<Clocked> {
-        use crate::store::log::conversation::Ending;
+        use dsh_store::log::Ending;
         use std::borrow::Cow;
         let (words, open) = match a {
             a if a.open_turn => (Cow::Owned(format!("turn {} open ", a.last_turn)), true),
@@ -211,7 +211,7 @@ pub fn tokens_text(tokens: (u64, bool), read: bool) -> String {
         (0, true) if !read => "?".to_string(),
         (n, partial) => format!(
             "{}{}",
-            crate::store::format::usage::short(n),
+            dsh_store::format::short_tokens(n),
             if partial { "+" } else { "" }
         ),
     }
@@ -281,7 +281,7 @@ mod tests {
 
     #[test]
     fn last_turn_room_does_not_move_with_the_clock() {
-        use crate::store::log::conversation::Ending;
+        use dsh_store::log::Ending;
         let a = |ending: Ending, open: bool| Activity {
             last_turn: 3,
             open_turn: open,

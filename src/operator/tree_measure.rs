@@ -7,7 +7,7 @@
 
 use super::tree_cells::{NCOLS, tokens_text};
 use super::tree_rows::{Row, State};
-use crate::store::SessionPos;
+use dsh_store::SessionPos;
 
 /// Which rows to keep.
 #[derive(Debug, Clone, Copy, Default)]
@@ -182,8 +182,8 @@ impl Measure {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::format::usage::TokenCounts;
     use crate::tree::v2::{Activity, RowMode};
+    use dsh_store::format::TokenCounts;
 
     /// A row at `depth` in `state`, with `tokens` when its log was read.
     fn row(index: u32, depth: u32, state: State, tokens: Option<u64>) -> Row {

@@ -5,10 +5,10 @@
 
 use crate::inbox::Inbox;
 use crate::inbox::liveness::{LiveState, Liveness};
-use crate::store::SessionPos;
-use crate::store::log::reader;
 use crate::tree::Corpus;
 use crate::tree::v2::{Activity, MemberKind, RowMode, Traversal, V2Walk};
+use dsh_store::SessionPos;
+use dsh_store::log::inspect;
 
 /// An agent's state for the operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,7 +138,7 @@ impl Row {
 /// The root's row, read from its log (the walk's root member carries no
 /// activity), and the session's title.
 pub fn root_row(corpus: &Corpus, root: usize) -> (Row, Option<String>) {
-    let inspection = reader::inspect(&corpus.record(root).log()).ok();
+    let inspection = inspect(&corpus.record(root).log()).ok();
     let live = corpus.live(root);
     let mut row = Row {
         index: SessionPos::new(root),
@@ -153,7 +153,7 @@ pub fn root_row(corpus: &Corpus, root: usize) -> (Row, Option<String>) {
         mode: MemberKind::Root.mode(),
         activity: inspection.as_ref().map(|i| Box::new(Activity::of(i, live))),
         pending: None,
-        name: crate::store::format::header::ROOT_NAME.to_string(),
+        name: dsh_store::format::ROOT_NAME.to_string(),
         label: String::new(),
     };
     row.pending = pending(corpus, &row);

@@ -14,13 +14,13 @@ use super::tree_cells::{Branches, COLUMNS, Clocked, Col, NCOLS, ShortIds, cells,
 use super::tree_measure::{Filter, Marks, Measure};
 use super::tree_rows::{Row, Rows, State, root_row};
 use crate::error::Result;
-use crate::store::SessionPos;
 use crate::support::clock::rfc3339;
 use crate::support::json_out;
 use crate::tree::Corpus;
 use crate::tree::collate::sibling_order;
 use crate::tree::names::{NameRef, Names};
 use crate::tree::v2::{Activity, RowMode, Traversal};
+use dsh_store::SessionPos;
 use serde_json::json;
 
 /// The width rows are fitted to when the output is not a terminal.
@@ -754,7 +754,7 @@ fn member_json(corpus: &Corpus, marks: &Marks, r: &Row) -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{self, Plan};
+    use dsh_store::{self as store, Plan};
 
     /// A tree long enough to be read on a thread of its own comes out
     /// whole and in pre-order, held or read again.

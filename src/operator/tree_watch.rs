@@ -5,9 +5,9 @@
 use super::tree_measure::Filter;
 use super::tree_view;
 use crate::error::Result;
-use crate::store::{self, Plan};
 use crate::tree::Corpus;
 use crate::tree::caller::resolve_agent;
+use dsh_store::{self as store, Plan};
 
 /// What `tree` draws.
 #[derive(Debug, Clone)]

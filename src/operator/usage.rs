@@ -6,10 +6,10 @@
 //! session (its counts packed in walk order), never by a row a session:
 //! rows are made again from the packed counts each time they are read.
 
-use crate::store::format::events::safe_int_value;
-use crate::store::format::usage::TokenCounts;
 use crate::tree::Corpus;
 use crate::tree::preorder::{Preorder, Visit};
+use dsh_store::format::TokenCounts;
+use dsh_store::format::safe_int_value;
 use serde_json::Value;
 use std::collections::{BTreeMap, VecDeque};
 
@@ -104,12 +104,12 @@ struct Needs {
 /// listing does.
 pub struct EveryLog;
 
-impl crate::store::set::ahead::ReadAhead for EveryLog {
-    fn wanted(&self, _: &crate::store::format::header::Header) -> bool {
+impl dsh_store::set::ReadAhead for EveryLog {
+    fn wanted(&self, _: &dsh_store::format::Header) -> bool {
         true
     }
-    fn dialect(&self) -> crate::store::format::descriptor::Dialect {
-        crate::store::format::descriptor::Dialect::Rc8
+    fn dialect(&self) -> dsh_store::format::Dialect {
+        dsh_store::format::Dialect::Rc8
     }
     fn usage(&self) -> bool {
         true
@@ -134,18 +134,18 @@ fn read_session(
     // Totals alone are what the listing's own read of the log counts
     // (`Inspection::usage`): read ahead with the store, or now.
     if !needs.models && !needs.turns && since.is_none() {
-        use crate::store::set::ahead::Glance;
+        use dsh_store::set::Glance;
         match corpus.store.take_glance(index) {
             Some(Glance::Read { usage, .. }) => u.total = usage,
             Some(Glance::Unreadable) => u.unreadable = true,
-            None => match crate::store::log::reader::inspect(&rec.log()) {
+            None => match dsh_store::log::inspect(&rec.log()) {
                 Ok(i) => u.total = i.usage,
                 Err(_) => u.unreadable = true,
             },
         }
         return u;
     }
-    let read = crate::store::log::reader::for_each_own_event(&rec.log(), &rec.header, |ev| {
+    let read = dsh_store::log::for_each_own_event(&rec.log(), &rec.header, |ev| {
         if ev["type"] != "assistant/message" {
             return;
         }
@@ -993,7 +993,7 @@ mod tests {
             }
             std::fs::write(dir.join("session.jsonl"), log).unwrap();
         }
-        let store = crate::store::open(&root, crate::store::Plan::Survey).unwrap();
+        let store = dsh_store::open(&root, dsh_store::Plan::Survey).unwrap();
         let corpus = Corpus::new(&store);
         let prices = parse_prices(br#"{"deepseek/chat": {"input": 0.27, "output": 1.1}}"#).unwrap();
         for by in [By::Agent, By::Model, By::Turn] {

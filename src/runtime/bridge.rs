@@ -33,12 +33,12 @@ use crate::inbox::liveness::{LiveLock, LiveState};
 use crate::inbox::record::{Message, Record};
 use crate::inbox::watch::{DirWatch, stamp};
 use crate::inbox::{Inbox, Limits};
-use crate::store::accel::stamps::Stamps;
-use crate::store::files::paths::encode_segment;
-use crate::store::log::delivered::{InLog, LogMessages, log_in};
-use crate::store::set::locate::Ancestry;
-use crate::store::{self, Plan};
 use crate::support::clock::now_ms;
+use dsh_store::accel::Stamps;
+use dsh_store::files::encode_segment;
+use dsh_store::log::{InLog, LogMessages, log_in};
+use dsh_store::set::Ancestry;
+use dsh_store::{self as store, Plan};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, Write};
@@ -787,11 +787,11 @@ impl Bridge {
             },
         ) {
             Ok(store) => Some(store),
-            Err(crate::store::StoreError::NotLocated { .. }) => None,
+            Err(dsh_store::StoreError::NotLocated { .. }) => None,
             Err(e) => return Err(e.into()),
         };
         let Some(rec) = store.as_ref().and_then(|s| s.get(child)) else {
-            return Err(Error::Store(crate::store::StoreError::Fatal {
+            return Err(Error::Store(dsh_store::StoreError::Fatal {
                 path: self.root.clone(),
                 message: format!("session {child} is no longer in the store"),
             }));
@@ -1022,8 +1022,8 @@ impl Bridge {
 /// directories can be read, or one not created yet (DSH creates it on its
 /// first write). Anything else is refused, so DSH stops at boot instead of
 /// running agents the bridge cannot see.
-pub fn check_store(root: &Path) -> std::result::Result<(), crate::store::StoreError> {
-    use crate::store::StoreError;
+pub fn check_store(root: &Path) -> std::result::Result<(), dsh_store::StoreError> {
+    use dsh_store::StoreError;
     let meta = match std::fs::metadata(root) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),

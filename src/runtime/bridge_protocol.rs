@@ -92,7 +92,7 @@ pub enum Refusal {
         agent: String,
     },
     /// The agent's live lock could not be taken (another holder) or published.
-    Lock(crate::store::StoreError),
+    Lock(dsh_store::StoreError),
     /// A delivery report for a message this bridge did not hand over.
     NotHanded {
         id: String,

@@ -4,13 +4,13 @@
 //! holds the agent live, writes here (contract §3).
 
 use crate::inbox::record::Message;
-use crate::store::error::LogError;
-use crate::store::files::sidecar::{Dir, tail_hash};
-use crate::store::log::reader::{self, Encoding};
-use crate::store::log::writer::{self, SURFACE_APPEND};
-use crate::store::log::zstd_frames::{Frame, FrameReader};
-use crate::store::{SessionRecord, StoreError};
 use crate::support::clock::now_ms;
+use dsh_store::LogError;
+use dsh_store::files::{Dir, tail_hash};
+use dsh_store::log::writer::{self, SURFACE_APPEND};
+use dsh_store::log::{Encoding, for_each_event, inspect};
+use dsh_store::log::{Frame, FrameReader};
+use dsh_store::{SessionRecord, StoreError};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 
@@ -95,7 +95,7 @@ impl Transcript {
         // Refuse a log that is a link, a special file or hard-linked
         // elsewhere before reading it: we are about to write it.
         let file = dir.open_existing_rw(&name)?;
-        let inspection = reader::inspect(&rec.log()).map_err(log_error)?;
+        let inspection = inspect(&rec.log()).map_err(log_error)?;
         let len = file
             .metadata()
             .map_err(|e| StoreError::io(rec.log(), e))?
@@ -211,20 +211,19 @@ impl Transcript {
     /// `agent/inbox/spliced` deletions with `outcome: "canceled"`, the
     /// record rc.8's own cancellations leave. Returns how many were canceled.
     pub fn cancel_native(&mut self, ids: &[String]) -> Result<usize, StoreError> {
-        let header = reader::inspect(&self.path)
+        let header = inspect(&self.path)
             .map_err(|reason| StoreError::Log {
                 path: self.path.clone(),
                 reason,
             })?
             .header;
-        let native =
-            crate::store::log::native_inbox::read(&self.path, &header).map_err(|reason| {
-                StoreError::Log {
-                    path: self.path.clone(),
-                    reason,
-                }
-            })?;
-        let ours = |item: &crate::store::log::native_inbox::NativeItem| {
+        let native = dsh_store::log::read_native_inbox(&self.path, &header).map_err(|reason| {
+            StoreError::Log {
+                path: self.path.clone(),
+                reason,
+            }
+        })?;
+        let ours = |item: &dsh_store::log::NativeItem| {
             ids.contains(&item.id)
                 || item.message.as_ref().is_some_and(|m| {
                     m["source"]["dshAgentsMessageId"]
@@ -299,7 +298,7 @@ fn turn_events(
 /// The `user/message` events after the log's last `turn/start`.
 fn open_turn_input(log: &std::path::Path) -> Vec<Message> {
     let mut messages = Vec::new();
-    let _ = reader::for_each_event(log, |ev| match ev["type"].as_str() {
+    let _ = for_each_event(log, |ev| match ev["type"].as_str() {
         Some("turn/start") => messages.clear(),
         Some("user/message") => {
             let data = &ev["data"];

@@ -20,11 +20,6 @@ pub fn new_random_id() -> String {
     uuid::Uuid::new_v4().to_string()
 }
 
-/// A short random suffix for temporary file names, unique per writer.
-pub fn temp_suffix() -> String {
-    uuid::Uuid::new_v4().simple().to_string()[..12].to_string()
-}
-
 /// Epoch milliseconds as RFC 3339 UTC (`2026-12-02T18:34:32.115Z`).
 pub fn rfc3339(ms: i64) -> String {
     let secs = ms.div_euclid(1000);

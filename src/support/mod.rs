@@ -3,7 +3,7 @@
 //! you mean".
 
 pub mod clock;
-pub mod debug;
+pub use dsh_store::debug;
 pub mod fault;
 pub mod json_out;
 pub mod parallel;

@@ -8,14 +8,7 @@
 
 use rayon::prelude::*;
 
-/// `items.map(f)` on rayon's threads, in input order. A short list is
-/// mapped here: spreading 63 header reads costs more than it saves.
-pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    if items.len() < 64 {
-        return items.iter().map(&f).collect();
-    }
-    items.par_iter().map(&f).collect()
-}
+pub use dsh_store::parallel::par_map;
 
 /// `(0..n).flat_map(f)` on rayon's threads, in order: a check of every
 /// session holds its findings, not an empty list a session.

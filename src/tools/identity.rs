@@ -2,7 +2,7 @@
 
 use super::Context;
 use crate::error::Result;
-use crate::store::format::header::ROOT_NAME;
+use dsh_store::format::ROOT_NAME;
 
 const GUIDANCE: &str = "To message other agents, use send_message({ agent: \"<agent-name>\", message: \"...\" }).\n\
 Use list_agents({}) to find your collaborator agents and their names.";

@@ -10,10 +10,10 @@ use super::{Context, Outcome};
 use crate::error::{Error, Result};
 use crate::inbox::framing::InterruptCause;
 use crate::inbox::{Inbox, Limits};
-use crate::store::accel::scan_cache::ScanCache;
-use crate::store::format::descriptor::Mode;
 use crate::tree::Corpus;
 use crate::tree::v2::Resolution;
+use dsh_store::accel::ScanCache;
+use dsh_store::format::Mode;
 
 fn is_external(corpus: &Corpus, cache: &ScanCache, index: usize) -> bool {
     let rec = corpus.record(index);

@@ -3,11 +3,11 @@
 
 use super::Context;
 use crate::error::Result;
-use crate::store::format::descriptor::Mode;
 use crate::support::json_out;
 use crate::tree::names::{NameRef, Names};
 use crate::tree::v1::{Diagnostic, V1Row, V1Status};
 use crate::tree::v2::{Member, MemberKind, V2Status};
+use dsh_store::format::Mode;
 use serde_json::json;
 
 /// The v1 `scope` argument.
@@ -365,7 +365,7 @@ fn v2_tree<'c, 'a>(cx: &'c Context<'a>) -> Result<(crate::tree::v2::V2Walk<'c, '
     // Resumed from the scan cache a send left, if any; a listing writes no
     // cache.
     let rec = cx.corpus.record(root);
-    let look = crate::store::accel::scan_cache::ScanCache::default();
+    let look = dsh_store::accel::ScanCache::default();
     let root_reads = look.inspect(&rec.log(), &rec.dir()).is_ok();
     // What was read ahead is taken as the walk classifies its members; the
     // rest is released when the walk is done (`list_v2`, `stream_v2`).
@@ -467,11 +467,11 @@ pub fn json_v2_to(listing: &V2Listing, out: &mut dyn FnMut(&str)) {
 mod tests {
     use super::*;
     use crate::inbox::deliver::Limits;
-    use crate::store::format::descriptor::Dialect;
-    use crate::store::format::header::Header;
-    use crate::store::set::ahead::ReadAhead;
-    use crate::store::{self, Plan, Store};
     use crate::tools::Contract;
+    use dsh_store::format::Dialect;
+    use dsh_store::format::Header;
+    use dsh_store::set::ReadAhead;
+    use dsh_store::{self as store, Plan, Store};
     use std::path::{Path, PathBuf};
 
     /// Reads every log ahead, whole.

@@ -13,12 +13,12 @@ pub mod wait_agent;
 
 use crate::error::{Error, Result};
 use crate::inbox::{Limits, Receipt};
-use crate::store::Store;
-use crate::store::accel::scan_cache::ScanCache;
-use crate::store::set::locate::Ancestry;
 use crate::tree::caller::{resolve_caller, resolve_v1_caller};
 use crate::tree::{Corpus, ResolveError};
 use args::{Kind, opt, req, string, validate};
+use dsh_store::Store;
+use dsh_store::accel::ScanCache;
+use dsh_store::set::Ancestry;
 use list_agents::Scope;
 use serde_json::{Value, json};
 

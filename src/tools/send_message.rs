@@ -7,8 +7,8 @@ use crate::error::{Error, Result};
 use crate::inbox::deliver::NewMessage;
 use crate::inbox::framing::Framing;
 use crate::inbox::{DeliveryError, Inbox, Target};
-use crate::store::format::descriptor::Mode;
 use crate::tree::v2::{MemberKind, Resolution};
+use dsh_store::format::Mode;
 
 const NOT_DELIVERED: &str = "; the message was not delivered";
 

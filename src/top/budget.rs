@@ -11,13 +11,13 @@
 use crate::error::{Error, Result};
 use crate::inbox::Limits;
 use crate::operator::usage::{self, Prices};
-use crate::store::format::usage::TokenCounts;
-use crate::store::{self, Plan};
 use crate::top::amount::Amount;
 use crate::top::events::{Change, Event, Sink};
 use crate::tree::Corpus;
 use crate::tree::caller::resolve_agent;
 use crate::tree::preorder::Preorder;
+use dsh_store::format::TokenCounts;
+use dsh_store::{self as store, Plan};
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::Path;
@@ -373,8 +373,7 @@ fn running(corpus: &Corpus, subtree: &[usize]) -> Vec<(usize, u64)> {
         .copied()
         .filter(|i| corpus.live(*i).is_working())
         .map(|i| {
-            let turn = crate::store::log::reader::inspect(&corpus.record(i).log())
-                .map_or(0, |r| r.last_turn);
+            let turn = dsh_store::log::inspect(&corpus.record(i).log()).map_or(0, |r| r.last_turn);
             (i, turn)
         })
         .collect()

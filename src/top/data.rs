@@ -7,9 +7,9 @@ use crate::error::Result;
 use crate::inbox::Target;
 use crate::operator::tree_measure::Filter;
 use crate::operator::{inbox_view, log_view, trace, usage};
-use crate::store::{self, Plan};
 use crate::tree::Corpus;
 use crate::tree::caller::resolve_agent;
+use dsh_store::{self as store, Plan};
 use std::path::Path;
 
 /// One member of a shown tree (as `tree` draws its row).
@@ -168,7 +168,7 @@ pub fn detail(
             root,
             Plan::Ids {
                 ids: &[id],
-                up: crate::store::set::locate::Ancestry::Whole,
+                up: dsh_store::set::Ancestry::Whole,
                 ahead: None,
             },
         )?,

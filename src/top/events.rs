@@ -14,12 +14,12 @@ use crate::operator::inbox_view::InboxView;
 use crate::operator::store_watch::StoreWatch;
 use crate::operator::tree_measure::Filter;
 use crate::operator::tree_watch::TreeView;
-use crate::store::{self, Plan, StoreError};
 use crate::support::clock::rfc3339;
 use crate::support::refresh::Refresh;
 use crate::top::amount::Amount;
 use crate::top::follow_state;
 use crate::tree::caller::resolve_agent;
+use dsh_store::{self as store, Plan, StoreError};
 use serde_json::{Value, json};
 use std::collections::HashSet;
 use std::io::Write;
@@ -317,7 +317,7 @@ fn stale(root: &Path, ids: &[&str], after_ms: i64, now: i64) -> Result<Vec<(Stri
         root,
         Plan::Ids {
             ids,
-            up: crate::store::set::locate::Ancestry::None,
+            up: dsh_store::set::Ancestry::None,
             ahead: None,
         },
     )?;
@@ -361,7 +361,7 @@ pub fn history(root: &Path, agent: Option<&str>, since: i64, until: i64) -> Resu
             continue;
         };
         let rec = store.sessions.record(at);
-        if crate::store::log::reader::inspect(&rec.log()).is_err() {
+        if dsh_store::log::inspect(&rec.log()).is_err() {
             continue;
         }
         let mut push = |time: i64, change: Change| {
@@ -374,7 +374,7 @@ pub fn history(root: &Path, agent: Option<&str>, since: i64, until: i64) -> Resu
                 });
             }
         };
-        crate::store::log::log_events::for_each_event(&rec.log(), |ev| {
+        dsh_store::log::for_each_event(&rec.log(), |ev| {
             let time = ev["time"].as_i64().unwrap_or(0);
             let turn = ev["data"]["turn"].as_u64().unwrap_or(0);
             match ev["type"].as_str().unwrap_or("") {
@@ -383,7 +383,7 @@ pub fn history(root: &Path, agent: Option<&str>, since: i64, until: i64) -> Resu
                     time,
                     Change::TurnFinished {
                         turn,
-                        ending: crate::store::log::conversation::Ending::of(&ev["data"]["reason"])
+                        ending: dsh_store::log::Ending::of(&ev["data"]["reason"])
                             .word()
                             .to_string()
                             .into(),

@@ -43,15 +43,15 @@ impl<O> FollowState<O> {
 /// `root` keeps its state in, under the cache directory `cache`.
 pub fn path(cache: &Path, root: &Path, agent: Option<&str>) -> PathBuf {
     let agent = agent.unwrap_or("");
-    let key = crate::store::files::cache_dir::fnv(&[agent.as_bytes()]);
-    crate::store::files::cache_dir::store_dir(cache, root).join(format!("events-{key:016x}.json"))
+    let key = dsh_store::files::fnv(&[agent.as_bytes()]);
+    dsh_store::files::store_dir(cache, root).join(format!("events-{key:016x}.json"))
 }
 
 /// The state saved at `path`; none when there is none or it cannot be
 /// used (another format, a damaged file): the follower then starts from
 /// what it sees, as a first run does.
 pub fn load<O: DeserializeOwned>(path: &Path) -> Option<FollowState<O>> {
-    let bytes = crate::store::files::sidecar::read_small(path)?;
+    let bytes = dsh_store::files::read_small(path)?;
     let state: FollowState<O> = serde_json::from_slice(&bytes).ok()?;
     (state.format == FORMAT).then_some(state)
 }
@@ -64,7 +64,7 @@ pub fn save<O: Serialize>(path: &Path, state: &FollowState<O>) -> std::io::Resul
         std::fs::create_dir_all(dir)?;
     }
     let bytes = serde_json::to_vec(state).map_err(std::io::Error::other)?;
-    crate::store::files::cache_dir::replace(path, &bytes)
+    dsh_store::files::replace_cache_file(path, &bytes)
 }
 
 #[cfg(test)]

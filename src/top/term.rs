@@ -13,11 +13,11 @@ use crate::error::{Error, Result};
 use crate::inbox::{Inbox, Limits, Target};
 use crate::operator::deliver;
 use crate::operator::store_watch::StoreWatch;
-use crate::store::{self, Plan};
 use crate::support::refresh::Refresh;
 use crate::support::signals;
 use crate::tree::Corpus;
 use crate::tree::caller::resolve_agent;
+use dsh_store::{self as store, Plan};
 use ratatui::crossterm::event::{self, Event, KeyEventKind};
 use ratatui::crossterm::execute;
 use std::path::Path;
@@ -201,7 +201,7 @@ fn run_loop(
                         },
                     )
                 })
-                .map_err(|e| crate::store::StoreError::io("the terminal", e))?;
+                .map_err(|e| dsh_store::StoreError::io("the terminal", e))?;
         }
         if !event::poll(Duration::from_millis(100)).unwrap_or(false) {
             continue;

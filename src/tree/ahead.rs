@@ -8,12 +8,12 @@
 //! are known from the start, so with them the order does not matter. A
 //! guess is never an answer.
 
-use crate::store::accel::edge_cache::{SUBAGENT, key};
-use crate::store::format::descriptor::Dialect;
-use crate::store::format::header::Header;
-use crate::store::set::ahead::ReadAhead;
-use crate::store::set::id_index::PassThrough;
 use crate::tree::Corpus;
+use dsh_store::accel::{SUBAGENT, edge_key as key};
+use dsh_store::format::Dialect;
+use dsh_store::format::Header;
+use dsh_store::set::PassThrough;
+use dsh_store::set::ReadAhead;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 use std::path::Path;
@@ -75,11 +75,11 @@ impl ListingAhead {
     /// the caller is not found by its path (the listing then reads as
     /// before).
     pub fn v2(store_root: &Path, caller: &str) -> Option<Self> {
-        let located = crate::store::open(
+        let located = dsh_store::open(
             store_root,
-            crate::store::Plan::Exactly {
+            dsh_store::Plan::Exactly {
                 ids: &[caller],
-                up: crate::store::set::locate::Ancestry::Whole,
+                up: dsh_store::set::Ancestry::Whole,
                 ahead: None,
             },
         )
@@ -191,7 +191,7 @@ impl ListingAhead {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::format::header::{HeaderParse, parse_header_line};
+    use dsh_store::format::{HeaderParse, parse_header_line};
 
     fn header(id: &str, parent: &str, subagent: bool) -> Header {
         let origin = if subagent {

@@ -5,7 +5,7 @@
 
 use super::Corpus;
 use super::error::{MIN_PREFIX, ResolveError};
-use crate::store::Store;
+use dsh_store::Store;
 
 /// A Session id or unique id prefix (≥ 4 characters).
 pub fn resolve_session(store: &Store, text: &str) -> Result<usize, ResolveError> {
@@ -195,7 +195,7 @@ mod tests {
             .unwrap();
         }
         let store =
-            crate::store::open(Path::new(&dir), crate::store::Plan::Whole { why: "test" }).unwrap();
+            dsh_store::open(Path::new(&dir), dsh_store::Plan::Whole { why: "test" }).unwrap();
         (dir, store)
     }
 

@@ -5,7 +5,7 @@
 //! span — while a store of a million siblings holds about 190 KiB here,
 //! not 4 MiB.
 
-use crate::store::SessionPos;
+use dsh_store::SessionPos;
 use std::ops::Range;
 
 pub struct ChildSpans {

@@ -7,9 +7,9 @@ use super::child_spans::ChildSpans;
 use super::collate::sibling_order;
 use super::error::TreeError;
 use crate::inbox::liveness::{self, LiveState, Liveness};
-use crate::store::format::descriptor::{Dialect, Identity};
-use crate::store::set::ahead::Glance;
-use crate::store::{SessionPos, SessionRecord, Store};
+use dsh_store::format::{Dialect, Identity};
+use dsh_store::set::Glance;
+use dsh_store::{SessionPos, SessionRecord, Store};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -97,7 +97,7 @@ impl<'a> Corpus<'a> {
         }
         let mut catalog_identity = HashMap::new();
         for p in 0..sessions {
-            if !crate::store::set::catalog::has_catalogs(s.generation(p)) {
+            if !dsh_store::set::has_catalogs(s.generation(p)) {
                 continue;
             }
             let siblings = &mut children[spans.span(p)];
@@ -107,7 +107,7 @@ impl<'a> Corpus<'a> {
             // A catalog that cannot be read leaves the headers' order and
             // the children's own descriptors (the parent's log is then
             // unreadable, which its own row says).
-            if let Ok(rows) = crate::store::set::catalog::read(&s.record(p)) {
+            if let Ok(rows) = dsh_store::set::read_catalog(&s.record(p)) {
                 catalog_order(store, siblings, &rows, &mut catalog_identity);
             }
         }
@@ -264,7 +264,7 @@ impl<'a> Corpus<'a> {
 fn catalog_order(
     store: &Store,
     siblings: &mut [SessionPos],
-    rows: &[crate::store::set::catalog::CatalogRow],
+    rows: &[dsh_store::set::CatalogRow],
     identities: &mut HashMap<usize, Identity>,
 ) {
     let mut rest = siblings.to_vec();

@@ -5,8 +5,8 @@
 //! unlocated caller, a cycle above it, no usable cache) scans instead.
 
 use super::Corpus;
-use crate::store::accel::name_index::{NameIndex, Opened};
-use crate::store::{Plan, Store, StoreError};
+use dsh_store::accel::{NameIndex, Opened};
+use dsh_store::{Plan, Store, StoreError};
 use std::path::Path;
 
 /// The store a v2 `send_message` / `interrupt_agent` from `caller` to
@@ -17,7 +17,7 @@ pub fn open_for_name(
     caller: Option<&str>,
     agent: &str,
 ) -> Result<Store, StoreError> {
-    let whole = |why: &str| crate::store::open(root, Plan::Whole { why });
+    let whole = |why: &str| dsh_store::open(root, Plan::Whole { why });
     let (Some(cache), Some(caller)) = (cache, caller) else {
         return whole(if cache.is_none() {
             "no name index (--no-cache)"
@@ -27,13 +27,12 @@ pub fn open_for_name(
     };
     // Every log located here is inspected under the v2 rules (the caller's
     // ancestry, the candidates): read whole as it is probed, opened once.
-    let ahead =
-        crate::store::set::ahead::Located(crate::store::format::descriptor::Dialect::Seed001);
-    let located = match crate::store::open(
+    let ahead = dsh_store::set::Located(dsh_store::format::Dialect::Seed001);
+    let located = match dsh_store::open(
         root,
         Plan::Exactly {
             ids: &[caller],
-            up: crate::store::set::locate::Ancestry::Whole,
+            up: dsh_store::set::Ancestry::Whole,
             ahead: Some(&ahead),
         },
     ) {
@@ -44,7 +43,7 @@ pub fn open_for_name(
         Err(e) => return Err(e),
     };
     // A cache inside the store would be a project directory to DSH.
-    if crate::store::files::cache_dir::inside_store(cache, &located.root) {
+    if dsh_store::files::inside_store(cache, &located.root) {
         return whole("the name index would lie inside the store");
     }
     let corpus = Corpus::new(&located);

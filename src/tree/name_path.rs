@@ -8,7 +8,7 @@
 //! lookup of which sessions to read (`name_lookup`) walk with this one
 //! function; they differ only in where a parent's children come from.
 
-use crate::store::format::header::ROOT_NAME;
+use dsh_store::format::ROOT_NAME;
 
 /// Where a walk finds a parent's children.
 pub trait Children {

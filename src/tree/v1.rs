@@ -3,9 +3,9 @@
 
 use super::corpus::Corpus;
 use crate::inbox::liveness::{LiveState, Liveness};
-use crate::store::SessionPos;
-use crate::store::format::descriptor::{Dialect, Mode};
-use crate::store::set::ahead::Glance;
+use dsh_store::SessionPos;
+use dsh_store::format::{Dialect, Mode};
+use dsh_store::set::Glance;
 
 /// A v1 candidate with its durable direct parent and depth, by position
 /// in the store (12 bytes: a listing holds one per descendant).

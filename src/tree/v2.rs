@@ -5,13 +5,13 @@
 use super::classes::Classes;
 use super::corpus::Corpus;
 use crate::inbox::liveness::{LiveState, Liveness};
-use crate::store::accel::scan_cache::ScanCache;
-use crate::store::error::LogError;
-use crate::store::format::descriptor::{Dialect, Identity, Mode};
-use crate::store::format::header::ROOT_NAME;
-use crate::store::log::reader::{self, Inspection};
-use crate::store::set::ahead::Glance;
-use crate::store::{SessionPos, SessionRecord};
+use dsh_store::LogError;
+use dsh_store::accel::ScanCache;
+use dsh_store::format::ROOT_NAME;
+use dsh_store::format::{Dialect, Identity, Mode};
+use dsh_store::log::{Inspection, inspect};
+use dsh_store::set::Glance;
+use dsh_store::{SessionPos, SessionRecord};
 
 pub use super::member_kind::{MemberKind, RowMode};
 
@@ -54,7 +54,7 @@ pub struct Member {
 pub struct Activity {
     pub open_turn: bool,
     pub last_turn: u64,
-    pub last_ending: Option<crate::store::log::conversation::Ending>,
+    pub last_ending: Option<dsh_store::log::Ending>,
     /// The time of the last turn boundary.
     pub turn_time: i64,
     /// Items pending in DSH's own inbox (in the log), and whether an
@@ -65,7 +65,7 @@ pub struct Activity {
     pub native_error: bool,
     /// The tokens the session's own model calls reported, when any did
     /// (a tree of a million sessions keeps one of these each).
-    pub usage: Option<Box<crate::store::format::usage::TokenCounts>>,
+    pub usage: Option<Box<dsh_store::format::TokenCounts>>,
 }
 
 impl Activity {
@@ -89,7 +89,7 @@ impl Activity {
     }
 
     /// The tokens the session's own model calls reported.
-    pub fn tokens(&self) -> crate::store::format::usage::TokenCounts {
+    pub fn tokens(&self) -> dsh_store::format::TokenCounts {
         self.usage.as_deref().copied().unwrap_or_default()
     }
 }
@@ -272,7 +272,7 @@ impl<'a> Corpus<'a> {
             return (classify(live, glance), live, None);
         }
         let rec = self.record(i);
-        let inspected = reader::inspect(&rec.log()).map(|mut inspection| {
+        let inspected = inspect(&rec.log()).map(|mut inspection| {
             if let Some(recorded) = self.catalog_identity(i) {
                 inspection.seed001 = Some(recorded.clone());
             }
