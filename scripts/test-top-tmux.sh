@@ -70,6 +70,10 @@ round() {
   printf '%s\n' '{"type":"turn/start","seq":5,"time":'"$(date +%s%3N)"',"data":{"turn":2}}' \
     >> "$store/_no-cwd/rev-0001/session.jsonl"
   wait_for "turn 2 open"
+  # ... read from that session's row alone, not from a read of the store.
+  grep -q "plan: top: 1 row(s) read again" "$work/plans" || {
+    echo "test-top-tmux: the append was not read from its row alone:" >&2
+    cat "$work/plans" >&2; exit 1; }
   # Then only the clock moves the row: while it moves three seconds on,
   # the store is not read again.
   wait_re "turn 2 open [1-9] s"

@@ -8,14 +8,19 @@
 //! out, for the daemon writes its heartbeats there every few seconds; a
 //! view that shows other hosts' rows (`top`) is told only of their files.
 //!
-//! A hint that something changed, never what: a view is always made from
-//! a read. Where a directory cannot be watched (the kernel's watch limit, a
+//! A hint that something changed, never what was written: a view is
+//! always made from a read. A view that holds its rows (`top`) tags each
+//! session directory it covers with the session's position, and is told
+//! which tagged sessions changed, so it reads those rows again and not the
+//! store; a change anywhere else (a new session, a project, the store's
+//! root, a lost event queue) is told as such. Where a directory cannot be watched (the kernel's watch limit, a
 //! system without inotify) the watch says so, and `support::refresh` reads
 //! for safety more often.
 
+use dsh_store::SessionPos;
 use dsh_store::files::FLEET_DIR;
 use rustix::event::{PollFd, PollFlags, Timespec};
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
 use std::os::fd::OwnedFd;
 use std::path::Path;
@@ -24,8 +29,11 @@ use std::time::Duration;
 pub struct StoreWatch {
     fd: Option<OwnedFd>,
     /// The watched directories' path hashes (8 bytes a directory, where
-    /// the paths would take a hundred).
-    seen: HashSet<u64>,
+    /// the paths would take a hundred), with their watches.
+    seen: HashMap<u64, i32>,
+    /// The session each tagged watch is of (`cover_session`), since the
+    /// last read began.
+    tags: HashMap<i32, SessionPos>,
     /// Some directory of the last read could not be watched.
     missed: bool,
     /// Whether the other hosts' rows files count (`top`).
@@ -44,7 +52,8 @@ impl StoreWatch {
     pub fn with_fleet_rows(fleet_rows: bool) -> StoreWatch {
         StoreWatch {
             fd: sys::instance(),
-            seen: HashSet::new(),
+            seen: HashMap::new(),
+            tags: HashMap::new(),
             missed: false,
             fleet_rows,
             fleet_wd: None,
@@ -54,6 +63,7 @@ impl StoreWatch {
     /// Before a read: which directories it shows is found anew.
     pub fn begin(&mut self, root: &Path) {
         self.missed = self.fd.is_none();
+        self.tags.clear();
         self.cover(root);
         for dir in subdirectories(root) {
             if dir.file_name().is_some_and(|n| n == FLEET_DIR) {
@@ -83,15 +93,31 @@ impl StoreWatch {
 
     /// Watch `dir` too, unless it already is.
     pub fn cover(&mut self, dir: &Path) {
+        self.watch(dir);
+    }
+
+    /// Watch the session directory `dir` of the session at `pos` (in the
+    /// store the read opened), and tell its changes as that session's.
+    pub fn cover_session(&mut self, dir: &Path, pos: SessionPos) {
+        if let Some(wd) = self.watch(dir) {
+            self.tags.insert(wd, pos);
+        }
+    }
+
+    fn watch(&mut self, dir: &Path) -> Option<i32> {
         let key = BuildHasherDefault::<DefaultHasher>::default().hash_one(dir);
-        if self.seen.contains(&key) {
-            return;
+        if let Some(wd) = self.seen.get(&key) {
+            return Some(*wd);
         }
         match self.fd.as_ref().and_then(|fd| sys::add(fd, dir, false)) {
-            Some(_) => {
-                self.seen.insert(key);
+            Some(wd) => {
+                self.seen.insert(key, wd);
+                Some(wd)
             }
-            None => self.missed = true,
+            None => {
+                self.missed = true;
+                None
+            }
         }
     }
 
@@ -107,10 +133,34 @@ impl StoreWatch {
         if !rustix::event::poll(&mut fds, limit.as_ref()).is_ok_and(|n| n > 0) {
             return false;
         }
+        sys::drain(fd, |wd, name| self.counts(wd, name))
+    }
+
+    /// Whether an event on watch `wd` (a file `name` in it) is a change.
+    fn counts(&self, wd: Option<i32>, name: Option<&[u8]>) -> bool {
+        wd != self.fleet_wd
+            || name.is_some_and(|n| n.starts_with(b"rows-") && n.ends_with(b".json"))
+    }
+
+    /// What changed since the last call (never waits): the tagged
+    /// sessions told of, and whether anything else was.
+    pub fn changes(&self) -> Changes {
+        let mut changes = Changes::default();
+        let Some(fd) = &self.fd else {
+            return changes;
+        };
         sys::drain(fd, |wd, name| {
-            wd != self.fleet_wd
-                || name.is_some_and(|n| n.starts_with(b"rows-") && n.ends_with(b".json"))
-        })
+            if !self.counts(wd, name) {
+                return false;
+            }
+            match wd.and_then(|wd| self.tags.get(&wd)) {
+                Some(pos) if !changes.sessions.contains(pos) => changes.sessions.push(*pos),
+                Some(_) => {}
+                None => changes.other = true,
+            }
+            true
+        });
+        changes
     }
 
     /// Whether every directory the last read showed is watched.
@@ -120,8 +170,34 @@ impl StoreWatch {
 
     /// Whether something changed in a watched directory since the last
     /// call (never waits).
+    #[cfg(test)]
     pub fn changed(&self) -> bool {
         self.wait(Duration::ZERO)
+    }
+}
+
+/// What a watch was told (`StoreWatch::changes`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Changes {
+    /// The tagged sessions whose directories changed.
+    pub sessions: Vec<SessionPos>,
+    /// Something else changed: a directory not tagged, or the queue lost.
+    pub other: bool,
+}
+
+impl Changes {
+    pub fn any(&self) -> bool {
+        self.other || !self.sessions.is_empty()
+    }
+
+    /// `more` told after these.
+    pub fn add(&mut self, more: Changes) {
+        self.other |= more.other;
+        for pos in more.sessions {
+            if !self.sessions.contains(&pos) {
+                self.sessions.push(pos);
+            }
+        }
     }
 }
 
@@ -180,14 +256,19 @@ mod sys {
 
     /// Read every pending event; whether one `counts` (by its watch and
     /// file name). A lost queue (overflow) counts.
-    pub fn drain(fd: &OwnedFd, counts: impl Fn(Option<i32>, Option<&[u8]>) -> bool) -> bool {
+    pub fn drain(fd: &OwnedFd, mut counts: impl FnMut(Option<i32>, Option<&[u8]>) -> bool) -> bool {
         let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); 8192];
         let mut reader = inotify::Reader::new(fd, &mut buf);
         let mut any = false;
         while let Ok(event) = reader.next() {
-            let overflow = event.events().contains(ReadFlags::QUEUE_OVERFLOW);
             let name = event.file_name().map(|n| n.to_bytes());
-            any |= overflow || counts(Some(event.wd()), name);
+            any |= if event.events().contains(ReadFlags::QUEUE_OVERFLOW) {
+                // A lost queue is a change no watch can name.
+                counts(None, None);
+                true
+            } else {
+                counts(Some(event.wd()), name)
+            };
         }
         any
     }
@@ -206,7 +287,7 @@ mod sys {
         None
     }
 
-    pub fn drain(_fd: &OwnedFd, _counts: impl Fn(Option<i32>, Option<&[u8]>) -> bool) -> bool {
+    pub fn drain(_fd: &OwnedFd, _counts: impl FnMut(Option<i32>, Option<&[u8]>) -> bool) -> bool {
         false
     }
 }

@@ -4,11 +4,13 @@
 //! what a view keeps of the rows is the view's choice.
 
 use crate::inbox::Inbox;
-use crate::inbox::liveness::{LiveState, Liveness};
+use crate::inbox::liveness::{self, LiveState, Liveness};
 use crate::tree::Corpus;
-use crate::tree::v2::{Activity, MemberKind, RowMode, Traversal, V2Walk};
-use dsh_store::SessionPos;
+use crate::tree::v2::{Activity, MemberKind, RowMode, Traversal, V2Walk, classify_inspected};
+use dsh_store::files::current_log;
 use dsh_store::log::inspect;
+use dsh_store::set::has_catalogs;
+use dsh_store::{SessionPos, Store};
 
 /// An agent's state for the operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -158,6 +160,71 @@ pub fn root_row(corpus: &Corpus, root: usize) -> (Row, Option<String>) {
     };
     row.pending = pending(corpus, &row);
     (row, inspection.and_then(|i| i.title))
+}
+
+/// `old` (a row of a tree drawn earlier from `store`) as its session's
+/// files say now, with the title when it is its tree's root; `None` when
+/// what changed is more than a row can say — its log replaced (another
+/// generation, compressed), its kind changed (a descriptor that appeared,
+/// a log gone corrupt: the walk below it may change), or a generation
+/// whose parents' catalogs name their children — and the tree must be
+/// read again. Liveness and the inbox are read afresh, not from the
+/// listing the store was opened with.
+pub fn row_now(store: &Store, old: &Row) -> Option<(Row, Option<String>)> {
+    let i = old.index.get();
+    let s = &store.sessions;
+    if has_catalogs(s.generation(i))
+        || old
+            .parent
+            .is_some_and(|p| has_catalogs(s.generation(p.get())))
+    {
+        return None;
+    }
+    let rec = s.record(i);
+    if current_log(&rec.dir()).as_deref() != Some(rec.log().as_path()) {
+        return None;
+    }
+    let live = liveness::probe(&rec.dir());
+    let inspected = inspect(&rec.log());
+    let title = inspected.as_ref().ok().and_then(|i| i.title.clone());
+    let activity = inspected
+        .as_ref()
+        .ok()
+        .map(|i| Box::new(Activity::of(i, live)));
+    let kind = if old.parent.is_none() {
+        MemberKind::Root
+    } else {
+        classify_inspected(&rec, live, inspected)
+    };
+    let was_plain =
+        !old.state.is_problem() || matches!(old.state, State::Unknown | State::Unresumable);
+    let state = match (&kind, &activity) {
+        (MemberKind::Root, None) => State::Unavailable,
+        _ => State::with(&kind, live, activity.as_deref()),
+    };
+    let plain = match kind {
+        MemberKind::Root => true,
+        MemberKind::Continuable { .. } => was_plain && old.state != State::Creating,
+        _ => false,
+    };
+    if !plain || kind.mode() != old.mode {
+        return None;
+    }
+    let mut row = Row {
+        state,
+        activity,
+        pending: None,
+        label: match kind {
+            MemberKind::Continuable { label } => label,
+            _ => String::new(),
+        },
+        ..old.clone()
+    };
+    row.pending = Inbox::new(&rec.dir())
+        .waiting_now()
+        .ok()
+        .map(|n| u32::try_from(n).unwrap_or(u32::MAX));
+    Some((row, title))
 }
 
 /// Its inbox count; 0 when the store's listing of its directory saw no

@@ -20,8 +20,9 @@ use crate::tree::Corpus;
 use crate::tree::collate::sibling_order;
 use crate::tree::names::{NameRef, Names};
 use crate::tree::v2::{Activity, RowMode, Traversal};
-use dsh_store::SessionPos;
+use dsh_store::{SessionPos, Store};
 use serde_json::json;
+use std::borrow::Cow;
 
 /// The width rows are fitted to when the output is not a terminal.
 pub const PIPE_WIDTH: usize = 100;
@@ -131,6 +132,8 @@ impl Held {
 /// Where a block's rows come from for drawing.
 enum Source<'c, 'a> {
     Held(Held),
+    /// Rows a caller holds (`top`'s `HeldTree`).
+    Borrowed(&'c [Row]),
     /// Too many to hold: walked again from the root's row, where the first
     /// walk went.
     Again(&'c Corpus<'a>, Row, Traversal),
@@ -145,10 +148,13 @@ struct Block<'c, 'a> {
 
 impl<'c> Block<'c, '_> {
     /// The kept rows in pre-order, with what the first walk learned.
-    fn rows(self) -> (Marks, Box<dyn Iterator<Item = Row> + Send + 'c>) {
-        let rows: Box<dyn Iterator<Item = Row> + Send + 'c> = match self.source {
-            Source::Held(held) => Box::new(held.into_rows()),
-            Source::Again(corpus, first, course) => Box::new(Rows::along(corpus, first, course)),
+    fn rows(self) -> (Marks, Box<dyn Iterator<Item = Cow<'c, Row>> + Send + 'c>) {
+        let rows: Box<dyn Iterator<Item = Cow<'c, Row>> + Send + 'c> = match self.source {
+            Source::Held(held) => Box::new(held.into_rows().map(Cow::Owned)),
+            Source::Borrowed(rows) => Box::new(rows.iter().map(Cow::Borrowed)),
+            Source::Again(corpus, first, course) => {
+                Box::new(Rows::along(corpus, first, course).map(Cow::Owned))
+            }
         };
         (self.marks, rows)
     }
@@ -159,7 +165,7 @@ impl<'c> Block<'c, '_> {
 const PIPED_ROWS: usize = 4096;
 
 /// Each of `rows` handed to `each`, in order; the rows come back once done.
-fn each_row<I: Iterator<Item = Row> + Send>(mut rows: I, each: impl FnMut(Row)) -> I {
+fn each_row<T: Send, I: Iterator<Item = T> + Send>(mut rows: I, each: impl FnMut(T)) -> I {
     if rows.size_hint().1.is_some_and(|n| n < PIPED_ROWS) {
         rows.by_ref().for_each(each);
         rows
@@ -183,13 +189,9 @@ fn measure<'c, 'a>(
         .1
         .is_some_and(|n| n <= hold)
         .then(Held::default);
-    let mut fold = Measure::new(filter, COLUMNS.map(|(_, h)| h.len()));
-    let mut branches = Branches::default();
+    let mut fold = Fold::new(filter);
     rows = each_row(rows, |r| {
-        let w = short
-            .as_deref_mut()
-            .map_or([0; NCOLS], |s| widths(&r, &mut branches, s));
-        fold.add(&r, w);
+        fold.add(&r, short.as_deref_mut());
         if let Some(h) = &mut held {
             h.push(r);
         }
@@ -201,6 +203,69 @@ fn measure<'c, 'a>(
             Some(held) => Source::Held(held),
             None => Source::Again(corpus, first, rows.course()),
         },
+    }
+}
+
+/// The first walk's measure of a block, a row at a time.
+struct Fold {
+    measure: Measure,
+    branches: Branches,
+}
+
+impl Fold {
+    fn new(filter: Filter) -> Fold {
+        Fold {
+            measure: Measure::new(filter, COLUMNS.map(|(_, h)| h.len())),
+            branches: Branches::default(),
+        }
+    }
+
+    /// `r` measured; its cells' widths when `short` is given.
+    fn add(&mut self, r: &Row, short: Option<&mut ShortIds>) {
+        let w = short.map_or([0; NCOLS], |s| widths(r, &mut self.branches, s));
+        self.measure.add(r, w);
+    }
+
+    fn finish(self) -> Marks {
+        self.measure.finish()
+    }
+}
+
+/// A block's rows, held by the caller between draws (`top`: a change to a
+/// few sessions is drawn again from these, with those rows made again,
+/// not from a walk of the store).
+#[derive(Debug, Clone)]
+pub struct HeldBlock {
+    pub root: SessionPos,
+    pub title: Option<String>,
+    pub rows: Vec<Row>,
+}
+
+/// Every block `text_rows_to` would draw (all of them, the folded ones
+/// too), its rows held whole.
+pub fn hold(corpus: &Corpus, only: Option<usize>) -> Result<Vec<HeldBlock>> {
+    let mut blocks = Vec::new();
+    for root in roots(corpus, only)? {
+        let (first, title) = root_row(corpus, root.get());
+        blocks.push(HeldBlock {
+            root,
+            title,
+            rows: Rows::new(corpus, first).collect(),
+        });
+    }
+    Ok(blocks)
+}
+
+/// The measure of a held block, drawn from the caller's rows.
+fn measure_held<'c>(b: &'c HeldBlock, filter: Filter, short: &mut ShortIds) -> Block<'c, 'c> {
+    let mut fold = Fold::new(filter);
+    for r in &b.rows {
+        fold.add(r, Some(&mut *short));
+    }
+    Block {
+        title: b.title.clone(),
+        marks: fold.finish(),
+        source: Source::Borrowed(&b.rows),
     }
 }
 
@@ -219,9 +284,9 @@ fn roots(corpus: &Corpus, only: Option<usize>) -> Result<Vec<SessionPos>> {
 }
 
 /// The session id at a position (a row's own or its parent's).
-fn id_at<'a>(corpus: &Corpus<'a>, index: SessionPos) -> &'a str {
-    if index.get() < corpus.store.sessions.len() {
-        corpus.id(index.get())
+fn id_at(store: &Store, index: SessionPos) -> &str {
+    if index.get() < store.sessions.len() {
+        store.sessions.id(index.get())
     } else {
         ""
     }
@@ -249,17 +314,56 @@ pub fn text_rows_to(
     only: Option<usize>,
     o: &Options,
     out: &mut dyn FnMut(&str),
-    mut row: Option<&mut MemberSink>,
+    row: Option<&mut MemberSink>,
 ) -> Result<()> {
-    let mut short = ShortIds::new(corpus.store);
+    let roots = roots(corpus, only)?;
+    draw_to(
+        corpus.store,
+        roots.iter().map(|r| r.get()),
+        &mut |root, short| (root, measure(corpus, root, o.filter, o.hold, Some(short))),
+        o,
+        out,
+        row,
+    );
+    Ok(())
+}
+
+/// `text_rows_to` for the blocks a caller holds (`hold`), none read again.
+pub fn held_text_rows_to(
+    store: &Store,
+    blocks: &[HeldBlock],
+    o: &Options,
+    out: &mut dyn FnMut(&str),
+    row: Option<&mut MemberSink>,
+) {
+    draw_to(
+        store,
+        blocks.iter(),
+        &mut |b, short| (b.root.get(), measure_held(b, o.filter, short)),
+        o,
+        out,
+        row,
+    );
+}
+
+/// The blocks of `roots` (each measured by `block_of` when its turn comes,
+/// with its root's position) drawn as `text_rows_to` says.
+fn draw_to<'c, 'a, T>(
+    store: &Store,
+    roots: impl Iterator<Item = T>,
+    block_of: &mut dyn FnMut(T, &mut ShortIds) -> (usize, Block<'c, 'a>),
+    o: &Options,
+    out: &mut dyn FnMut(&str),
+    mut row: Option<&mut MemberSink>,
+) {
+    let mut short = ShortIds::new(store);
     let mut drawn = 0usize;
     // The roots folded into the summary line: how many, and their ids as
     // far as the line can show them.
     let mut bare = 0usize;
     let mut bare_ids = String::new();
-    for root in roots(corpus, only)? {
-        let root = root.get();
-        let block = measure(corpus, root, o.filter, o.hold, Some(&mut short));
+    for root in roots {
+        let (root, block) = block_of(root, &mut short);
         if block.marks.count == 0 {
             continue;
         }
@@ -268,7 +372,7 @@ pub fn text_rows_to(
                 if bare > 0 {
                     bare_ids.push_str(", ");
                 }
-                bare_ids.push_str(corpus.id(root));
+                bare_ids.push_str(store.sessions.id(root));
             }
             bare += 1;
             continue;
@@ -278,14 +382,18 @@ pub fn text_rows_to(
         }
         drawn += 1;
         let title = match &block.title {
-            Some(t) => format!("tree {} · {}", corpus.id(root), t.replace('\n', " ")),
-            None => format!("tree {}", corpus.id(root)),
+            Some(t) => format!(
+                "tree {} · {}",
+                store.sessions.id(root),
+                t.replace('\n', " ")
+            ),
+            None => format!("tree {}", store.sessions.id(root)),
         };
         out(&cut_to(&title, o.width));
         fit(block, o, &mut short, out, &mut |marks, r, first, last| {
             // A member is made only for a caller that takes it.
             if let Some(row) = row.as_mut() {
-                row(r, member_of(corpus, marks, r, first, last, o.now));
+                row(r, member_of(store, marks, r, first, last, o.now));
             }
         });
     }
@@ -306,7 +414,6 @@ pub fn text_rows_to(
         }
         out(&cut_to(&line, o.width));
     }
-    Ok(())
 }
 
 /// The widths the columns get in `width` terminal columns, from the widest
@@ -548,15 +655,37 @@ pub fn lines(
     o: &Options,
     row: &mut dyn FnMut(&Member),
 ) -> Result<Vec<Line>> {
+    lines_of(corpus.store, row, |out, sink| {
+        text_rows_to(corpus, only, o, out, Some(sink))
+    })
+}
+
+/// `lines` of the blocks a caller holds (`hold`), none read again.
+pub fn held_lines(
+    store: &Store,
+    blocks: &[HeldBlock],
+    o: &Options,
+    row: &mut dyn FnMut(&Member),
+) -> Vec<Line> {
+    lines_of(store, row, |out, sink| {
+        held_text_rows_to(store, blocks, o, out, Some(sink));
+        Ok(())
+    })
+    .unwrap_or_default()
+}
+
+/// The lines `draw` writes, each row's line with its member.
+fn lines_of(
+    store: &Store,
+    row: &mut dyn FnMut(&Member),
+    draw: impl FnOnce(&mut dyn FnMut(&str), &mut MemberSink) -> Result<()>,
+) -> Result<Vec<Line>> {
     let lines: std::cell::RefCell<Vec<Line>> = Default::default();
     let member: std::cell::RefCell<Option<Member>> = Default::default();
     // Each drawn session's line (by store position), so a member's parent
     // is its parent's line: 4 bytes a session, not an id a row.
     let mut line_of: Vec<u32> = Vec::new();
-    text_rows_to(
-        corpus,
-        only,
-        o,
+    draw(
         &mut |t| {
             let mut lines = lines.borrow_mut();
             let mut parts = t.split('\n');
@@ -581,12 +710,12 @@ pub fn lines(
                 });
             }
         },
-        Some(&mut |r: &Row, mut m: Member| {
+        &mut |r: &Row, mut m: Member| {
             row(&m);
             let line = u32::try_from(lines.borrow().len()).unwrap_or(u32::MAX);
             let at = r.index.get();
             if line_of.len() <= at {
-                line_of.resize(corpus.store.sessions.len().max(at + 1), u32::MAX);
+                line_of.resize(store.sessions.len().max(at + 1), u32::MAX);
             }
             line_of[at] = line;
             m.parent = r
@@ -594,7 +723,7 @@ pub fn lines(
                 .and_then(|p| line_of.get(p.get()).copied())
                 .filter(|&l| l != u32::MAX);
             *member.borrow_mut() = Some(m);
-        }),
+        },
     )?;
     let mut lines = lines.into_inner();
     // As `str::lines`: a last newline ends a line, it starts none.
@@ -693,7 +822,7 @@ impl LastCell {
 }
 
 fn member_of(
-    corpus: &Corpus,
+    store: &Store,
     marks: &Marks,
     r: &Row,
     first: bool,
@@ -701,7 +830,7 @@ fn member_of(
     now: i64,
 ) -> Member {
     Member {
-        id: id_at(corpus, r.index).into(),
+        id: id_at(store, r.index).into(),
         name: r.name.as_str().into(),
         // `lines` finds its parent's line.
         parent: None,
@@ -723,9 +852,9 @@ fn member_of(
 fn member_json(corpus: &Corpus, marks: &Marks, r: &Row) -> serde_json::Value {
     let tokens = marks.tokens(r);
     json!({
-        "id": id_at(corpus, r.index),
+        "id": id_at(corpus.store, r.index),
         "name": r.name,
-        "parent": r.parent.map(|p| id_at(corpus, p)),
+        "parent": r.parent.map(|p| id_at(corpus.store, p)),
         "depth": r.depth,
         "state": r.state.as_str(),
         "mode": r.mode.as_str(),

@@ -6,10 +6,12 @@
 use crate::error::Result;
 use crate::inbox::Target;
 use crate::operator::tree_measure::Filter;
+use crate::operator::tree_rows::row_now;
+use crate::operator::tree_view;
 use crate::operator::{inbox_view, log_view, trace, usage};
 use crate::tree::Corpus;
 use crate::tree::caller::resolve_agent;
-use dsh_store::{self as store, Plan};
+use dsh_store::{self as store, Plan, SessionPos};
 use std::path::Path;
 
 /// One member of a shown tree (as `tree` draws its row).
@@ -33,53 +35,116 @@ pub struct Snapshot {
 /// The tree pane for the store at `root` (one tree with `agent`) at
 /// `width` columns against the clock `now`: the store opened once and
 /// walked once, the text `tree --width W` prints with the member of each
-/// row it draws (trees folded into its summary line have no rows);
-/// `dirs` is told each drawn row's session directory.
-pub fn snapshot(
-    root: &Path,
-    agent: Option<&str>,
-    width: usize,
-    now: i64,
-    dirs: &mut dyn FnMut(&Path),
-) -> Result<Snapshot> {
-    use crate::operator::tree_view;
-    let store = crate::operator::tree_watch::open(root)?;
-    let corpus = Corpus::new(&store);
-    let only = agent.map(|a| resolve_agent(&store, a)).transpose()?;
-    let options = tree_view::Options {
-        filter: Filter::default(),
-        all: false,
-        usage: true,
-        width,
-        now,
-        hold: tree_view::HOLD_ROWS,
-    };
-    let mut states: Vec<(String, usize)> = Vec::new();
-    let mut tokens = 0u64;
-    let mut lines = tree_view::lines(&corpus, only, &options, &mut |m| {
-        if let Some(i) = store.index_of(&m.id) {
-            dirs(&store.sessions.dir(i));
+/// row it draws (trees folded into its summary line have no rows).
+pub fn snapshot(root: &Path, agent: Option<&str>, width: usize, now: i64) -> Result<Snapshot> {
+    Ok(Held::read(root, agent)?.snapshot(root, agent, width, now))
+}
+
+/// The shown trees between reads: the store as it was opened and every
+/// shown row. A change the store's watch ties to a few sessions is drawn
+/// again from these with only those rows read again (`patch`); anything
+/// else (a new session, a log replaced, a row whose kind changed) is a
+/// read of the whole store (`read`). Either way the pane is the text
+/// `tree --width W` prints for the store as it is now.
+pub struct Held {
+    store: store::Store,
+    blocks: Vec<tree_view::HeldBlock>,
+    /// Each held row's block and place, by session position.
+    at: std::collections::HashMap<SessionPos, (u32, u32)>,
+}
+
+impl Held {
+    /// The trees of the store at `root` (the one with `agent`), read whole.
+    pub fn read(root: &Path, agent: Option<&str>) -> Result<Held> {
+        let store = crate::operator::tree_watch::open(root)?;
+        let blocks = {
+            let corpus = Corpus::new(&store);
+            let only = agent.map(|a| resolve_agent(&store, a)).transpose()?;
+            tree_view::hold(&corpus, only)?
+        };
+        let mut at = std::collections::HashMap::new();
+        for (b, block) in blocks.iter().enumerate() {
+            for (r, row) in block.rows.iter().enumerate() {
+                let place = (u32::try_from(b), u32::try_from(r));
+                if let (Ok(b), Ok(r)) = place {
+                    at.insert(row.index, (b, r));
+                }
+            }
         }
-        // A tree's first member is its root: its subtree is the tree.
-        if m.first {
-            tokens = tokens.saturating_add(m.subtree_tokens);
-        }
-        match states.iter_mut().find(|(s, _)| s == m.state) {
-            Some((_, n)) => *n += 1,
-            None => states.push((m.state.to_string(), 1)),
-        }
-    })?;
-    // A store in a fleet: each other host's trees below this host's, as
-    // `tree --fleet` draws them (lines to read, not agents to act on).
-    if agent.is_none() {
-        lines.extend(fleet_lines(root, width, now));
+        Ok(Held { store, blocks, at })
     }
-    Ok(Snapshot {
-        lines,
-        states,
-        tokens,
-        marks: Vec::new(),
-    })
+
+    /// The rows of the sessions at `changed` read again; `false` when a
+    /// change is more than those rows can say (the trees must be read
+    /// whole, `read`), and then nothing is changed.
+    pub fn patch(&mut self, changed: &[SessionPos]) -> bool {
+        let mut fresh = Vec::with_capacity(changed.len());
+        for pos in changed {
+            let Some(&(b, r)) = self.at.get(pos) else {
+                return false;
+            };
+            let (b, r) = (b as usize, r as usize);
+            let Some(old) = self.blocks.get(b).and_then(|block| block.rows.get(r)) else {
+                return false;
+            };
+            match row_now(&self.store, old) {
+                Some(new) => fresh.push((b, r, new)),
+                None => return false,
+            }
+        }
+        for (b, r, (row, title)) in fresh {
+            let block = &mut self.blocks[b];
+            if r == 0 {
+                block.title = title;
+            }
+            block.rows[r] = row;
+        }
+        true
+    }
+
+    /// Each held row's session directory and position (what a watch
+    /// covers).
+    pub fn each_dir(&self, f: &mut dyn FnMut(&Path, SessionPos)) {
+        for row in self.blocks.iter().flat_map(|b| &b.rows) {
+            f(&self.store.sessions.dir(row.index.get()), row.index);
+        }
+    }
+
+    /// The pane and the header's counts, drawn from the held rows.
+    pub fn snapshot(&self, root: &Path, agent: Option<&str>, width: usize, now: i64) -> Snapshot {
+        let options = tree_view::Options {
+            filter: Filter::default(),
+            all: false,
+            usage: true,
+            width,
+            now,
+            hold: tree_view::HOLD_ROWS,
+        };
+        let store = &self.store;
+        let mut states: Vec<(String, usize)> = Vec::new();
+        let mut tokens = 0u64;
+        let mut lines = tree_view::held_lines(store, &self.blocks, &options, &mut |m| {
+            // A tree's first member is its root: its subtree is the tree.
+            if m.first {
+                tokens = tokens.saturating_add(m.subtree_tokens);
+            }
+            match states.iter_mut().find(|(s, _)| s == m.state) {
+                Some((_, n)) => *n += 1,
+                None => states.push((m.state.to_string(), 1)),
+            }
+        });
+        // A store in a fleet: each other host's trees below this host's, as
+        // `tree --fleet` draws them (lines to read, not agents to act on).
+        if agent.is_none() {
+            lines.extend(fleet_lines(root, width, now));
+        }
+        Snapshot {
+            lines,
+            states,
+            tokens,
+            marks: Vec::new(),
+        }
+    }
 }
 
 /// The other hosts' blocks of a store in a fleet, each after a blank
@@ -219,4 +284,110 @@ pub fn detail(
         },
     };
     Ok(Detail { text, pending })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::top::testing::{Copy, store};
+
+    const NOW: i64 = 1_800_000_000_000;
+    const WIDTH: usize = 100;
+
+    fn pane(held: &Held, root: &Path) -> Snapshot {
+        held.snapshot(root, None, WIDTH, NOW)
+    }
+
+    /// Every row of every carried store, read again alone, draws the pane
+    /// a read of the whole store draws; the stores whose rows are plain
+    /// (no catalogs) are read so row by row.
+    #[test]
+    fn a_row_read_again_draws_what_a_whole_read_draws() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/stores");
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.path().is_dir())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        for name in names {
+            let root = store(&name);
+            let Ok(whole) = Held::read(&root, None) else {
+                continue;
+            };
+            let want = pane(&whole, &root);
+            let rows: Vec<SessionPos> = whole
+                .blocks
+                .iter()
+                .flat_map(|b| b.rows.iter().map(|r| r.index))
+                .collect();
+            let mut patched = 0;
+            for pos in &rows {
+                let mut held = Held::read(&root, None).unwrap();
+                if held.patch(&[*pos]) {
+                    patched += 1;
+                    assert_eq!(pane(&held, &root), want, "{name}: row {pos:?}");
+                }
+            }
+            if ["team", "rc8-cli", "rc8-inbox", "rc8-live", "zstd"].contains(&name.as_str()) {
+                assert!(patched > 1, "{name}: {patched} of {} rows", rows.len());
+            }
+        }
+    }
+
+    /// A turn started in a shown session's log: its row alone is read
+    /// again, and the pane is what a whole read of the changed store
+    /// draws (not what it was).
+    #[test]
+    fn a_turn_started_is_read_from_its_row_alone() {
+        let copy = Copy::of("team", "patch-turn");
+        let root = copy.path();
+        let mut held = Held::read(root, None).unwrap();
+        let before = pane(&held, root);
+        let pos = SessionPos::new(held.store.index_of("rev-0001").unwrap());
+        let log = held.store.sessions.record(pos.get()).log();
+        let line = format!(
+            "{{\"type\":\"turn/start\",\"seq\":5,\"time\":{},\"data\":{{\"turn\":2}}}}\n",
+            NOW - 5_000
+        );
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&log)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, line.as_bytes()))
+            .unwrap();
+        assert!(held.patch(&[pos]));
+        let after = pane(&held, root);
+        assert_ne!(after, before, "the row changed");
+        assert_eq!(after, snapshot(root, None, WIDTH, NOW).unwrap());
+        // A message queued for it: its pending count, the same way.
+        let message = crate::inbox::deliver::NewMessage {
+            target: Target::NextTurn,
+            framing: crate::inbox::framing::Framing::User,
+            text: "look again",
+            id: None,
+        };
+        crate::inbox::Inbox::new(&held.store.sessions.dir(pos.get()))
+            .deliver(message, crate::inbox::Limits::default())
+            .unwrap();
+        assert!(held.patch(&[pos]));
+        let queued = pane(&held, root);
+        assert_ne!(queued, after, "the pending count changed");
+        assert_eq!(queued, snapshot(root, None, WIDTH, NOW).unwrap());
+    }
+
+    /// A session whose log was replaced (another generation written beside
+    /// it) cannot be said by its row: the tree is read whole.
+    #[test]
+    fn a_replaced_log_is_a_whole_read() {
+        let copy = Copy::of("team", "patch-generation");
+        let root = copy.path();
+        let mut held = Held::read(root, None).unwrap();
+        let i = held.store.index_of("rev-0001").unwrap();
+        let rec = held.store.sessions.record(i);
+        std::fs::copy(rec.log(), rec.dir().join("session.v1.jsonl")).unwrap();
+        assert!(!held.patch(&[SessionPos::new(i)]));
+        // A session the held trees do not show is not a row either.
+        assert!(!held.patch(&[SessionPos::new(held.store.sessions.len() + 5)]));
+    }
 }

@@ -13,4 +13,6 @@ pub mod data;
 pub mod events;
 pub mod follow_state;
 pub mod term;
+#[cfg(test)]
+pub(crate) mod testing;
 pub mod view;

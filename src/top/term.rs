@@ -12,8 +12,8 @@ use super::view::{self, Shown};
 use crate::error::{Error, Result};
 use crate::inbox::{Inbox, Limits, Target};
 use crate::operator::deliver;
-use crate::operator::store_watch::StoreWatch;
-use crate::support::refresh::Refresh;
+use crate::operator::store_watch::{Changes, StoreWatch};
+use crate::support::refresh::{Due, Refresh};
 use crate::support::signals;
 use crate::tree::Corpus;
 use crate::tree::caller::resolve_agent;
@@ -36,16 +36,16 @@ pub struct Budgets<'a> {
     pub prices: Option<&'a crate::operator::usage::Prices>,
 }
 
-/// The tree pane and where each budget stands.
-fn read(
+/// The tree pane drawn from `held`, and where each budget stands.
+fn pane(
+    held: &data::Held,
     root: &Path,
     agent: Option<&str>,
     width: usize,
     now: i64,
     budgets: Budgets,
-    dirs: &mut dyn FnMut(&Path),
 ) -> Result<data::Snapshot> {
-    let mut snap = data::snapshot(root, agent, width, now, dirs)?;
+    let mut snap = held.snapshot(root, agent, width, now);
     snap.marks = crate::top::budget::marks(root, budgets.budgets, budgets.prices)?;
     Ok(snap)
 }
@@ -63,14 +63,16 @@ pub fn run(
         ));
     }
     // Fail before the screen is taken: a bad store or agent is said plainly.
-    read(
+    let held = data::Held::read(root, agent)?;
+    pane(
+        &held,
         root,
         agent,
         100,
         now.unwrap_or_else(crate::support::clock::now_ms),
         budgets,
-        &mut |_| {},
     )?;
+    drop(held);
     signals::install();
     signals::install_hangup();
     let colour = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
@@ -127,6 +129,9 @@ fn run_loop(
     let mut width = view::tree_width(terminal.size().map_or(80, |s| s.width));
     let mut watch = StoreWatch::with_fleet_rows(true);
     let mut refresh = Refresh::new();
+    // The shown trees as last read, and what the watch told since.
+    let mut held: Option<data::Held> = None;
+    let mut told = Changes::default();
     let mut app = App::new(data::Snapshot::default());
     let mut detail = Detail::default();
     let mut detail_due = true;
@@ -139,16 +144,36 @@ fn run_loop(
         if signals::stop_requested() {
             return Ok(());
         }
-        if watch.changed() {
+        let changes = watch.changes();
+        if changes.any() {
+            told.add(changes);
             refresh.changed();
         }
-        if refresh.due(Instant::now()).is_some() {
+        if let Some(due) = refresh.due(Instant::now()) {
             width = view::tree_width(terminal.size().map_or(80, |s| s.width));
             refresh.reading();
             let start = Instant::now();
-            watch.begin(root);
-            let read = read(root, agent, width, clock(), budgets, &mut |d| {
-                watch.cover(d)
+            let told = std::mem::take(&mut told);
+            // A change the watch tied to shown sessions reads those rows
+            // again; anything else reads the store.
+            let patched = due == Due::Changed
+                && !told.other
+                && held.as_mut().is_some_and(|h| h.patch(&told.sessions));
+            let read = if patched {
+                crate::support::debug::plan(|| {
+                    format!("top: {} row(s) read again", told.sessions.len())
+                });
+                Ok(())
+            } else {
+                watch.begin(root);
+                data::Held::read(root, agent).map(|h| {
+                    h.each_dir(&mut |d, pos| watch.cover_session(d, pos));
+                    held = Some(h);
+                })
+            };
+            let read = read.and_then(|()| match &held {
+                Some(h) => pane(h, root, agent, width, clock(), budgets),
+                None => Ok(data::Snapshot::default()),
             });
             refresh.read(start, start.elapsed(), watch.complete());
             match read {

@@ -233,7 +233,7 @@ pub fn frame_text(
 ) -> crate::error::Result<String> {
     use crate::top::data;
     use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-    let mut app = App::new(data::snapshot(root, None, tree_width(w), now, &mut |_| {})?);
+    let mut app = App::new(data::snapshot(root, None, tree_width(w), now)?);
     for k in keys {
         app.handle(KeyEvent::new(KeyCode::Char(*k), KeyModifiers::NONE));
     }
@@ -272,11 +272,7 @@ mod tests {
 
     const NOW: i64 = 1_800_000_000_000;
 
-    fn store(name: &str) -> std::path::PathBuf {
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("testdata/stores")
-            .join(name)
-    }
+    use crate::top::testing::store;
 
     /// The frame `top` draws for `store` in a `w`×`h` terminal, after `keys`.
     fn frame(name: &str, w: u16, h: u16, keys: &[char]) -> String {
@@ -319,7 +315,7 @@ mod tests {
     fn the_tree_pane_is_the_tree_command_text() {
         for name in ["team", "rc8-inbox", "rc8-cli", "rc8-live"] {
             let w = 120;
-            let snap = data::snapshot(&store(name), None, tree_width(w), NOW, &mut |_| {}).unwrap();
+            let snap = data::snapshot(&store(name), None, tree_width(w), NOW).unwrap();
             let view = crate::operator::tree_watch::TreeView {
                 agent: None,
                 all: false,
@@ -341,21 +337,10 @@ mod tests {
     /// are as before.
     #[test]
     fn a_fleet_stores_pane_shows_the_other_hosts_below_its_own() {
-        fn copy(from: &std::path::Path, to: &std::path::Path) {
-            std::fs::create_dir_all(to).unwrap();
-            for e in std::fs::read_dir(from).unwrap().flatten() {
-                if e.file_type().unwrap().is_dir() {
-                    copy(&e.path(), &to.join(e.file_name()));
-                } else {
-                    std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-                }
-            }
-        }
-        let root = std::env::temp_dir().join(format!("top-fleet-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
-        copy(&store("team"), &root);
+        let copy = crate::top::testing::Copy::of("team", "fleet");
+        let root = copy.path().to_path_buf();
         let w = 120;
-        let alone = data::snapshot(&root, None, tree_width(w), NOW, &mut |_| {}).unwrap();
+        let alone = data::snapshot(&root, None, tree_width(w), NOW).unwrap();
         let local = crate::fleet::local::Local::of(&root);
         local
             .join(&crate::fleet::local::Membership {
@@ -373,8 +358,7 @@ mod tests {
         local
             .set_rows("b", &rows.iter().map(Vec::as_slice).collect::<Vec<_>>())
             .unwrap();
-        let joined = data::snapshot(&root, None, tree_width(w), NOW, &mut |_| {}).unwrap();
-        std::fs::remove_dir_all(&root).unwrap();
+        let joined = data::snapshot(&root, None, tree_width(w), NOW).unwrap();
         let text = |s: &data::Snapshot| -> Vec<String> {
             s.lines.iter().map(|l| l.text.clone()).collect()
         };
@@ -399,9 +383,7 @@ mod tests {
         let mut moved = 0;
         for name in ["team", "rc8-inbox", "rc8-cli", "rc8-live"] {
             for w in [60, 80, 120, 200] {
-                let read = |now| {
-                    data::snapshot(&store(name), None, tree_width(w), now, &mut |_| {}).unwrap()
-                };
+                let read = |now| data::snapshot(&store(name), None, tree_width(w), now).unwrap();
                 // A day after the rc8 stores' turns, where their cells say
                 // `3 h ago` and `open 1 d` and move with the clock.
                 let near = 1_796_342_400_000;
@@ -445,7 +427,7 @@ mod tests {
             (Level::Warning, Color::Yellow),
             (Level::Exceeded, Color::Red),
         ] {
-            let mut snap = data::snapshot(&root, None, tree_width(w), NOW, &mut |_| {}).unwrap();
+            let mut snap = data::snapshot(&root, None, tree_width(w), NOW).unwrap();
             snap.marks = vec![Mark {
                 id: "parent-1".into(),
                 agent: "lead".into(),

@@ -167,7 +167,7 @@ fn classify(live: Liveness, glance: Glance) -> MemberKind {
     }
 }
 
-fn classify_inspected(
+pub(crate) fn classify_inspected(
     rec: &SessionRecord,
     live: Liveness,
     inspected: Result<Inspection, LogError>,

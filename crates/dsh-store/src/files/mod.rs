@@ -13,7 +13,7 @@ pub(crate) mod sidecar;
 
 pub use cache_dir::{fnv, inside_store, replace as replace_cache_file, store_dir};
 pub use lines::{Line, Lines};
-pub use log_name::{Current, LogName, current_in};
+pub use log_name::{Current, LogName, current_in, current_log};
 pub use paths::{
     FLEET_DIR, INBOX, INBOX_LOCK, KEYED_ARCHIVE, encode_segment, project_dir_name, project_key,
 };
