@@ -46,7 +46,7 @@ pub struct Branches {
 
 impl Branches {
     /// `last`: no later sibling follows the row.
-    fn next(&mut self, depth: u32, last: bool, out: &mut String) {
+    pub fn next(&mut self, depth: u32, last: bool, out: &mut String) {
         let d = depth as usize;
         self.continues.resize(d + 1, false);
         self.continues[d] = !last;

@@ -29,7 +29,7 @@ impl Filter {
 }
 
 /// What the first walk learned of a block.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Marks {
     /// How many rows are kept.
     pub count: usize,
@@ -56,6 +56,14 @@ impl Marks {
 
     pub fn is_last(&self, r: &Row) -> bool {
         self.last.binary_search(&r.index).is_ok()
+    }
+
+    /// Set the subtree total of the row at `pos`, when it has rows below
+    /// it (a leaf's total is its own tokens).
+    pub fn set_total(&mut self, pos: SessionPos, total: u64) {
+        if let Ok(k) = self.totals.binary_search_by_key(&pos, |t| t.0) {
+            self.totals[k].1 = total;
+        }
     }
 
     /// The row's subtree total: its own tokens and every row's below it

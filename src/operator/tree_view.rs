@@ -10,7 +10,9 @@
 //! drawn in memory that does not grow with it.
 
 use super::table::{cut_to, pad_to};
-use super::tree_cells::{Branches, COLUMNS, Clocked, Col, NCOLS, ShortIds, cells, widths};
+use super::tree_cells::{
+    Branches, COLUMNS, Clocked, Col, NCOLS, ShortIds, cells, tokens_text, widths,
+};
 use super::tree_measure::{Filter, Marks, Measure};
 use super::tree_rows::{Row, Rows, State, root_row};
 use crate::error::Result;
@@ -328,18 +330,24 @@ pub fn text_rows_to(
     Ok(())
 }
 
-/// `text_rows_to` for the blocks a caller holds (`hold`), none read again.
-pub fn held_text_rows_to(
+/// `text_rows_to` for the blocks a caller holds (`hold`), none read
+/// again; each block's marks are handed to `marks` as it is measured.
+fn held_text_rows_to(
     store: &Store,
     blocks: &[HeldBlock],
     o: &Options,
     out: &mut dyn FnMut(&str),
     row: Option<&mut MemberSink>,
+    marks: &mut dyn FnMut(&Marks),
 ) {
     draw_to(
         store,
         blocks.iter(),
-        &mut |b, short| (b.root.get(), measure_held(b, o.filter, short)),
+        &mut |b, short| {
+            let block = measure_held(b, o.filter, short);
+            marks(&block.marks);
+            (b.root.get(), block)
+        },
         o,
         out,
         row,
@@ -464,6 +472,100 @@ fn layout(cols: &[Col], natural: &[usize], width: usize) -> Vec<Option<usize>> {
 /// whether it is the block's first, and where its last-turn cell sits.
 type DrawnRow<'r> = dyn FnMut(&Marks, &Row, bool, Option<LastCellAt>) + 'r;
 
+/// How a block's columns are laid out in its lines.
+struct Layout {
+    head: Vec<String>,
+    /// The shown columns' places among `cols`, with their widths.
+    shown: Vec<(usize, usize)>,
+    /// Where the last turn's cell sits in a line that is not cut at its end.
+    last_at: Option<LastCellAt>,
+    usage: bool,
+    width: usize,
+}
+
+impl Layout {
+    fn of(marks: &Marks, o: &Options) -> Layout {
+        // A tree whose agents reported no tokens (a store written without a
+        // model, or before DSH recorded usage) keeps the name room it had.
+        let usage = o.usage && marks.tokens;
+        let shown_cols: Vec<(Col, &str, usize)> = COLUMNS
+            .iter()
+            .zip(marks.natural)
+            .filter(|((c, _), _)| usage || *c != Col::Tokens)
+            .map(|((c, h), n)| (*c, *h, n))
+            .collect();
+        let cols: Vec<Col> = shown_cols.iter().map(|c| c.0).collect();
+        let natural: Vec<usize> = shown_cols.iter().map(|c| c.2).collect();
+        let head: Vec<String> = shown_cols.iter().map(|c| c.1.to_string()).collect();
+        let w = layout(&cols, &natural, o.width);
+        let shown: Vec<(usize, usize)> = w
+            .iter()
+            .enumerate()
+            .filter_map(|(k, w)| w.map(|w| (k, w)))
+            .collect();
+        let mut last_at = None;
+        let mut start = 0usize;
+        for (n, (k, w)) in shown.iter().enumerate() {
+            start += if n > 0 { 2 } else { 0 };
+            if cols[*k] == Col::Last {
+                last_at = Some(LastCellAt { start, width: *w });
+                break;
+            }
+            start += w;
+        }
+        Layout {
+            head,
+            shown,
+            last_at,
+            usage,
+            width: o.width,
+        }
+    }
+
+    /// `c`'s line written into `buf` after its newline (`buf` starts with
+    /// it); whether it was cut at its end.
+    fn line(&self, c: &[String], buf: &mut String) -> bool {
+        buf.truncate(1);
+        for (n, (k, w)) in self.shown.iter().enumerate() {
+            if n > 0 {
+                buf.push_str("  ");
+            }
+            buf.push_str(&pad_to(&cut_to(&c[*k], *w), *w));
+        }
+        let kept = 1 + buf[1..].trim_end().len();
+        buf.truncate(kept);
+        if buf[1..].chars().count() > self.width {
+            let cut = cut_to(&buf[1..], self.width);
+            buf.truncate(1);
+            buf.push_str(&cut);
+            return true;
+        }
+        false
+    }
+
+    /// Row `r`'s line (`branches`: the drawing of the rows before it).
+    fn row(
+        &self,
+        r: &Row,
+        marks: &Marks,
+        branches: &mut Branches,
+        short: &mut ShortIds,
+        now: i64,
+        buf: &mut String,
+    ) -> bool {
+        let c = cells(
+            r,
+            marks.is_last(r),
+            marks.tokens(r),
+            branches,
+            short,
+            self.usage,
+            now,
+        );
+        self.line(&c, buf)
+    }
+}
+
 /// A block's header and rows, each line after a newline: columns padded
 /// to their widest cell (found by the first walk) and fitted to the width
 /// by `layout`; no row exceeds it. A legend follows when a row shows
@@ -475,58 +577,10 @@ fn fit(
     out: &mut dyn FnMut(&str),
     row: &mut DrawnRow,
 ) {
-    let width = o.width;
     let (marks, rows) = block.rows();
-    // A tree whose agents reported no tokens (a store written without a
-    // model, or before DSH recorded usage) keeps the name room it had.
-    let usage = o.usage && marks.tokens;
-    let shown_cols: Vec<(Col, &str, usize)> = COLUMNS
-        .iter()
-        .zip(marks.natural)
-        .filter(|((c, _), _)| usage || *c != Col::Tokens)
-        .map(|((c, h), n)| (*c, *h, n))
-        .collect();
-    let cols: Vec<Col> = shown_cols.iter().map(|c| c.0).collect();
-    let natural: Vec<usize> = shown_cols.iter().map(|c| c.2).collect();
-    let head: Vec<String> = shown_cols.iter().map(|c| c.1.to_string()).collect();
-    let w = layout(&cols, &natural, width);
-    let shown: Vec<(usize, usize)> = w
-        .iter()
-        .enumerate()
-        .filter_map(|(k, w)| w.map(|w| (k, w)))
-        .collect();
-    // Where the last turn's cell sits in a line that is not cut at its end.
-    let mut last_at = None;
-    let mut start = 0usize;
-    for (n, (k, w)) in shown.iter().enumerate() {
-        start += if n > 0 { 2 } else { 0 };
-        if cols[*k] == Col::Last {
-            last_at = Some(LastCellAt { start, width: *w });
-            break;
-        }
-        start += w;
-    }
-    // Each line is written after its newline; whether it was cut at its end.
-    let line = |c: &[String], buf: &mut String| -> bool {
-        buf.truncate(1);
-        for (n, (k, w)) in shown.iter().enumerate() {
-            if n > 0 {
-                buf.push_str("  ");
-            }
-            buf.push_str(&pad_to(&cut_to(&c[*k], *w), *w));
-        }
-        let kept = 1 + buf[1..].trim_end().len();
-        buf.truncate(kept);
-        if buf[1..].chars().count() > width {
-            let cut = cut_to(&buf[1..], width);
-            buf.truncate(1);
-            buf.push_str(&cut);
-            return true;
-        }
-        false
-    };
+    let layout = Layout::of(&marks, o);
     let mut buf = String::from("\n");
-    line(&head, &mut buf);
+    layout.line(&layout.head, &mut buf);
     out(&buf);
     let mut branches = Branches::default();
     let mut first = true;
@@ -535,24 +589,16 @@ fn fit(
         if !marks.keeps(&r) {
             return;
         }
-        let c = cells(
-            &r,
-            marks.is_last(&r),
-            marks.tokens(&r),
-            &mut branches,
-            short,
-            usage,
-            o.now,
-        );
-        let cut = line(&c, &mut buf);
+        let cut = layout.row(&r, &marks, &mut branches, short, o.now, &mut buf);
         row(
             &marks,
             &r,
             std::mem::replace(&mut first, false),
-            last_at.filter(|_| !cut),
+            layout.last_at.filter(|_| !cut),
         );
         out(&buf);
     });
+    let width = o.width;
     if marks.native {
         out("\n");
         out(&cut_to(
@@ -658,28 +704,167 @@ pub fn lines(
     lines_of(corpus.store, row, |out, sink| {
         text_rows_to(corpus, only, o, out, Some(sink))
     })
+    .map(|(lines, _)| lines)
 }
 
-/// `lines` of the blocks a caller holds (`hold`), none read again.
+/// What a draw of held blocks keeps, so a row can be drawn again alone.
+#[derive(Debug)]
+pub struct HeldDraw {
+    options: Options,
+    /// Each block's marks.
+    marks: Vec<Marks>,
+    /// Each drawn row's line, by position (`u32::MAX`: not drawn).
+    line_of: Vec<u32>,
+}
+
+/// `lines` of the blocks a caller holds (`hold`), none read again, and
+/// what `redraw` needs to draw some of their rows again.
 pub fn held_lines(
     store: &Store,
     blocks: &[HeldBlock],
     o: &Options,
     row: &mut dyn FnMut(&Member),
-) -> Vec<Line> {
-    lines_of(store, row, |out, sink| {
-        held_text_rows_to(store, blocks, o, out, Some(sink));
+) -> (Vec<Line>, HeldDraw) {
+    let mut marks = Vec::with_capacity(blocks.len());
+    let (lines, line_of) = lines_of(store, row, |out, sink| {
+        held_text_rows_to(store, blocks, o, out, Some(sink), &mut |m| {
+            marks.push(m.clone())
+        });
         Ok(())
     })
-    .unwrap_or_default()
+    .unwrap_or_default();
+    let draw = HeldDraw {
+        options: *o,
+        marks,
+        line_of,
+    };
+    (lines, draw)
 }
 
-/// The lines `draw` writes, each row's line with its member.
+/// A held row that changed: its block, its place there, and the row it
+/// was when `lines` were drawn.
+pub struct Changed {
+    pub block: usize,
+    pub place: usize,
+    pub was: Row,
+}
+
+/// The changed rows of held `blocks` drawn again in `lines` (as
+/// `held_lines` drew them, at the clock `now`), with every line whose
+/// subtree total they move; `place` finds a row's place in its block.
+/// `false` when the change moves more than those lines — a column's
+/// width, the TOKENS column or the legend appearing or going, a log that
+/// became readable or unreadable — and nothing is changed: draw the
+/// blocks again (`held_lines`).
+pub fn redraw(
+    store: &Store,
+    blocks: &[HeldBlock],
+    draw: &mut HeldDraw,
+    lines: &mut [Line],
+    changed: &[Changed],
+    place: &dyn Fn(SessionPos) -> Option<usize>,
+    now: i64,
+) -> bool {
+    let mut marks = draw.marks.clone();
+    let mut again: Vec<(usize, usize)> = Vec::new();
+    let mut short = ShortIds::new(store);
+    for c in changed {
+        let (Some(block), Some(m)) = (blocks.get(c.block), marks.get_mut(c.block)) else {
+            return false;
+        };
+        let Some(now_row) = block.rows.get(c.place) else {
+            return false;
+        };
+        let native = |r: &Row| r.activity.as_ref().is_some_and(|a| a.native_pending > 0);
+        if c.was.activity.is_some() != now_row.activity.is_some()
+            || native(&c.was) != native(now_row)
+        {
+            return false;
+        }
+        // Widths of the cells a change can move (the drawing and the name
+        // stay): the layout stays when no cell grows past its column and
+        // none that was the widest shrinks.
+        let mut none = Branches::default();
+        let before = widths(&c.was, &mut none, &mut short);
+        let after = widths(now_row, &mut none, &mut short);
+        let natural = m.natural;
+        let fits = |col: usize, was: usize, now: usize| {
+            now <= natural[col] && (now >= was || was < natural[col])
+        };
+        if !(1..NCOLS).all(|col| col == 5 || fits(col, before[col], after[col])) {
+            return false;
+        }
+        // Its own tokens move its total and every total above it.
+        let (was, _) = c.was.own_tokens();
+        let (is, _) = now_row.own_tokens();
+        let mut at = Some(now_row.index);
+        let mut first = true;
+        while let Some(pos) = at {
+            let Some(k) = place(pos) else { break };
+            let Some(r) = block.rows.get(k) else { break };
+            let (total, partial) = if first { m.tokens(&c.was) } else { m.tokens(r) };
+            let moved = total.saturating_sub(was).saturating_add(is);
+            let cell = |t| {
+                tokens_text((t, partial), r.activity.is_some())
+                    .chars()
+                    .count()
+            };
+            if (total > 0) != (moved > 0) || !fits(5, cell(total), cell(moved)) {
+                return false;
+            }
+            m.set_total(pos, moved);
+            again.push((c.block, k));
+            at = r.parent;
+            first = false;
+        }
+    }
+    again.sort_unstable();
+    again.dedup();
+    for (b, k) in again {
+        let block = &blocks[b];
+        let m = &marks[b];
+        let r = &block.rows[k];
+        let Some(&line) = draw.line_of.get(r.index.get()) else {
+            continue;
+        };
+        let Some(l) = lines.get_mut(line as usize).filter(|_| line != u32::MAX) else {
+            continue;
+        };
+        // The drawing of its ancestors, as the rows before it left it.
+        let mut chain = Vec::new();
+        let mut up = r.parent;
+        while let Some(k) = up.and_then(place) {
+            chain.push(k);
+            up = block.rows[k].parent;
+        }
+        let mut branches = Branches::default();
+        let mut scratch = String::new();
+        for &k in chain.iter().rev() {
+            let a = &block.rows[k];
+            branches.next(a.depth, m.is_last(a), &mut scratch);
+        }
+        let layout = Layout::of(m, &draw.options);
+        let mut buf = String::from("\n");
+        let cut = layout.row(r, m, &mut branches, &mut short, now, &mut buf);
+        let parent = l.member.as_ref().and_then(|m| m.parent);
+        let mut member = member_of(store, m, r, k == 0, layout.last_at.filter(|_| !cut), now);
+        member.parent = parent;
+        *l = Line {
+            text: buf[1..].to_string(),
+            member: Some(member),
+        };
+    }
+    draw.marks = marks;
+    true
+}
+
+/// The lines `draw` writes, each row's line with its member, and each
+/// drawn row's line by position.
 fn lines_of(
     store: &Store,
     row: &mut dyn FnMut(&Member),
     draw: impl FnOnce(&mut dyn FnMut(&str), &mut MemberSink) -> Result<()>,
-) -> Result<Vec<Line>> {
+) -> Result<(Vec<Line>, Vec<u32>)> {
     let lines: std::cell::RefCell<Vec<Line>> = Default::default();
     let member: std::cell::RefCell<Option<Member>> = Default::default();
     // Each drawn session's line (by store position), so a member's parent
@@ -734,7 +919,7 @@ fn lines_of(
     {
         lines.pop();
     }
-    Ok(lines)
+    Ok((lines, line_of))
 }
 
 /// `lines` as they read at `now` with nothing changed in the store: each

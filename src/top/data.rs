@@ -51,6 +51,8 @@ pub struct Held {
     blocks: Vec<tree_view::HeldBlock>,
     /// Each held row's block and place, by session position.
     at: std::collections::HashMap<SessionPos, (u32, u32)>,
+    /// What the last pane drawn from these rows keeps to draw a row again.
+    draw: Option<tree_view::HeldDraw>,
 }
 
 impl Held {
@@ -71,35 +73,68 @@ impl Held {
                 }
             }
         }
-        Ok(Held { store, blocks, at })
+        Ok(Held {
+            store,
+            blocks,
+            at,
+            draw: None,
+        })
     }
 
-    /// The rows of the sessions at `changed` read again; `false` when a
-    /// change is more than those rows can say (the trees must be read
-    /// whole, `read`), and then nothing is changed.
-    pub fn patch(&mut self, changed: &[SessionPos]) -> bool {
+    /// The rows of the sessions at `changed` read again, and `pane` (drawn
+    /// from these rows, `snapshot`) made to show them: its lines drawn
+    /// again where only those rows' lines and the subtree totals above
+    /// them move, else the rows changed and the pane left to be drawn
+    /// again whole; or, when a change is more than those rows can say,
+    /// nothing changed and the store to be read whole (`read`).
+    pub fn patch(&mut self, changed: &[SessionPos], pane: &mut Snapshot, now: i64) -> Patched {
         let mut fresh = Vec::with_capacity(changed.len());
         for pos in changed {
             let Some(&(b, r)) = self.at.get(pos) else {
-                return false;
+                return Patched::Store;
             };
             let (b, r) = (b as usize, r as usize);
             let Some(old) = self.blocks.get(b).and_then(|block| block.rows.get(r)) else {
-                return false;
+                return Patched::Store;
             };
             match row_now(&self.store, old) {
                 Some(new) => fresh.push((b, r, new)),
-                None => return false,
+                None => return Patched::Store,
             }
         }
+        let mut was = Vec::with_capacity(fresh.len());
+        let mut titled = false;
         for (b, r, (row, title)) in fresh {
             let block = &mut self.blocks[b];
-            if r == 0 {
+            if r == 0 && block.title != title {
                 block.title = title;
+                titled = true;
             }
-            block.rows[r] = row;
+            was.push(tree_view::Changed {
+                block: b,
+                place: r,
+                was: std::mem::replace(&mut block.rows[r], row),
+            });
         }
-        true
+        let at = &self.at;
+        let redrawn = !titled
+            && self.draw.as_mut().is_some_and(|draw| {
+                tree_view::redraw(
+                    &self.store,
+                    &self.blocks,
+                    draw,
+                    &mut pane.lines,
+                    &was,
+                    &|pos| at.get(&pos).map(|&(_, k)| k as usize),
+                    now,
+                )
+            });
+        if !redrawn {
+            self.draw = None;
+            return Patched::Rows;
+        }
+        (pane.states, pane.tokens) = counts(&pane.lines);
+        Patched::Lines
     }
 
     /// Each held row's session directory and position (what a watch
@@ -111,7 +146,13 @@ impl Held {
     }
 
     /// The pane and the header's counts, drawn from the held rows.
-    pub fn snapshot(&self, root: &Path, agent: Option<&str>, width: usize, now: i64) -> Snapshot {
+    pub fn snapshot(
+        &mut self,
+        root: &Path,
+        agent: Option<&str>,
+        width: usize,
+        now: i64,
+    ) -> Snapshot {
         let options = tree_view::Options {
             filter: Filter::default(),
             all: false,
@@ -120,19 +161,10 @@ impl Held {
             now,
             hold: tree_view::HOLD_ROWS,
         };
-        let store = &self.store;
-        let mut states: Vec<(String, usize)> = Vec::new();
-        let mut tokens = 0u64;
-        let mut lines = tree_view::held_lines(store, &self.blocks, &options, &mut |m| {
-            // A tree's first member is its root: its subtree is the tree.
-            if m.first {
-                tokens = tokens.saturating_add(m.subtree_tokens);
-            }
-            match states.iter_mut().find(|(s, _)| s == m.state) {
-                Some((_, n)) => *n += 1,
-                None => states.push((m.state.to_string(), 1)),
-            }
-        });
+        let (mut lines, draw) =
+            tree_view::held_lines(&self.store, &self.blocks, &options, &mut |_| {});
+        self.draw = Some(draw);
+        let (states, tokens) = counts(&lines);
         // A store in a fleet: each other host's trees below this host's, as
         // `tree --fleet` draws them (lines to read, not agents to act on).
         if agent.is_none() {
@@ -145,6 +177,35 @@ impl Held {
             marks: Vec::new(),
         }
     }
+}
+
+/// What `Held::patch` came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Patched {
+    /// The pane's lines were drawn again where they changed.
+    Lines,
+    /// The rows changed; the pane is to be drawn again from them.
+    Rows,
+    /// Nothing changed; the store is to be read again.
+    Store,
+}
+
+/// The header's counts of `lines`: members by state word, in first-seen
+/// order, and the tokens of every shown tree (a tree's first member is
+/// its root: its subtree is the tree).
+fn counts(lines: &[TreeLine]) -> (Vec<(String, usize)>, u64) {
+    let mut states: Vec<(String, usize)> = Vec::new();
+    let mut tokens = 0u64;
+    for m in lines.iter().filter_map(|l| l.member.as_ref()) {
+        if m.first {
+            tokens = tokens.saturating_add(m.subtree_tokens);
+        }
+        match states.iter_mut().find(|(s, _)| s == m.state) {
+            Some((_, n)) => *n += 1,
+            None => states.push((m.state.to_string(), 1)),
+        }
+    }
+    (states, tokens)
 }
 
 /// The other hosts' blocks of a store in a fleet, each after a blank
@@ -294,13 +355,25 @@ mod tests {
     const NOW: i64 = 1_800_000_000_000;
     const WIDTH: usize = 100;
 
-    fn pane(held: &Held, root: &Path) -> Snapshot {
-        held.snapshot(root, None, WIDTH, NOW)
+    /// The pane after the rows at `changed` are read again (from `pane`,
+    /// drawn from `held`): what the patch came to, and the pane.
+    fn patched(
+        held: &mut Held,
+        root: &Path,
+        pane: &Snapshot,
+        changed: &[SessionPos],
+    ) -> (Patched, Snapshot) {
+        let mut pane = pane.clone();
+        let how = held.patch(changed, &mut pane, NOW);
+        if how == Patched::Rows {
+            pane = held.snapshot(root, None, WIDTH, NOW);
+        }
+        (how, pane)
     }
 
-    /// Every row of every carried store, read again alone, draws the pane
-    /// a read of the whole store draws; the stores whose rows are plain
-    /// (no catalogs) are read so row by row.
+    /// Every row of every carried store, read again alone, leaves the pane
+    /// a read of the whole store draws; on the stores whose rows are plain
+    /// (no catalogs) most rows are read so, their lines drawn again alone.
     #[test]
     fn a_row_read_again_draws_what_a_whole_read_draws() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/stores");
@@ -313,54 +386,63 @@ mod tests {
         names.sort();
         for name in names {
             let root = store(&name);
-            let Ok(whole) = Held::read(&root, None) else {
+            let Ok(mut whole) = Held::read(&root, None) else {
                 continue;
             };
-            let want = pane(&whole, &root);
+            let want = whole.snapshot(&root, None, WIDTH, NOW);
             let rows: Vec<SessionPos> = whole
                 .blocks
                 .iter()
                 .flat_map(|b| b.rows.iter().map(|r| r.index))
                 .collect();
-            let mut patched = 0;
+            let mut lines = 0;
             for pos in &rows {
                 let mut held = Held::read(&root, None).unwrap();
-                if held.patch(&[*pos]) {
-                    patched += 1;
-                    assert_eq!(pane(&held, &root), want, "{name}: row {pos:?}");
+                let pane = held.snapshot(&root, None, WIDTH, NOW);
+                let (how, after) = patched(&mut held, &root, &pane, &[*pos]);
+                if how != Patched::Store {
+                    assert_eq!(after, want, "{name}: row {pos:?} ({how:?})");
                 }
+                lines += usize::from(how == Patched::Lines);
             }
             if ["team", "rc8-cli", "rc8-inbox", "rc8-live", "zstd"].contains(&name.as_str()) {
-                assert!(patched > 1, "{name}: {patched} of {} rows", rows.len());
+                assert!(lines > 1, "{name}: {lines} of {} rows", rows.len());
             }
         }
     }
 
-    /// A turn started in a shown session's log: its row alone is read
-    /// again, and the pane is what a whole read of the changed store
-    /// draws (not what it was).
-    #[test]
-    fn a_turn_started_is_read_from_its_row_alone() {
-        let copy = Copy::of("team", "patch-turn");
-        let root = copy.path();
-        let mut held = Held::read(root, None).unwrap();
-        let before = pane(&held, root);
-        let pos = SessionPos::new(held.store.index_of("rev-0001").unwrap());
+    /// Append `line` to the log of the session at `pos`.
+    fn append(held: &Held, pos: SessionPos, line: &str) {
         let log = held.store.sessions.record(pos.get()).log();
-        let line = format!(
-            "{{\"type\":\"turn/start\",\"seq\":5,\"time\":{},\"data\":{{\"turn\":2}}}}\n",
-            NOW - 5_000
-        );
         std::fs::OpenOptions::new()
             .append(true)
             .open(&log)
             .and_then(|mut f| std::io::Write::write_all(&mut f, line.as_bytes()))
             .unwrap();
-        assert!(held.patch(&[pos]));
-        let after = pane(&held, root);
+    }
+
+    /// A turn started in a shown session's log, then a message queued for
+    /// it: its row alone is read again (and for the message, its line
+    /// alone drawn again), and the pane is what a whole read of the
+    /// changed store draws (not what it was).
+    #[test]
+    fn a_turn_started_is_read_from_its_row_alone() {
+        let copy = Copy::of("team", "patch-turn");
+        let root = copy.path();
+        let mut held = Held::read(root, None).unwrap();
+        let before = held.snapshot(root, None, WIDTH, NOW);
+        let pos = SessionPos::new(held.store.index_of("rev-0001").unwrap());
+        let turn = format!(
+            "{{\"type\":\"turn/start\",\"seq\":5,\"time\":{},\"data\":{{\"turn\":2}}}}\n",
+            NOW - 5_000
+        );
+        append(&held, pos, &turn);
+        // An open turn's cell is wider than an ended one's: the layout
+        // moves, the pane is drawn again from the rows.
+        let (how, after) = patched(&mut held, root, &before, &[pos]);
+        assert_eq!(how, Patched::Rows);
         assert_ne!(after, before, "the row changed");
         assert_eq!(after, snapshot(root, None, WIDTH, NOW).unwrap());
-        // A message queued for it: its pending count, the same way.
         let message = crate::inbox::deliver::NewMessage {
             target: Target::NextTurn,
             framing: crate::inbox::framing::Framing::User,
@@ -370,10 +452,49 @@ mod tests {
         crate::inbox::Inbox::new(&held.store.sessions.dir(pos.get()))
             .deliver(message, crate::inbox::Limits::default())
             .unwrap();
-        assert!(held.patch(&[pos]));
-        let queued = pane(&held, root);
+        let (how, queued) = patched(&mut held, root, &after, &[pos]);
+        assert_eq!(how, Patched::Lines);
         assert_ne!(queued, after, "the pending count changed");
         assert_eq!(queued, snapshot(root, None, WIDTH, NOW).unwrap());
+    }
+
+    /// A model call's tokens move the row's TOKENS cell and every subtree
+    /// total above it; a label that outgrows its column draws the pane
+    /// again whole. Either way the pane is a whole read's.
+    #[test]
+    fn tokens_move_the_totals_above_and_a_wider_cell_draws_again() {
+        let copy = Copy::of("rc8-cli", "patch-tokens");
+        let root = copy.path();
+        let mut held = Held::read(root, None).unwrap();
+        let before = held.snapshot(root, None, WIDTH, NOW);
+        let child = held
+            .blocks
+            .iter()
+            .flat_map(|b| &b.rows)
+            .find(|r| r.depth > 0 && r.activity.is_some())
+            .map(|r| r.index)
+            .expect("a child whose log reads");
+        let log = held.store.sessions.record(child.get()).log();
+        let text = std::fs::read_to_string(&log).unwrap();
+        let seq = text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter_map(|v| v["seq"].as_u64())
+            .max()
+            .unwrap_or(0);
+        // The last model call, again, with more tokens: a copy of a line
+        // DSH wrote, so the reader takes it as it takes the others.
+        let call = text
+            .lines()
+            .rfind(|l| l.contains("\"usage\""))
+            .expect("a model call with usage");
+        let mut v: serde_json::Value = serde_json::from_str(call).unwrap();
+        v["seq"] = (seq + 1).into();
+        append(&held, child, &format!("{v}\n"));
+        let (how, after) = patched(&mut held, root, &before, &[child]);
+        assert_ne!(how, Patched::Store);
+        assert_ne!(after, before, "the tokens moved");
+        assert_eq!(after, snapshot(root, None, WIDTH, NOW).unwrap());
     }
 
     /// A session whose log was replaced (another generation written beside
@@ -383,11 +504,18 @@ mod tests {
         let copy = Copy::of("team", "patch-generation");
         let root = copy.path();
         let mut held = Held::read(root, None).unwrap();
+        let mut pane = held.snapshot(root, None, WIDTH, NOW);
         let i = held.store.index_of("rev-0001").unwrap();
         let rec = held.store.sessions.record(i);
         std::fs::copy(rec.log(), rec.dir().join("session.v1.jsonl")).unwrap();
-        assert!(!held.patch(&[SessionPos::new(i)]));
+        let before = pane.clone();
+        assert_eq!(
+            held.patch(&[SessionPos::new(i)], &mut pane, NOW),
+            Patched::Store
+        );
+        assert_eq!(pane, before, "nothing changed");
         // A session the held trees do not show is not a row either.
-        assert!(!held.patch(&[SessionPos::new(held.store.sessions.len() + 5)]));
+        let past = SessionPos::new(held.store.sessions.len() + 5);
+        assert_eq!(held.patch(&[past], &mut pane, NOW), Patched::Store);
     }
 }

@@ -7,7 +7,7 @@
 //! read (an unchanged re-read changes nothing on screen).
 
 use super::app::{Action, App, Mode};
-use super::data::{self, Detail};
+use super::data::{self, Detail, Patched};
 use super::view::{self, Shown};
 use crate::error::{Error, Result};
 use crate::inbox::{Inbox, Limits, Target};
@@ -38,7 +38,7 @@ pub struct Budgets<'a> {
 
 /// The tree pane drawn from `held`, and where each budget stands.
 fn pane(
-    held: &data::Held,
+    held: &mut data::Held,
     root: &Path,
     agent: Option<&str>,
     width: usize,
@@ -63,9 +63,9 @@ pub fn run(
         ));
     }
     // Fail before the screen is taken: a bad store or agent is said plainly.
-    let held = data::Held::read(root, agent)?;
+    let mut held = data::Held::read(root, agent)?;
     pane(
-        &held,
+        &mut held,
         root,
         agent,
         100,
@@ -155,30 +155,56 @@ fn run_loop(
             let start = Instant::now();
             let told = std::mem::take(&mut told);
             // A change the watch tied to shown sessions reads those rows
-            // again; anything else reads the store.
-            let patched = due == Due::Changed
+            // again (and draws only their lines, when it can); anything
+            // else reads the store.
+            let mut patched = None;
+            if due == Due::Changed
                 && !told.other
-                && held.as_mut().is_some_and(|h| h.patch(&told.sessions));
-            let read = if patched {
+                && let Some(h) = held.as_mut()
+            {
+                patched = Some(h.patch(&told.sessions, &mut app.snapshot, clock()));
                 crate::support::debug::plan(|| {
-                    format!("top: {} row(s) read again", told.sessions.len())
+                    format!(
+                        "top: {} row(s) read again: {patched:?}",
+                        told.sessions.len()
+                    )
                 });
-                Ok(())
-            } else {
-                watch.begin(root);
-                data::Held::read(root, agent).map(|h| {
-                    h.each_dir(&mut |d, pos| watch.cover_session(d, pos));
-                    held = Some(h);
-                })
+            }
+            let read = match (patched, held.as_mut()) {
+                (Some(Patched::Lines), _) => Ok(None),
+                (Some(Patched::Rows), Some(h)) => {
+                    pane(h, root, agent, width, clock(), budgets).map(Some)
+                }
+                _ => {
+                    watch.begin(root);
+                    data::Held::read(root, agent).and_then(|mut h| {
+                        h.each_dir(&mut |d, pos| watch.cover_session(d, pos));
+                        let s = pane(&mut h, root, agent, width, clock(), budgets);
+                        held = Some(h);
+                        s.map(Some)
+                    })
+                }
             };
-            let read = read.and_then(|()| match &held {
-                Some(h) => pane(h, root, agent, width, clock(), budgets),
-                None => Ok(data::Snapshot::default()),
-            });
+            // A pane patched in place keeps where each budget stands
+            // up to date too.
+            let read = match read {
+                Ok(None) if !budgets.budgets.is_empty() => {
+                    crate::top::budget::marks(root, budgets.budgets, budgets.prices).map(|m| {
+                        app.snapshot.marks = m;
+                        None
+                    })
+                }
+                r => r,
+            };
+            if read.is_err() {
+                // What the pane shows and the held rows may differ now:
+                // the next read is whole.
+                held = None;
+            }
             refresh.read(start, start.elapsed(), watch.complete());
             match read {
                 // An unchanged read leaves the model as it was.
-                Ok(s) if s != app.snapshot => app.refresh(s),
+                Ok(Some(s)) if s != app.snapshot => app.refresh(s),
                 Ok(_) => {}
                 Err(e) => app.status = format!("error: {e}"),
             }
@@ -228,7 +254,9 @@ fn run_loop(
                 })
                 .map_err(|e| dsh_store::StoreError::io("the terminal", e))?;
         }
-        if !event::poll(Duration::from_millis(100)).unwrap_or(false) {
+        // Keys wait at most this long, so a change the store tells of is
+        // looked at within it (a wake costs one read of the watch).
+        if !event::poll(Duration::from_millis(25)).unwrap_or(false) {
             continue;
         }
         redraw = true;
