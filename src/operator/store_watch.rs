@@ -145,10 +145,22 @@ impl StoreWatch {
     /// What changed since the last call (never waits): the tagged
     /// sessions told of, and whether anything else was.
     pub fn changes(&self) -> Changes {
+        self.wait_changes(Duration::ZERO)
+    }
+
+    /// `changes`, waiting up to `timeout` for one (without inotify:
+    /// sleeps, and tells nothing).
+    pub fn wait_changes(&self, timeout: Duration) -> Changes {
         let mut changes = Changes::default();
         let Some(fd) = &self.fd else {
+            std::thread::sleep(timeout);
             return changes;
         };
+        let limit = Timespec::try_from(timeout).ok();
+        let mut fds = [PollFd::new(fd, PollFlags::IN)];
+        if !rustix::event::poll(&mut fds, limit.as_ref()).is_ok_and(|n| n > 0) {
+            return changes;
+        }
         sys::drain(fd, |wd, name| {
             if !self.counts(wd, name) {
                 return false;

@@ -10,14 +10,17 @@
 
 use crate::error::{Error, Result};
 use crate::inbox::Limits;
+use crate::operator::store_watch::{Changes, StoreWatch};
 use crate::operator::usage::{self, Prices};
+use crate::support::refresh::{Due, Refresh};
 use crate::top::amount::Amount;
 use crate::top::events::{Change, Event, Sink};
 use crate::tree::Corpus;
 use crate::tree::caller::resolve_agent;
 use crate::tree::preorder::Preorder;
+use dsh_store::files::current_log;
 use dsh_store::format::TokenCounts;
-use dsh_store::{self as store, Plan};
+use dsh_store::{self as store, Plan, SessionPos};
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::Path;
@@ -246,7 +249,11 @@ fn spent(
 }
 
 /// `watch --budget`: check every budget now and each time the store
-/// changes (until Ctrl-C or a closed output), or once with `once`.
+/// changes (until Ctrl-C or a closed output), or once with `once`. The
+/// store is opened once and held while the watch can say which sessions
+/// changed: only their spend is read again (and their liveness probed
+/// again); a new session, or a change the watch cannot place, opens it
+/// again.
 pub fn run(root: &Path, opts: &Options, out: &mut dyn Write) -> Result<()> {
     let mut sink = Sink::new(out, opts.json, opts.exec.as_deref());
     // Each budget's agent by its Session id, resolved once: a name that
@@ -259,46 +266,122 @@ pub fn run(root: &Path, opts: &Options, out: &mut dyn Write) -> Result<()> {
             .collect::<Result<_, _>>()
             .map_err(Error::Resolve)?
     };
-    let mut levels = vec![Level::Under; opts.budgets.len()];
-    let mut interrupted: HashSet<(String, u64)> = HashSet::new();
-    let mut unpriced_said: HashSet<String> = HashSet::new();
+    let mut seen = Seen {
+        ids,
+        levels: vec![Level::Under; opts.budgets.len()],
+        interrupted: HashSet::new(),
+        unpriced_said: HashSet::new(),
+    };
     crate::support::signals::install();
-    let mut watch = crate::operator::store_watch::StoreWatch::new();
-    let mut refresh = crate::support::refresh::Refresh::new();
+    let mut watch = StoreWatch::new();
+    let mut refresh = Refresh::new();
+    // The budgets are looked at again when the store says something
+    // changed (and rarely for safety), not at every tick.
+    if wait_due(&watch, &mut refresh, &mut Changes::default()).is_none() {
+        return Ok(());
+    }
     loop {
-        // The budgets are looked at again when the store says something
-        // changed (and rarely for safety), not at every tick.
-        if refresh.due(std::time::Instant::now()).is_none() {
-            if crate::support::signals::stop_requested() {
-                return Ok(());
-            }
-            if watch.wait(crate::support::refresh::TICK) {
-                refresh.changed();
-            }
-            continue;
-        }
         refresh.reading();
-        let started = std::time::Instant::now();
+        let mut started = std::time::Instant::now();
         if !opts.once {
             watch.begin_all(root);
         }
         let store = open(root)?;
         let corpus = Corpus::new(&store);
+        if !opts.once {
+            for i in 0..store.sessions.len() {
+                watch.cover_session(&store.sessions.dir(i), SessionPos::new(i));
+            }
+        }
         let mut look = Look::new();
+        loop {
+            if !seen.look(&corpus, &mut look, opts, &mut sink)? {
+                return Ok(());
+            }
+            refresh.read(started, started.elapsed(), watch.complete());
+            if opts.once || crate::support::signals::stop_requested() {
+                return Ok(());
+            }
+            let mut told = Changes::default();
+            let Some(due) = wait_due(&watch, &mut refresh, &mut told) else {
+                return Ok(());
+            };
+            let s = &store.sessions;
+            let placed = due == Due::Changed
+                && !told.other
+                && told.sessions.iter().all(|pos| {
+                    // The log read is still the session's.
+                    let i = pos.get();
+                    i < s.len() && {
+                        let rec = s.record(i);
+                        current_log(&rec.dir()).as_deref() == Some(rec.log().as_path())
+                    }
+                });
+            if !placed {
+                break;
+            }
+            refresh.reading();
+            started = std::time::Instant::now();
+            crate::support::debug::plan(|| {
+                format!("watch: {} session(s) read again", told.sessions.len())
+            });
+            for pos in &told.sessions {
+                look.remove(&pos.get());
+                corpus.relive(pos.get());
+            }
+        }
+    }
+}
+
+/// Wait until a look is due (told changes gathered into `told`); `None`
+/// once a stop is asked.
+fn wait_due(watch: &StoreWatch, refresh: &mut Refresh, told: &mut Changes) -> Option<Due> {
+    loop {
+        if let Some(due) = refresh.due(std::time::Instant::now()) {
+            return Some(due);
+        }
+        if crate::support::signals::stop_requested() {
+            return None;
+        }
+        let changes = watch.wait_changes(crate::support::refresh::TICK);
+        if changes.any() {
+            told.add(changes);
+            refresh.changed();
+        }
+    }
+}
+
+/// What a watch has said so far.
+struct Seen {
+    /// Each budget's agent's Session id.
+    ids: Vec<String>,
+    /// The highest level each budget was said at.
+    levels: Vec<Level>,
+    /// Each (session, turn) interrupted.
+    interrupted: HashSet<(String, u64)>,
+    unpriced_said: HashSet<String>,
+}
+
+impl Seen {
+    /// Check every budget against the store `corpus` reads (each
+    /// session's spend from `look`, read when missing); `false` once the
+    /// output is closed.
+    fn look(
+        &mut self,
+        corpus: &Corpus,
+        look: &mut Look,
+        opts: &Options,
+        sink: &mut Sink,
+    ) -> Result<bool> {
+        let store = corpus.store;
         let now = crate::support::clock::now_ms();
         for (k, budget) in opts.budgets.iter().enumerate() {
-            let Some(agent) = store.index_of(&ids[k]) else {
+            let Some(agent) = store.index_of(&self.ids[k]) else {
                 continue;
             };
-            let s = spent(
-                &corpus,
-                &mut look,
-                agent,
-                budget.limit,
-                opts.prices.as_ref(),
-            );
+            let s = spent(corpus, look, agent, budget.limit, opts.prices.as_ref());
             for model in s.unpriced {
-                if unpriced_said.insert(model.clone()) {
+                if self.unpriced_said.insert(model.clone()) {
                     eprintln!(
                         "watch: no price for {model}: its calls count nothing toward money budgets"
                     );
@@ -307,43 +390,40 @@ pub fn run(root: &Path, opts: &Options, out: &mut dyn Write) -> Result<()> {
             let level = level_of(s.amount.value(), budget.limit.value());
             let event = |change| Event {
                 time: now,
-                id: ids[k].clone(),
+                id: self.ids[k].clone(),
                 name: budget.agent.clone(),
                 change,
             };
-            if level > levels[k] {
-                levels[k] = level;
+            if level > self.levels[k] {
+                self.levels[k] = level;
                 let (spent, limit) = (s.amount, budget.limit);
                 let change = match level {
                     Level::Exceeded => Change::BudgetExceeded { spent, limit },
                     _ => Change::BudgetWarning { spent, limit },
                 };
                 if !sink.emit(&event(change))? {
-                    return Ok(());
+                    return Ok(false);
                 }
             }
             if level == Level::Exceeded && opts.interrupt {
                 let budget_name = budget.agent.clone();
-                for (i, turn) in running(&corpus, &s.sessions) {
+                for (i, turn) in running(corpus, &s.sessions) {
                     let id = corpus.id(i).to_string();
-                    if !interrupted.insert((id.clone(), turn)) {
+                    if !self.interrupted.insert((id.clone(), turn)) {
                         continue;
                     }
-                    let change = match crate::operator::deliver::interrupt_as_user(
-                        &corpus,
-                        i,
-                        opts.limits,
-                    ) {
-                        Ok(_) => Change::BudgetInterrupted {
-                            turn,
-                            budget: budget_name.clone(),
-                        },
-                        // Its turn ended between the look and the request.
-                        Err(e) => {
-                            eprintln!("watch: could not interrupt {id}: {e}");
-                            continue;
-                        }
-                    };
+                    let change =
+                        match crate::operator::deliver::interrupt_as_user(corpus, i, opts.limits) {
+                            Ok(_) => Change::BudgetInterrupted {
+                                turn,
+                                budget: budget_name.clone(),
+                            },
+                            // Its turn ended between the look and the request.
+                            Err(e) => {
+                                eprintln!("watch: could not interrupt {id}: {e}");
+                                continue;
+                            }
+                        };
                     let e = Event {
                         time: now,
                         id,
@@ -351,17 +431,12 @@ pub fn run(root: &Path, opts: &Options, out: &mut dyn Write) -> Result<()> {
                         change,
                     };
                     if !sink.emit(&e)? {
-                        return Ok(());
+                        return Ok(false);
                     }
                 }
             }
         }
-        drop(corpus);
-        drop(store);
-        refresh.read(started, started.elapsed(), watch.complete());
-        if opts.once || crate::support::signals::stop_requested() {
-            return Ok(());
-        }
+        Ok(true)
     }
 }
 

@@ -88,34 +88,9 @@ impl Held {
     /// again whole; or, when a change is more than those rows can say,
     /// nothing changed and the store to be read whole (`read`).
     pub fn patch(&mut self, changed: &[SessionPos], pane: &mut Snapshot, now: i64) -> Patched {
-        let mut fresh = Vec::with_capacity(changed.len());
-        for pos in changed {
-            let Some(&(b, r)) = self.at.get(pos) else {
-                return Patched::Store;
-            };
-            let (b, r) = (b as usize, r as usize);
-            let Some(old) = self.blocks.get(b).and_then(|block| block.rows.get(r)) else {
-                return Patched::Store;
-            };
-            match row_now(&self.store, old) {
-                Some(new) => fresh.push((b, r, new)),
-                None => return Patched::Store,
-            }
-        }
-        let mut was = Vec::with_capacity(fresh.len());
-        let mut titled = false;
-        for (b, r, (row, title)) in fresh {
-            let block = &mut self.blocks[b];
-            if r == 0 && block.title != title {
-                block.title = title;
-                titled = true;
-            }
-            was.push(tree_view::Changed {
-                block: b,
-                place: r,
-                was: std::mem::replace(&mut block.rows[r], row),
-            });
-        }
+        let Some((was, titled)) = self.reread(changed) else {
+            return Patched::Store;
+        };
         let at = &self.at;
         let redrawn = !titled
             && self.draw.as_mut().is_some_and(|draw| {
@@ -135,6 +110,55 @@ impl Held {
         }
         (pane.states, pane.tokens) = counts(&pane.lines);
         Patched::Lines
+    }
+
+    /// The rows of the sessions at `changed` read again: what each was,
+    /// and whether a tree's title changed; `None` when a change is more
+    /// than those rows can say, and then nothing is changed.
+    pub fn reread(&mut self, changed: &[SessionPos]) -> Option<(Vec<tree_view::Changed>, bool)> {
+        let mut fresh = Vec::with_capacity(changed.len());
+        for pos in changed {
+            let &(b, r) = self.at.get(pos)?;
+            let (b, r) = (b as usize, r as usize);
+            let old = self.blocks.get(b).and_then(|block| block.rows.get(r))?;
+            fresh.push((b, r, row_now(&self.store, old)?));
+        }
+        let mut was = Vec::with_capacity(fresh.len());
+        let mut titled = false;
+        for (b, r, (row, title)) in fresh {
+            let block = &mut self.blocks[b];
+            if r == 0 && block.title != title {
+                block.title = title;
+                titled = true;
+            }
+            was.push(tree_view::Changed {
+                block: b,
+                place: r,
+                was: std::mem::replace(&mut block.rows[r], row),
+            });
+        }
+        Some((was, titled))
+    }
+
+    /// The store the rows were read from.
+    pub fn store(&self) -> &store::Store {
+        &self.store
+    }
+
+    /// Every held row, tree by tree, each in pre-order.
+    pub fn rows(&self) -> impl Iterator<Item = &crate::operator::tree_rows::Row> {
+        self.blocks.iter().flat_map(|b| &b.rows)
+    }
+
+    /// The row of a change `reread` told of, as it is now, and its place
+    /// among `rows`.
+    pub fn changed_row(
+        &self,
+        c: &tree_view::Changed,
+    ) -> Option<(usize, &crate::operator::tree_rows::Row)> {
+        let before: usize = self.blocks.iter().take(c.block).map(|b| b.rows.len()).sum();
+        let row = self.blocks.get(c.block)?.rows.get(c.place)?;
+        Some((before + c.place, row))
     }
 
     /// Each held row's session directory and position (what a watch

@@ -3,20 +3,21 @@
 //! parked or unparked, a problem appeared or cleared, an agent appeared or
 //! went, a pending message waited past `--stale-after`. Following, each is
 //! found by comparing two observations of the tree (`tree --json`'s
-//! members, read when the store changes), so each transition is reported
-//! once, when it is first seen; without `--follow` the turns the logs
+//! members, read when the store changes: only the rows of the sessions
+//! the store's watch told of, when it can say which), so each transition
+//! is reported once, when it is first seen; without `--follow` the turns the logs
 //! record since `--since` are listed. `--exec` hands each event, as JSON,
 //! to a command; a command that fails is reported and the stream goes on.
 
 use crate::error::{Error, Result};
 use crate::inbox::Target;
 use crate::operator::inbox_view::InboxView;
-use crate::operator::store_watch::StoreWatch;
-use crate::operator::tree_measure::Filter;
-use crate::operator::tree_watch::TreeView;
+use crate::operator::store_watch::{Changes, StoreWatch};
+use crate::operator::tree_rows::Row;
 use crate::support::clock::rfc3339;
-use crate::support::refresh::Refresh;
+use crate::support::refresh::{Due, Refresh};
 use crate::top::amount::Amount;
+use crate::top::data::Held;
 use crate::top::follow_state;
 use crate::tree::caller::resolve_agent;
 use dsh_store::{self as store, Plan, StoreError};
@@ -203,6 +204,11 @@ impl Event {
 /// The transitions from `before` to `after` (both in tree order), at `now`.
 pub fn transitions(before: &[Observed], after: &[Observed], now: i64) -> Vec<Event> {
     let mut out = Vec::new();
+    // Matched by id through an index: a tree of 100,000 agents is not
+    // 10^10 comparisons.
+    let was: std::collections::HashMap<&str, &Observed> =
+        before.iter().map(|b| (b.id.as_str(), b)).collect();
+    let is: HashSet<&str> = after.iter().map(|a| a.id.as_str()).collect();
     let event = |o: &Observed, change| Event {
         time: now,
         id: o.id.clone(),
@@ -210,7 +216,7 @@ pub fn transitions(before: &[Observed], after: &[Observed], now: i64) -> Vec<Eve
         change,
     };
     for a in after {
-        let Some(b) = before.iter().find(|b| b.id == a.id) else {
+        let Some(&b) = was.get(a.id.as_str()) else {
             out.push(event(a, Change::Appeared));
             if a.open && a.turn > 0 {
                 out.push(event(a, Change::TurnStarted { turn: a.turn }));
@@ -264,7 +270,7 @@ pub fn transitions(before: &[Observed], after: &[Observed], now: i64) -> Vec<Eve
         }
     }
     for b in before {
-        if !after.iter().any(|a| a.id == b.id) {
+        if !is.contains(b.id.as_str()) {
             out.push(event(b, Change::Gone));
         }
     }
@@ -274,35 +280,38 @@ pub fn transitions(before: &[Observed], after: &[Observed], now: i64) -> Vec<Eve
 /// The members of the trees (the one holding `agent`), as `tree --json`
 /// shows them, with how many messages each has pending.
 pub fn observe(root: &Path, agent: Option<&str>) -> Result<Vec<(Observed, u64)>> {
-    let view = TreeView {
-        agent: agent.map(str::to_string),
-        all: true,
-        usage: false,
-        filter: Filter::default(),
-        json: true,
-        width: None,
-        now: 0,
-    };
-    let trees: Value = serde_json::from_str(&view.frame(root)?).unwrap_or(Value::Null);
-    let mut out = Vec::new();
-    for tree in trees.as_array().into_iter().flatten() {
-        for m in tree["members"].as_array().into_iter().flatten() {
-            let last = &m["lastTurn"];
-            out.push((
-                Observed {
-                    id: m["id"].as_str().unwrap_or("").to_string(),
-                    name: m["name"].as_str().unwrap_or("").to_string(),
-                    state: m["state"].as_str().unwrap_or("").to_string(),
-                    turn: last["turn"].as_u64().unwrap_or(0),
-                    open: last["open"].as_bool().unwrap_or(false),
-                    ending: last["ending"].as_str().map(str::to_string),
-                    parked: m["parkedDsh"].as_bool().unwrap_or(false),
-                },
-                m["pending"].as_u64().unwrap_or(0),
-            ));
-        }
-    }
-    Ok(out)
+    Ok(observe_held(&Held::read(root, agent)?))
+}
+
+/// `observe` of rows already read.
+fn observe_held(held: &Held) -> Vec<(Observed, u64)> {
+    held.rows().map(|r| observed(held.store(), r)).collect()
+}
+
+/// One row as `tree --json` shows its member, and its pending count.
+fn observed(store: &store::Store, r: &Row) -> (Observed, u64) {
+    let s = &store.sessions;
+    let a = r.activity.as_deref();
+    (
+        Observed {
+            id: if r.index.get() < s.len() {
+                s.id(r.index.get()).to_string()
+            } else {
+                String::new()
+            },
+            name: r.name.clone(),
+            state: r.state.as_str().to_string(),
+            turn: a.map_or(0, |a| a.last_turn),
+            open: a.is_some_and(|a| a.open_turn),
+            // An open turn has no ending yet (the last is an earlier one's).
+            ending: a
+                .filter(|a| !a.open_turn)
+                .and_then(|a| a.last_ending.as_ref())
+                .map(|e| e.word().to_string()),
+            parked: a.is_some_and(|a| a.native_parked),
+        },
+        r.pending.map_or(0, u64::from),
+    )
 }
 
 /// Messages pending longer than `after_ms` at `now` in the inboxes of
@@ -514,6 +523,10 @@ pub fn run(root: &Path, opts: &Options, out: &mut dyn Write) -> Result<()> {
     crate::support::signals::install();
     let mut watch = StoreWatch::new();
     let mut refresh = Refresh::new();
+    // The rows last read, and what the watch told since: a change to
+    // shown sessions reads those rows again, anything else the store.
+    let mut held: Option<Held> = None;
+    let mut told = Changes::default();
     let mut reported: HashSet<String> = saved
         .map(|s| s.reported.into_iter().collect())
         .unwrap_or_default();
@@ -525,17 +538,50 @@ pub fn run(root: &Path, opts: &Options, out: &mut dyn Write) -> Result<()> {
         let mut changed = false;
         // The trees are read again when the store says something changed
         // (and rarely for safety), not at every tick.
-        if refresh.due(Instant::now()).is_some() {
+        if let Some(due) = refresh.due(Instant::now()) {
             refresh.reading();
             let start = Instant::now();
-            watch.begin_all(root);
-            let after = observe(root, agent)?;
+            let told = std::mem::take(&mut told);
+            let reread = match held.as_mut() {
+                Some(h) if due == Due::Changed && !told.other => h.reread(&told.sessions),
+                _ => None,
+            };
+            match (reread, held.as_ref()) {
+                (Some((was, _)), Some(h)) => {
+                    crate::support::debug::plan(|| {
+                        format!("events: {} row(s) read again", was.len())
+                    });
+                    // Only the rows read again are compared.
+                    let mut b = Vec::with_capacity(was.len());
+                    let mut a = Vec::with_capacity(was.len());
+                    for c in &was {
+                        let Some((k, row)) = h.changed_row(c) else {
+                            continue;
+                        };
+                        let (o, pending) = observed(h.store(), row);
+                        if let Some(slot) = before.get_mut(k) {
+                            b.push(slot.0.clone());
+                            a.push(o.clone());
+                            changed |= *slot != (o.clone(), pending);
+                            *slot = (o, pending);
+                        }
+                    }
+                    events = transitions(&b, &a, now);
+                }
+                _ => {
+                    watch.begin_all(root);
+                    let h = Held::read(root, agent)?;
+                    h.each_dir(&mut |d, pos| watch.cover_session(d, pos));
+                    let after = observe_held(&h);
+                    held = Some(h);
+                    let b: Vec<Observed> = before.iter().map(|(o, _)| o.clone()).collect();
+                    let a: Vec<Observed> = after.iter().map(|(o, _)| o.clone()).collect();
+                    events = transitions(&b, &a, now);
+                    changed |= after != before;
+                    before = after;
+                }
+            }
             refresh.read(start, start.elapsed(), watch.complete());
-            let b: Vec<Observed> = before.iter().map(|(o, _)| o.clone()).collect();
-            let a: Vec<Observed> = after.iter().map(|(o, _)| o.clone()).collect();
-            events = transitions(&b, &a, now);
-            changed |= after != before;
-            before = after;
         }
         // Pending messages age with the clock: their inboxes are looked at
         // every tick.
@@ -585,7 +631,9 @@ pub fn run(root: &Path, opts: &Options, out: &mut dyn Write) -> Result<()> {
         if crate::support::signals::stop_requested() {
             return Ok(());
         }
-        if watch.wait(crate::support::refresh::TICK) {
+        let changes = watch.wait_changes(crate::support::refresh::TICK);
+        if changes.any() {
+            told.add(changes);
             refresh.changed();
         }
         if crate::support::signals::stop_requested() {

@@ -246,6 +246,16 @@ impl<'a> Corpus<'a> {
     }
 
     /// The liveness of a session, probed once per command.
+    /// The session's liveness probed afresh (its files, not the listing
+    /// the store was opened with), and kept for `live`.
+    pub fn relive(&self, index: usize) -> Liveness {
+        let l = liveness::probe(&self.store.sessions.dir(index));
+        if let Some(slot) = self.live.get(index) {
+            slot.store(live_code(l), Ordering::Relaxed);
+        }
+        l
+    }
+
     pub fn live(&self, index: usize) -> Liveness {
         if let Some(l) = live_of(self.live[index].load(Ordering::Relaxed)) {
             return l;
