@@ -499,12 +499,28 @@ pub fn run(root: &Path, opts: &Options, out: &mut dyn Write) -> Result<()> {
         .as_deref()
         .filter(|_| opts.follow)
         .and_then(follow_state::load);
+    let mut watch = StoreWatch::new();
+    let mut refresh = Refresh::new();
+    // The rows last read, and what the watch told since: a change to
+    // shown sessions reads those rows again, anything else the store.
+    let mut held: Option<Held> = None;
+    let mut told = Changes::default();
     let mut seen = if opts.follow {
         // A follower that ran before goes on from what it last saw: what
         // changed since is reported at its first look.
         match &saved {
             Some(s) => Some(s.observed.clone()),
-            None => Some(observe(root, agent)?),
+            None => {
+                // The first look, watched from before it is taken.
+                let start = Instant::now();
+                watch.begin_all(root);
+                let h = Held::read(root, agent)?;
+                h.each_dir(&mut |d, pos| watch.cover_session(d, pos));
+                let observed = observe_held(&h);
+                held = Some(h);
+                refresh.read(start, start.elapsed(), watch.complete());
+                Some(observed)
+            }
         }
     } else {
         None
@@ -521,12 +537,6 @@ pub fn run(root: &Path, opts: &Options, out: &mut dyn Write) -> Result<()> {
         return Ok(());
     };
     crate::support::signals::install();
-    let mut watch = StoreWatch::new();
-    let mut refresh = Refresh::new();
-    // The rows last read, and what the watch told since: a change to
-    // shown sessions reads those rows again, anything else the store.
-    let mut held: Option<Held> = None;
-    let mut told = Changes::default();
     let mut reported: HashSet<String> = saved
         .map(|s| s.reported.into_iter().collect())
         .unwrap_or_default();
