@@ -5,7 +5,8 @@
 # + system, from /proc/PID/stat) it uses over SECONDS_IDLE (default 30)
 # while nothing in the store changes, then starts a turn in the first
 # tree's root log (the next seq; the log gains one line, which it keeps)
-# and times until the screen shows it (tmux polled every 20 ms).
+# and times until the screen shows it (tmux polled every 20 ms), and its
+# peak resident memory (VmHWM).
 #   scripts/bench-top-idle.sh STORE BIN [BIN...]
 # Prints one line per binary. A benchmark, not a test: it asserts nothing.
 set -euo pipefail
@@ -54,8 +55,9 @@ PY
   t0=$(date +%s.%N)
   until tmux -S "$sock" capture-pane -p -t top | grep -q "turn $turn open"; do sleep 0.02; done
   seen=$(echo "$(date +%s.%N) - $t0" | bc)
+  peak=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
   tmux -S "$sock" kill-server 2>/dev/null || true
   # A build that outlives its terminal (crossterm's spin) is ended here.
   kill -9 "$pid" 2>/dev/null || true
-  echo "$bin: first frame ${first%??????} s; idle ${secs} s: ${cpu} s CPU (${per_min} s a minute); a turn's start on screen after ${seen%??????} s"
+  echo "$bin: first frame ${first%??????} s; idle ${secs} s: ${cpu} s CPU (${per_min} s a minute); a turn's start on screen after ${seen%??????} s; peak ${peak} KB"
 done
