@@ -115,6 +115,46 @@ impl Held {
         });
     }
 
+    fn row_of(&self, h: &HeldRow) -> Row {
+        Row {
+            index: h.index,
+            parent: h.parent,
+            depth: h.depth,
+            state: h.state,
+            mode: h.mode,
+            activity: h.activity.clone(),
+            pending: h.pending,
+            name: self.names.name(h.name),
+            label: h.label.of(&self.text).to_string(),
+        }
+    }
+
+    /// Row `k`, made whole.
+    fn row(&self, k: usize) -> Option<Row> {
+        self.rows.get(k).map(|h| self.row_of(h))
+    }
+
+    /// Every row, each made whole as it comes.
+    fn iter(&self) -> impl Iterator<Item = Row> + Send + '_ {
+        self.rows.iter().map(|h| self.row_of(h))
+    }
+
+    /// Row `k` as `r` says now. Its name and place stay (a row read again
+    /// is the same member); a new label is added to the text.
+    fn set(&mut self, k: usize, r: Row) {
+        let label = match self.rows.get(k) {
+            Some(h) if h.label.of(&self.text) == r.label => h.label,
+            _ => Span::push(&mut self.text, &r.label),
+        };
+        if let Some(h) = self.rows.get_mut(k) {
+            h.state = r.state;
+            h.mode = r.mode;
+            h.activity = r.activity;
+            h.pending = r.pending;
+            h.label = label;
+        }
+    }
+
     fn into_rows(self) -> impl Iterator<Item = Row> {
         let Held { rows, text, names } = self;
         rows.into_iter().map(move |h| Row {
@@ -134,8 +174,8 @@ impl Held {
 /// Where a block's rows come from for drawing.
 enum Source<'c, 'a> {
     Held(Held),
-    /// Rows a caller holds (`top`'s `HeldTree`).
-    Borrowed(&'c [Row]),
+    /// Rows a caller holds (`HeldBlock`).
+    Borrowed(&'c Held),
     /// Too many to hold: walked again from the root's row, where the first
     /// walk went.
     Again(&'c Corpus<'a>, Row, Traversal),
@@ -153,7 +193,7 @@ impl<'c> Block<'c, '_> {
     fn rows(self) -> (Marks, Box<dyn Iterator<Item = Cow<'c, Row>> + Send + 'c>) {
         let rows: Box<dyn Iterator<Item = Cow<'c, Row>> + Send + 'c> = match self.source {
             Source::Held(held) => Box::new(held.into_rows().map(Cow::Owned)),
-            Source::Borrowed(rows) => Box::new(rows.iter().map(Cow::Borrowed)),
+            Source::Borrowed(held) => Box::new(held.iter().map(Cow::Owned)),
             Source::Again(corpus, first, course) => {
                 Box::new(Rows::along(corpus, first, course).map(Cow::Owned))
             }
@@ -235,25 +275,61 @@ impl Fold {
 
 /// A block's rows, held by the caller between draws (`top`: a change to a
 /// few sessions is drawn again from these, with those rows made again,
-/// not from a walk of the store).
-#[derive(Debug, Clone)]
+/// not from a walk of the store). Held as the first walk holds a block's
+/// rows: names as steps, labels in one text.
+#[derive(Debug)]
 pub struct HeldBlock {
     pub root: SessionPos,
     pub title: Option<String>,
-    pub rows: Vec<Row>,
+    held: Held,
+}
+
+impl HeldBlock {
+    /// How many rows it holds.
+    pub fn count(&self) -> usize {
+        self.held.rows.len()
+    }
+
+    /// Row `k` (in pre-order), made whole.
+    pub fn row(&self, k: usize) -> Option<Row> {
+        self.held.row(k)
+    }
+
+    /// Every row in pre-order, each made whole as it comes.
+    pub fn rows(&self) -> impl Iterator<Item = Row> + '_ {
+        self.held.iter()
+    }
+
+    /// Each row's session, in pre-order (nothing made).
+    pub fn positions(&self) -> impl Iterator<Item = SessionPos> + '_ {
+        self.held.rows.iter().map(|h| h.index)
+    }
+
+    /// Row `k` as `r` (the same member, read again) says now; the row it
+    /// was.
+    pub fn replace(&mut self, k: usize, r: Row) -> Option<Row> {
+        let was = self.held.row(k)?;
+        self.held.set(k, r);
+        Some(was)
+    }
+
+    /// The parent of row `k`, without making the row.
+    fn parent_at(&self, k: usize) -> Option<SessionPos> {
+        self.held.rows.get(k).and_then(|h| h.parent)
+    }
 }
 
 /// Every block `text_rows_to` would draw (all of them, the folded ones
-/// too), its rows held whole.
+/// too), its rows held.
 pub fn hold(corpus: &Corpus, only: Option<usize>) -> Result<Vec<HeldBlock>> {
     let mut blocks = Vec::new();
     for root in roots(corpus, only)? {
         let (first, title) = root_row(corpus, root.get());
-        blocks.push(HeldBlock {
-            root,
-            title,
-            rows: Rows::new(corpus, first).collect(),
-        });
+        let mut held = Held::default();
+        for r in Rows::new(corpus, first) {
+            held.push(r);
+        }
+        blocks.push(HeldBlock { root, title, held });
     }
     Ok(blocks)
 }
@@ -261,13 +337,13 @@ pub fn hold(corpus: &Corpus, only: Option<usize>) -> Result<Vec<HeldBlock>> {
 /// The measure of a held block, drawn from the caller's rows.
 fn measure_held<'c>(b: &'c HeldBlock, filter: Filter, short: &mut ShortIds) -> Block<'c, 'c> {
     let mut fold = Fold::new(filter);
-    for r in &b.rows {
-        fold.add(r, Some(&mut *short));
+    for r in b.held.iter() {
+        fold.add(&r, Some(&mut *short));
     }
     Block {
         title: b.title.clone(),
         marks: fold.finish(),
-        source: Source::Borrowed(&b.rows),
+        source: Source::Borrowed(&b.held),
     }
 }
 
@@ -772,9 +848,10 @@ pub fn redraw(
         let (Some(block), Some(m)) = (blocks.get(c.block), marks.get_mut(c.block)) else {
             return false;
         };
-        let Some(now_row) = block.rows.get(c.place) else {
+        let Some(now_row) = block.row(c.place) else {
             return false;
         };
+        let now_row = &now_row;
         let native = |r: &Row| r.activity.as_ref().is_some_and(|a| a.native_pending > 0);
         if c.was.activity.is_some() != now_row.activity.is_some()
             || native(&c.was) != native(now_row)
@@ -801,8 +878,12 @@ pub fn redraw(
         let mut first = true;
         while let Some(pos) = at {
             let Some(k) = place(pos) else { break };
-            let Some(r) = block.rows.get(k) else { break };
-            let (total, partial) = if first { m.tokens(&c.was) } else { m.tokens(r) };
+            let Some(r) = block.row(k) else { break };
+            let (total, partial) = if first {
+                m.tokens(&c.was)
+            } else {
+                m.tokens(&r)
+            };
             let moved = total.saturating_sub(was).saturating_add(is);
             let cell = |t| {
                 tokens_text((t, partial), r.activity.is_some())
@@ -823,7 +904,10 @@ pub fn redraw(
     for (b, k) in again {
         let block = &blocks[b];
         let m = &marks[b];
-        let r = &block.rows[k];
+        let Some(r) = block.row(k) else {
+            continue;
+        };
+        let r = &r;
         let Some(&line) = draw.line_of.get(r.index.get()) else {
             continue;
         };
@@ -835,13 +919,14 @@ pub fn redraw(
         let mut up = r.parent;
         while let Some(k) = up.and_then(place) {
             chain.push(k);
-            up = block.rows[k].parent;
+            up = block.parent_at(k);
         }
         let mut branches = Branches::default();
         let mut scratch = String::new();
         for &k in chain.iter().rev() {
-            let a = &block.rows[k];
-            branches.next(a.depth, m.is_last(a), &mut scratch);
+            if let Some(a) = block.row(k) {
+                branches.next(a.depth, m.is_last(&a), &mut scratch);
+            }
         }
         let layout = Layout::of(m, &draw.options);
         let mut buf = String::from("\n");

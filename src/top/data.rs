@@ -49,8 +49,9 @@ pub fn snapshot(root: &Path, agent: Option<&str>, width: usize, now: i64) -> Res
 pub struct Held {
     store: store::Store,
     blocks: Vec<tree_view::HeldBlock>,
-    /// Each held row's block and place, by session position.
-    at: std::collections::HashMap<SessionPos, (u32, u32)>,
+    /// Each held row's block and place, by session position (`u32::MAX`:
+    /// not a held row): 8 bytes a session.
+    at: Vec<(u32, u32)>,
     /// What the last pane drawn from these rows keeps to draw a row again.
     draw: Option<tree_view::HeldDraw>,
 }
@@ -64,12 +65,12 @@ impl Held {
             let only = agent.map(|a| resolve_agent(&store, a)).transpose()?;
             tree_view::hold(&corpus, only)?
         };
-        let mut at = std::collections::HashMap::new();
+        let mut at = vec![(u32::MAX, u32::MAX); store.sessions.len()];
         for (b, block) in blocks.iter().enumerate() {
-            for (r, row) in block.rows.iter().enumerate() {
+            for (r, pos) in block.positions().enumerate() {
                 let place = (u32::try_from(b), u32::try_from(r));
-                if let (Ok(b), Ok(r)) = place {
-                    at.insert(row.index, (b, r));
+                if let (Ok(b), Ok(r), Some(slot)) = (place.0, place.1, at.get_mut(pos.get())) {
+                    *slot = (b, r);
                 }
             }
         }
@@ -100,7 +101,7 @@ impl Held {
                     draw,
                     &mut pane.lines,
                     &was,
-                    &|pos| at.get(&pos).map(|&(_, k)| k as usize),
+                    &|pos| place(at, pos).map(|(_, k)| k),
                     now,
                 )
             });
@@ -118,10 +119,9 @@ impl Held {
     pub fn reread(&mut self, changed: &[SessionPos]) -> Option<(Vec<tree_view::Changed>, bool)> {
         let mut fresh = Vec::with_capacity(changed.len());
         for pos in changed {
-            let &(b, r) = self.at.get(pos)?;
-            let (b, r) = (b as usize, r as usize);
-            let old = self.blocks.get(b).and_then(|block| block.rows.get(r))?;
-            fresh.push((b, r, row_now(&self.store, old)?));
+            let (b, r) = self.place(*pos)?;
+            let old = self.blocks.get(b).and_then(|block| block.row(r))?;
+            fresh.push((b, r, row_now(&self.store, &old)?));
         }
         let mut was = Vec::with_capacity(fresh.len());
         let mut titled = false;
@@ -131,11 +131,13 @@ impl Held {
                 block.title = title;
                 titled = true;
             }
-            was.push(tree_view::Changed {
-                block: b,
-                place: r,
-                was: std::mem::replace(&mut block.rows[r], row),
-            });
+            if let Some(old) = block.replace(r, row) {
+                was.push(tree_view::Changed {
+                    block: b,
+                    place: r,
+                    was: old,
+                });
+            }
         }
         Some((was, titled))
     }
@@ -146,8 +148,13 @@ impl Held {
     }
 
     /// Every held row, tree by tree, each in pre-order.
-    pub fn rows(&self) -> impl Iterator<Item = &crate::operator::tree_rows::Row> {
-        self.blocks.iter().flat_map(|b| &b.rows)
+    pub fn rows(&self) -> impl Iterator<Item = crate::operator::tree_rows::Row> + '_ {
+        self.blocks.iter().flat_map(|b| b.rows())
+    }
+
+    /// The block and place of the held row of the session at `pos`.
+    fn place(&self, pos: SessionPos) -> Option<(usize, usize)> {
+        place(&self.at, pos)
     }
 
     /// The row of a change `reread` told of, as it is now, and its place
@@ -155,17 +162,17 @@ impl Held {
     pub fn changed_row(
         &self,
         c: &tree_view::Changed,
-    ) -> Option<(usize, &crate::operator::tree_rows::Row)> {
-        let before: usize = self.blocks.iter().take(c.block).map(|b| b.rows.len()).sum();
-        let row = self.blocks.get(c.block)?.rows.get(c.place)?;
+    ) -> Option<(usize, crate::operator::tree_rows::Row)> {
+        let before: usize = self.blocks.iter().take(c.block).map(|b| b.count()).sum();
+        let row = self.blocks.get(c.block)?.row(c.place)?;
         Some((before + c.place, row))
     }
 
     /// Each held row's session directory and position (what a watch
     /// covers).
     pub fn each_dir(&self, f: &mut dyn FnMut(&Path, SessionPos)) {
-        for row in self.blocks.iter().flat_map(|b| &b.rows) {
-            f(&self.store.sessions.dir(row.index.get()), row.index);
+        for pos in self.blocks.iter().flat_map(|b| b.positions()) {
+            f(&self.store.sessions.dir(pos.get()), pos);
         }
     }
 
@@ -200,6 +207,14 @@ impl Held {
             tokens,
             marks: Vec::new(),
         }
+    }
+}
+
+/// The block and place `at` holds for the session at `pos`.
+fn place(at: &[(u32, u32)], pos: SessionPos) -> Option<(usize, usize)> {
+    match at.get(pos.get()) {
+        Some(&(b, r)) if b != u32::MAX => Some((b as usize, r as usize)),
+        _ => None,
     }
 }
 
@@ -414,11 +429,7 @@ mod tests {
                 continue;
             };
             let want = whole.snapshot(&root, None, WIDTH, NOW);
-            let rows: Vec<SessionPos> = whole
-                .blocks
-                .iter()
-                .flat_map(|b| b.rows.iter().map(|r| r.index))
-                .collect();
+            let rows: Vec<SessionPos> = whole.blocks.iter().flat_map(|b| b.positions()).collect();
             let mut lines = 0;
             for pos in &rows {
                 let mut held = Held::read(&root, None).unwrap();
@@ -492,9 +503,7 @@ mod tests {
         let mut held = Held::read(root, None).unwrap();
         let before = held.snapshot(root, None, WIDTH, NOW);
         let child = held
-            .blocks
-            .iter()
-            .flat_map(|b| &b.rows)
+            .rows()
             .find(|r| r.depth > 0 && r.activity.is_some())
             .map(|r| r.index)
             .expect("a child whose log reads");

@@ -285,7 +285,7 @@ pub fn observe(root: &Path, agent: Option<&str>) -> Result<Vec<(Observed, u64)>>
 
 /// `observe` of rows already read.
 fn observe_held(held: &Held) -> Vec<(Observed, u64)> {
-    held.rows().map(|r| observed(held.store(), r)).collect()
+    held.rows().map(|r| observed(held.store(), &r)).collect()
 }
 
 /// One row as `tree --json` shows its member, and its pending count.
@@ -568,7 +568,7 @@ pub fn run(root: &Path, opts: &Options, out: &mut dyn Write) -> Result<()> {
                         let Some((k, row)) = h.changed_row(c) else {
                             continue;
                         };
-                        let (o, pending) = observed(h.store(), row);
+                        let (o, pending) = observed(h.store(), &row);
                         if let Some(slot) = before.get_mut(k) {
                             b.push(slot.0.clone());
                             a.push(o.clone());
