@@ -50,7 +50,8 @@ pub struct Held {
     store: store::Store,
     blocks: Vec<tree_view::HeldBlock>,
     /// Each held row's block and place, by session position (`u32::MAX`:
-    /// not a held row): 8 bytes a session.
+    /// not a held row): 8 bytes a session, made at the first change (a
+    /// first frame needs none).
     at: Vec<(u32, u32)>,
     /// What the last pane drawn from these rows keeps to draw a row again.
     draw: Option<tree_view::HeldDraw>,
@@ -65,19 +66,10 @@ impl Held {
             let only = agent.map(|a| resolve_agent(&store, a)).transpose()?;
             tree_view::hold(&corpus, only)?
         };
-        let mut at = vec![(u32::MAX, u32::MAX); store.sessions.len()];
-        for (b, block) in blocks.iter().enumerate() {
-            for (r, pos) in block.positions().enumerate() {
-                let place = (u32::try_from(b), u32::try_from(r));
-                if let (Ok(b), Ok(r), Some(slot)) = (place.0, place.1, at.get_mut(pos.get())) {
-                    *slot = (b, r);
-                }
-            }
-        }
         Ok(Held {
             store,
             blocks,
-            at,
+            at: Vec::new(),
             draw: None,
         })
     }
@@ -117,6 +109,19 @@ impl Held {
     /// and whether a tree's title changed; `None` when a change is more
     /// than those rows can say, and then nothing is changed.
     pub fn reread(&mut self, changed: &[SessionPos]) -> Option<(Vec<tree_view::Changed>, bool)> {
+        if self.at.is_empty() {
+            self.at = vec![(u32::MAX, u32::MAX); self.store.sessions.len()];
+            for (b, block) in self.blocks.iter().enumerate() {
+                for (r, pos) in block.positions().enumerate() {
+                    let place = (u32::try_from(b), u32::try_from(r));
+                    if let (Ok(b), Ok(r), Some(slot)) =
+                        (place.0, place.1, self.at.get_mut(pos.get()))
+                    {
+                        *slot = (b, r);
+                    }
+                }
+            }
+        }
         let mut fresh = Vec::with_capacity(changed.len());
         for pos in changed {
             let (b, r) = self.place(*pos)?;
