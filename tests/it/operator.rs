@@ -23,6 +23,20 @@ fn at(store: &Path, args: &[&str]) -> crate::common::Run {
     run(&argv)
 }
 
+/// `at`, held to an inline snapshot of what it printed and its exit
+/// status (the store's path and generated ids filtered), as jj's command
+/// tests hold theirs.
+macro_rules! assert_at {
+    ($store:expr, $args:expr, @$want:literal) => {{
+        let store: &Path = $store;
+        let args: &[&str] = $args;
+        let r = at(store, args);
+        crate::common::snapshot_settings(Some(store))
+            .bind(|| insta::assert_snapshot!(r.blob(args), @$want));
+        r
+    }};
+}
+
 fn ok(store: &Path, args: &[&str]) -> String {
     let r = at(store, args);
     assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
@@ -405,9 +419,12 @@ fn trace_answers_for_every_standing() {
             .unwrap()["status"],
         "parked"
     );
-    let r = at(s, &["trace", "no-such-message"]);
-    assert_eq!(r.code, 2, "{}", r.stderr);
-    assert!(r.stderr.contains("no-such-message"), "{}", r.stderr);
+    assert_at!(s, &["trace", "no-such-message"], @r#"
+        $ dsh-agents trace no-such-message
+        --- stderr
+        Error: no inbox in store [STORE] holds message "no-such-message"; pass --to AGENT to look in that agent's transcript too
+        --- exit: 2
+        "#);
 }
 
 #[test]
@@ -425,26 +442,27 @@ fn cancel_withdraws_only_pending_messages_and_frees_room() {
     assert!(!inbox.to_string().contains(&id), "{inbox}");
     // Canceled already, claimed, unknown: errors that write nothing.
     let before = snapshot(s);
-    let again = at(s, &["cancel", &id]);
-    assert_eq!(again.code, 2);
-    assert!(
-        again.stderr.contains("canceled already"),
-        "{}",
-        again.stderr
-    );
-    let unknown = at(s, &["cancel", "nope-0001", "--to", "rev-0001"]);
-    assert_eq!(unknown.code, 2);
-    assert!(
-        unknown.stderr.contains("no message \"nope-0001\""),
-        "{}",
-        unknown.stderr
-    );
+    assert_at!(s, &["cancel", &id], @r#"
+        $ dsh-agents cancel [ID]
+        --- stderr
+        Error: message "[ID]" is no longer pending: it was canceled already; nothing was written
+        --- exit: 2
+        "#);
+    assert_at!(s, &["cancel", "nope-0001", "--to", "rev-0001"], @r#"
+        $ dsh-agents cancel nope-0001 --to rev-0001
+        --- stderr
+        Error: no message "nope-0001" in the inbox; nothing was written
+        --- exit: 2
+        "#);
     assert_eq!(snapshot(s), before);
     let claimed = followup(s, "chk-0001", "to be claimed");
     ok(s, &["claim", "--as", "chk-0001"]);
-    let r = at(s, &["cancel", &claimed]);
-    assert_eq!(r.code, 2);
-    assert!(r.stderr.contains("claimed"), "{}", r.stderr);
+    assert_at!(s, &["cancel", &claimed], @r#"
+        $ dsh-agents cancel [ID]
+        --- stderr
+        Error: message "[ID]" is no longer pending: it was claimed (delivered to a turn); nothing was written
+        --- exit: 2
+        "#);
 }
 
 /// `log rev-0001 --follow` on the store `s`, its stdout piped.
@@ -546,9 +564,12 @@ fn honest_errors() {
     assert_eq!(snapshot(s), before);
     // A reused --id with another text names the first record.
     ok(s, &["followup", "rev-0001", "one", "--id", "k-1"]);
-    let r = at(s, &["followup", "rev-0001", "two", "--id", "k-1"]);
-    assert_eq!(r.code, 2);
-    assert!(r.stderr.contains("inbox record 1"), "{}", r.stderr);
+    assert_at!(s, &["followup", "rev-0001", "two", "--id", "k-1"], @r#"
+        $ dsh-agents followup rev-0001 two --id k-1
+        --- stderr
+        Error: message id "k-1" was already sent with a different message (inbox record 1); nothing was written
+        --- exit: 2
+        "#);
     // Under --json every failure is JSON on stderr with the same exit code.
     for (args, code, kind) in [
         (vec!["--json", "inbox", "nobody-at-all"], 2, "usage"),
@@ -987,7 +1008,7 @@ fn trace_and_cancel_take_a_unique_message_id_prefix() {
         &["cancel", "prefix-be"][..],
         &["cancel", "prefix-be", "--to", "reviewer"][..],
     ] {
-        let r = crate::common::run_in(store, args);
+        let r = at(store, args);
         assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
         assert!(
             r.stderr.contains("ambiguous")
@@ -1002,15 +1023,18 @@ fn trace_and_cancel_take_a_unique_message_id_prefix() {
         before,
         "an ambiguous prefix changes nothing"
     );
-    let r = crate::common::run_in(store, &["cancel", "prefix-beta-2", "--to", "reviewer"]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    let r = crate::common::run_in(store, &["cancel", "prefix-al"]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(
-        r.stdout.contains("canceled message prefix-alpha-1"),
-        "{}",
-        r.stdout
-    );
+    assert_at!(store, &["cancel", "prefix-beta-2", "--to", "reviewer"], @r"
+        $ dsh-agents cancel prefix-beta-2 --to reviewer
+        canceled message prefix-beta-2 (next-turn) to rev-0001
+        --- stderr
+        --- exit: 0
+        ");
+    assert_at!(store, &["cancel", "prefix-al"], @r"
+        $ dsh-agents cancel prefix-al
+        canceled message prefix-alpha-1 (next-turn) to rev-0001
+        --- stderr
+        --- exit: 0
+        ");
 }
 
 /// `top` on a stdout that is not a terminal refuses, pointing at `tree
@@ -1019,13 +1043,11 @@ fn trace_and_cancel_take_a_unique_message_id_prefix() {
 fn top_refuses_a_stdout_that_is_not_a_terminal() {
     let tmp = copy_store(&repo().join("testdata/stores/team"), "top-pipe");
     let before = snapshot(tmp.path());
-    let r = crate::common::run_in(tmp.path(), &["top"]);
-    assert_eq!(r.code, 2, "{}", r.stderr);
-    assert!(
-        r.stderr.starts_with("Error: top needs a terminal") && r.stderr.contains("tree --watch"),
-        "{}",
-        r.stderr
-    );
-    assert!(r.stdout.is_empty());
+    assert_at!(tmp.path(), &["top"], @r"
+        $ dsh-agents top
+        --- stderr
+        Error: top needs a terminal on standard output; for frames a pipe can take, use `tree --watch`
+        --- exit: 2
+        ");
     assert_eq!(snapshot(tmp.path()), before);
 }
