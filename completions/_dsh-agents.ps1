@@ -353,7 +353,7 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             break
         }
         'dsh-agents;trace' {
-            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'The target agent [default: search every inbox for the id]')
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'The target agent, HOST:AGENT on another host of the fleet [default: search every inbox for the id]')
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]')
             [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'Which tool contract model tools speak (list-agents, send-message, call, …)')
             [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'Longest wait for an inbox lock, in seconds (commands that write an inbox)')

@@ -328,7 +328,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'dsh-agents;trace'= {
-            cand --to 'The target agent [default: search every inbox for the id]'
+            cand --to 'The target agent, HOST:AGENT on another host of the fleet [default: search every inbox for the id]'
             cand --store 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]'
             cand --contract 'Which tool contract model tools speak (list-agents, send-message, call, …)'
             cand --lock-timeout 'Longest wait for an inbox lock, in seconds (commands that write an inbox)'

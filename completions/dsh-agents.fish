@@ -291,7 +291,7 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand log" -l poll -d 'W
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand log" -l json -d 'Print JSON instead of text (errors too, on stderr)'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand log" -l no-cache -d 'Resolve v2 names by scanning the store, without the name index in the cache directory'
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand log" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand trace" -l to -d 'The target agent [default: search every inbox for the id]' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand trace" -l to -d 'The target agent, HOST:AGENT on another host of the fleet [default: search every inbox for the id]' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand trace" -l store -d 'Session store root [default: $DSH_HOME/sessions, else ~/.dsh/sessions]' -r -f -a "(__fish_complete_directories)"
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand trace" -l contract -d 'Which tool contract model tools speak (list-agents, send-message, call, …)' -r -f -a "v1\t'The tools DSH 0.1.0-rc.8 ships, byte for byte: agents by Session id, a parent messages its direct children'
 v2\t'Name-addressed tools: the caller\'s whole tree, messages to any member by name, wait_agent'"

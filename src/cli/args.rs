@@ -154,7 +154,7 @@ pub enum Command {
     )]
     /// Show AGENT's pending next-step and next-turn messages and parked state
     Inbox {
-        /// A Session id, a unique prefix, or a name path (reviewer/checker)
+        /// A Session id, a unique prefix, or a name path (reviewer/checker); HOST:AGENT on another host of the fleet (asked of its daemon)
         agent: String,
     },
     #[command(after_help = "Examples:\n  dsh-agents claim --as rev-0001")]
@@ -208,7 +208,7 @@ pub enum Command {
     Trace {
         /// The message id (from a send's receipt, `inbox`, or `--id`)
         message_id: String,
-        /// The target agent [default: search every inbox for the id]
+        /// The target agent, HOST:AGENT on another host of the fleet [default: search every inbox for the id]
         #[arg(long, value_name = "AGENT")]
         to: Option<String>,
     },
@@ -517,7 +517,7 @@ pub enum OnExceed {
 
 #[derive(Debug, Clone, Args)]
 pub struct LogArgs {
-    /// A Session id, unique id prefix (4+ characters) or name path (reviewer/checker)
+    /// A Session id, unique id prefix (4+ characters) or name path (reviewer/checker); HOST:AGENT on another host of the fleet (asked of its daemon; not with --follow)
     pub agent: String,
     /// Only the last N turns (N at least 1)
     #[arg(long, short = 'n', value_name = "N", value_parser = at_least_one, allow_negative_numbers = true)]

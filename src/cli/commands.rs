@@ -9,14 +9,15 @@ use super::args::{
 use super::env::{Env, Output, stream_to, to_json};
 use super::inputs::{caller_flag, display_now, message_body, message_id};
 use crate::error::{Error, ErrorKind, Result};
+use crate::fleet::ask::Ask;
 use crate::inbox::{Inbox, Target};
+use crate::operator::reads;
 use crate::operator::spawn::{SpawnError, SpawnRequest};
 use crate::operator::{
-    check, deliver, inbox_view, log_view, otel, otlp_http, spawn, trace, tree_measure, tree_watch,
-    usage,
+    check, deliver, log_view, otel, otlp_http, spawn, tree_measure, tree_watch, usage,
 };
 use crate::runtime::serve::{ServeOptions, serve};
-use dsh_store::{self as store, Plan, Store};
+use dsh_store::{self as store, Plan};
 
 use crate::tools::{Context, Contract, identity};
 use crate::tree::Corpus;
@@ -167,14 +168,21 @@ pub(super) fn interrupt(env: &Env, agent: &str, expires_s: u64) -> Result<Output
 }
 
 pub(super) fn inbox(env: &Env, agent: &str) -> Result<Output> {
+    let ask = Ask::Inbox {
+        agent: agent.to_string(),
+        json: env.json,
+        width: crate::operator::table::terminal_width(),
+    };
+    if let Some(answer) = super::fleet::ask_remote(env, agent, ask)? {
+        return Ok(answer);
+    }
     let store = env.open.own(Some(agent))?;
-    let target = resolve_agent(&store, agent)?;
-    let view = inbox_view::InboxView::read(&store.sessions.record(target))?;
-    Ok(Output::Text(if env.json {
-        to_json(&view.json())
-    } else {
-        view.render(crate::operator::table::terminal_width())
-    }))
+    Ok(Output::Text(reads::inbox(
+        &store,
+        agent,
+        env.json,
+        crate::operator::table::terminal_width(),
+    )?))
 }
 
 pub(super) fn claim(env: &Env, caller: &CallerArgs) -> Result<Output> {
@@ -286,8 +294,6 @@ pub(super) fn watch(env: &Env, args: &WatchArgs) -> Result<Output> {
 }
 
 pub(super) fn log(env: &Env, args: &LogArgs) -> Result<Output> {
-    let store = env.open.named(Some(&args.agent))?;
-    let target = resolve_agent(&store, &args.agent)?;
     let opts = log_view::LogOptions {
         last: args.last,
         reasoning: args.reasoning,
@@ -296,28 +302,44 @@ pub(super) fn log(env: &Env, args: &LogArgs) -> Result<Output> {
         follow: args.follow,
         poll: args.poll,
     };
-    let corpus = Corpus::new(&store);
-    let title = log_view::Title::of(&corpus, target, args.last.is_some());
+    let ask = Ask::Log {
+        agent: args.agent.clone(),
+        last: args.last,
+        reasoning: args.reasoning,
+        full: args.full,
+        json: env.json,
+    };
+    if !args.follow
+        && let Some(answer) = super::fleet::ask_remote(env, &args.agent, ask)?
+    {
+        return Ok(answer);
+    }
+    let store = env.open.named(Some(&args.agent))?;
     let mut out = std::io::stdout().lock();
-    log_view::log(&mut out, &store.sessions.record(target), &title, opts)?;
+    reads::log(&mut out, &store, &args.agent, opts)?;
     Ok(Output::Raw(String::new()))
 }
 
 pub(super) fn trace(env: &Env, message_id: &str, to: Option<&str>) -> Result<Output> {
+    if let Some(to) = to {
+        let ask = Ask::Trace {
+            message: message_id.to_string(),
+            agent: to.to_string(),
+            json: env.json,
+        };
+        if let Some(answer) = super::fleet::ask_remote(env, to, ask)? {
+            return Ok(answer);
+        }
+    }
     let store = match to {
         Some(to) => env.open.named(Some(to))?,
         None => env
             .open
             .whole("no --to: every inbox is searched for the message")?,
     };
-    let message_id = &full_message_id(&store, message_id, to)?;
-    let target = message_target(&store, message_id, to)?;
-    let t = trace::trace(&Corpus::new(&store), target, message_id)?;
-    Ok(Output::Text(if env.json {
-        to_json(&t.json())
-    } else {
-        t.render()
-    }))
+    Ok(Output::Text(reads::trace(
+        &store, message_id, to, env.json,
+    )?))
 }
 
 pub(super) fn export(env: &Env, args: &ExportArgs, out: &mut dyn std::io::Write) -> Result<Output> {
@@ -482,8 +504,8 @@ pub(super) fn cancel(
             .open
             .whole("no --to: every inbox is searched for the message")?,
     };
-    let message_id = &full_message_id(&store, message_id, to)?;
-    let target = message_target(&store, message_id, to)?;
+    let message_id = &reads::full_message_id(&store, message_id, to)?;
+    let target = reads::message_target(&store, message_id, to)?;
     let rec = &store.sessions.record(target);
     let m = Inbox::new(&rec.dir()).cancel(message_id, env.limits)?;
     Ok(Output::Text(if env.json {
@@ -522,72 +544,6 @@ pub(super) fn bridge(env: &Env, check: bool) -> Result<Output> {
 /// it, else the one id of 4 or more leading characters it starts (in
 /// `--to`'s inbox, or in any), as git takes a commit's prefix. Several
 /// such ids are an error naming them; none leaves the text as typed.
-fn full_message_id(store: &Store, typed: &str, to: Option<&str>) -> Result<String> {
-    if typed.chars().count() < 4 {
-        return Ok(typed.to_string());
-    }
-    let dirs: Vec<std::path::PathBuf> = match to {
-        Some(to) => vec![
-            store
-                .sessions
-                .record(resolve_agent(store, to).map_err(|error| Error::Flag {
-                    flag: "--to",
-                    error,
-                })?)
-                .dir(),
-        ],
-        None => {
-            let all: Vec<std::path::PathBuf> = store.sessions.iter().map(|s| s.dir()).collect();
-            crate::inbox::locate::inboxes_mentioning_prefix(&all, typed)
-                .into_iter()
-                .map(|i| all[i].clone())
-                .collect()
-        }
-    };
-    let mut ids: Vec<String> = Vec::new();
-    for dir in &dirs {
-        for id in Inbox::new(dir).ids_with_prefix(typed)? {
-            if !ids.contains(&id) {
-                ids.push(id);
-            }
-        }
-    }
-    if ids.iter().any(|id| id == typed) {
-        return Ok(typed.to_string());
-    }
-    match ids.as_slice() {
-        [one] => Ok(one.clone()),
-        [] => Ok(typed.to_string()),
-        many => Err(Error::usage(format!(
-            "message id prefix \"{typed}\" is ambiguous: {}",
-            many.join(", ")
-        ))),
-    }
-}
-
-fn message_target(store: &Store, id: &str, to: Option<&str>) -> Result<usize> {
-    match to {
-        Some(to) => resolve_agent(store, to).map_err(|error| Error::Flag {
-            flag: "--to",
-            error,
-        }),
-        None => trace::inbox_holding(store, id).map_err(|holders| match holders.as_slice() {
-            [] => Error::usage(format!(
-                "no inbox in store {} holds message \"{id}\"; pass --to AGENT to look in that agent's transcript too",
-                store.root.display()
-            )),
-            many => Error::usage(format!(
-                "message id \"{id}\" appears in {} inboxes ({}); pass --to AGENT",
-                many.len(),
-                many.iter()
-                    .map(|i| store.sessions.id(*i))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )),
-        }),
-    }
-}
-
 /// The flag each spawn refusal concerns.
 fn spawn_flag(e: SpawnError) -> Error {
     let flag = match &e {

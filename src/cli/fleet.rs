@@ -6,6 +6,7 @@ use super::env::{Env, Output, to_json};
 use super::inputs::{message_body, message_id};
 use crate::error::Result;
 use crate::fleet::address::Address;
+use crate::fleet::ask::{Answer, Ask, AskMail};
 use crate::fleet::hub::{self, Plan};
 use crate::fleet::local::{Local, Membership};
 use crate::fleet::mail::{Level, Mail};
@@ -522,6 +523,58 @@ pub(super) fn cancel_remote(
             mail.id
         )
     })))
+}
+
+/// How long a read of another host waits for its answer.
+const ASK_WAIT: std::time::Duration = std::time::Duration::from_secs(15);
+
+/// A read of `HOST:AGENT` on another host of the fleet this store joined
+/// (`ask`, of the agent as written): left for the daemon in the fleet
+/// files, its answer waited for (`ASK_WAIT`), and printed as the command
+/// prints it there; `None` when `agent` is this host's.
+pub(super) fn ask_remote(env: &Env, agent: &str, ask: Ask) -> Result<Option<Output>> {
+    let Some((local, _, host, remote)) = elsewhere(env, agent)? else {
+        return Ok(None);
+    };
+    let mail = AskMail {
+        id: crate::support::clock::new_message_id(),
+        to: host.to_string(),
+        ask: ask.of(remote),
+    };
+    // Watched before the ask is written, so its answer always wakes it.
+    let watch = crate::inbox::watch::Watcher::new(local.dir(), false);
+    local.ask(&mail)?;
+    let deadline = std::time::Instant::now() + ASK_WAIT;
+    let answer = loop {
+        if let Some(answer) = local.answer_of(&mail.id) {
+            break Some(answer);
+        }
+        if std::time::Instant::now() >= deadline {
+            break None;
+        }
+        watch.wait(RECEIPT_POLL);
+    };
+    local.forget_ask(&mail.id);
+    match answer {
+        Some(Answer {
+            text, error: None, ..
+        }) => Ok(Some(Output::Raw(text))),
+        Some(Answer {
+            error: Some(message),
+            code,
+            ..
+        }) => Err(FleetError::Answered {
+            host: host.to_string(),
+            message,
+            code,
+        }
+        .into()),
+        None => Err(FleetError::Unanswered {
+            host: host.to_string(),
+            seconds: ASK_WAIT.as_secs(),
+        }
+        .into()),
+    }
 }
 
 /// The longest a waiting send goes without looking at the receipts the

@@ -22,6 +22,7 @@
 //! taken off the queue; what fails for now (a lock held, the store
 //! unreadable) is retried.
 
+use super::ask::{Answer, AskMail, ask_subject};
 use super::error::FleetError;
 use super::local::{Beat, Following, Local, Membership};
 use super::mail::{
@@ -258,6 +259,7 @@ pub fn run(store: &Path, m: &Membership, limits: Limits) -> Result<(), FleetErro
             r = again("beat", || heartbeat(&js, &m, &local, &beats)) => r,
             r = again("watch the hosts", || watch_hosts(&js, &local, &beats)) => r,
             r = again("write the rows", || super::rows::publish(&js, &m.host, &store)) => r,
+            r = again("answer reads", || answer_asks(&js, &m, &store)) => r,
             r = again("mirror the rows", || super::rows::mirror(&js, &local, &m.host)) => r,
         }
     })
@@ -389,6 +391,7 @@ async fn forward(js: &Context, local: &Local) -> Result<(), FleetError> {
         }
     });
     loop {
+        carry_asks(js, local);
         let cursor = local.cursor()?;
         for batch in local.outbox_from(cursor)?.chunks(PUBLISH_BATCH) {
             publish_all(js, batch).await;
@@ -400,6 +403,77 @@ async fn forward(js: &Context, local: &Local) -> Result<(), FleetError> {
         // A permit stored while this pass ran wakes the next one at once.
         let _ = tokio::time::timeout(OUTBOX_TICK, changed.notified()).await;
     }
+}
+
+/// How long this daemon waits for another host to answer a read.
+const ASK_ANSWER: Duration = Duration::from_secs(10);
+
+/// Carry each read a command left in the fleet files to the host it asks
+/// (NATS request and reply), each on a task of its own, and leave the
+/// answer (or why none came) for the command.
+fn carry_asks(js: &Context, local: &Local) {
+    for mail in local.asks() {
+        if !local.take_ask(&mail.id) {
+            continue;
+        }
+        let client = js.client();
+        let local = local.clone();
+        tokio::spawn(async move {
+            let answer = match serde_json::to_vec(&mail) {
+                Ok(payload) => {
+                    let asked = client.request(ask_subject(&mail.to), payload.into());
+                    match tokio::time::timeout(ASK_ANSWER, asked).await {
+                        Ok(Ok(reply)) => {
+                            serde_json::from_slice(&reply.payload).unwrap_or_else(|e| {
+                                Answer::unanswered(format!("an answer this build cannot read: {e}"))
+                            })
+                        }
+                        Ok(Err(e)) => {
+                            Answer::unanswered(format!("host {} did not answer: {e}", mail.to))
+                        }
+                        Err(_) => Answer::unanswered(format!(
+                            "host {} did not answer in {} s",
+                            mail.to,
+                            ASK_ANSWER.as_secs()
+                        )),
+                    }
+                }
+                Err(e) => Answer::unanswered(e),
+            };
+            if let Err(e) = local.answer(&mail.id, &answer) {
+                eprintln!("dsh-agents fleet: {e}");
+            }
+        });
+    }
+}
+
+/// Answer the reads other hosts ask of this one, from its store, one at a
+/// time; an ask that cannot be read is answered with why.
+async fn answer_asks(js: &Context, m: &Membership, store: &Path) -> Result<(), FleetError> {
+    use futures_util::StreamExt;
+    let client = js.client();
+    let mut asks = client
+        .subscribe(ask_subject(&m.host))
+        .await
+        .map_err(|e| FleetError::hub("take reads", e))?;
+    while let Some(msg) = asks.next().await {
+        let Some(reply) = msg.reply else { continue };
+        let answer = match serde_json::from_slice::<AskMail>(&msg.payload) {
+            Ok(mail) => {
+                let root = store.to_path_buf();
+                tokio::task::spawn_blocking(move || super::ask::answer(&root, &mail.ask))
+                    .await
+                    .unwrap_or_else(Answer::unanswered)
+            }
+            Err(e) => Answer::unanswered(format!("an ask this build cannot read: {e}")),
+        };
+        let payload = serde_json::to_vec(&answer).unwrap_or_default();
+        client
+            .publish(reply, payload.into())
+            .await
+            .map_err(|e| FleetError::hub("answer a read", e))?;
+    }
+    Err(FleetError::hub("take reads", "the subscription ended"))
 }
 
 /// What became of one mail on this host.

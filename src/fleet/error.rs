@@ -45,6 +45,19 @@ pub enum FleetError {
         wanted: &'static str,
         seconds: u64,
     },
+    /// Another host answered a read with an error (its words, and the
+    /// exit status the read had there).
+    #[error("host {host}: {message}")]
+    Answered {
+        host: String,
+        message: String,
+        code: u8,
+    },
+    /// A read of another host got no answer in time.
+    #[error(
+        "host {host} did not answer in {seconds} s: a read is answered only while its daemon runs and reaches the hub (`dsh-agents fleet status`)"
+    )]
+    Unanswered { host: String, seconds: u64 },
     /// The hub refused or could not be reached (`what` we asked it).
     #[error("the hub: {what}: {detail}")]
     Hub { what: &'static str, detail: String },
@@ -80,10 +93,12 @@ impl FleetError {
 
 impl From<FleetError> for crate::error::Error {
     fn from(e: FleetError) -> Self {
-        let kind = if e.is_usage() {
-            crate::error::ErrorKind::Usage
-        } else {
-            crate::error::ErrorKind::Store
+        use crate::error::ErrorKind;
+        let kind = match &e {
+            FleetError::Answered { code: 1, .. } => ErrorKind::Tool,
+            FleetError::Answered { code: 2, .. } => ErrorKind::Usage,
+            _ if e.is_usage() => ErrorKind::Usage,
+            _ => ErrorKind::Store,
         };
         crate::error::Error::Above {
             kind,

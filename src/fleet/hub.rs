@@ -67,7 +67,7 @@ fn user(public: &str, publish: &[String], subscribe: &[String]) -> String {
             .join(", ")
     };
     format!(
-        "    {{ nkey: {public}, permissions: {{ publish: {{ allow: [{}] }}, subscribe: {{ allow: [{}] }} }} }}",
+        "    {{ nkey: {public}, permissions: {{ publish: {{ allow: [{}] }}, subscribe: {{ allow: [{}] }}, allow_responses: true }} }}",
         list(publish),
         list(subscribe)
     )
@@ -76,7 +76,13 @@ fn user(public: &str, publish: &[String], subscribe: &[String]) -> String {
 /// What host `h` may publish: mail to any host, receipts to any host,
 /// acks and next-message requests of its own consumers, its heartbeat.
 fn host_publish(h: &str) -> Vec<String> {
-    let mut p = vec!["mail.*".to_string(), "receipts.*".to_string()];
+    // Reads of any host's agents (answered on the asker's reply subject:
+    // `allow_responses`).
+    let mut p = vec![
+        "mail.*".to_string(),
+        "receipts.*".to_string(),
+        "ask.*".to_string(),
+    ];
     for (stream, consumer) in [
         (MAIL_STREAM, mail_consumer(h)),
         (RECEIPT_STREAM, receipt_consumer(h)),
@@ -176,7 +182,7 @@ pub fn write(plan: &Plan) -> Result<Vec<PathBuf>, FleetError> {
         users.push(user(
             &key.public_key(),
             &host_publish(h),
-            &["_INBOX.>".to_string()],
+            &["_INBOX.>".to_string(), super::ask::ask_subject(h)],
         ));
     }
     let tls = plan.tls.as_ref().map(Tls::block).transpose()?;

@@ -8,6 +8,7 @@
 //! `.fleet` for a project directory, and neither rc.8 nor this tool finds
 //! a session or a flat-file artifact in it.
 
+use super::ask::{Answer, AskMail};
 use super::error::FleetError;
 use super::mail::{Level, Mail, Receipt};
 use serde::{Deserialize, Serialize};
@@ -72,6 +73,15 @@ fn read_or_empty(path: &Path) -> Result<Vec<u8>, FleetError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
         Err(e) => Err(FleetError::io(path, e)),
     }
+}
+
+/// Whether `id` can name a file of the fleet's own (a message id).
+fn safe_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 128
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
 /// Replace `path` with `bytes`: a temporary file, fsynced, renamed over it.
@@ -374,6 +384,67 @@ impl Local {
             }
         }
         replace(&path, &kept)
+    }
+
+    /// An ask for another host (`ask-ID.json`), for the daemon to carry.
+    pub fn ask(&self, mail: &AskMail) -> Result<(), FleetError> {
+        let bytes = serde_json::to_vec(mail).map_err(|e| FleetError::Corrupt {
+            path: self.path("ask"),
+            why: e.to_string(),
+        })?;
+        replace(&self.path(&format!("ask-{}.json", mail.id)), &bytes)
+    }
+
+    /// The asks waiting to be carried (one that cannot be read is left).
+    pub fn asks(&self) -> Vec<AskMail> {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return Vec::new();
+        };
+        entries
+            .flatten()
+            .filter(|e| {
+                let name = e.file_name();
+                let name = name.to_string_lossy();
+                name.starts_with("ask-") && name.ends_with(".json")
+            })
+            .filter_map(|e| std::fs::read(e.path()).ok())
+            .filter_map(|b| serde_json::from_slice::<AskMail>(&b).ok())
+            .filter(|m| safe_id(&m.id))
+            .collect()
+    }
+
+    /// Take ask `id` to carry it; `false` when it is not waiting (carried
+    /// already, or given up by its command).
+    pub fn take_ask(&self, id: &str) -> bool {
+        std::fs::rename(
+            self.path(&format!("ask-{id}.json")),
+            self.path(&format!("asking-{id}.json")),
+        )
+        .is_ok()
+    }
+
+    /// The answer to ask `id`, for its command to read.
+    pub fn answer(&self, id: &str, answer: &Answer) -> Result<(), FleetError> {
+        let bytes = serde_json::to_vec(answer).map_err(|e| FleetError::Corrupt {
+            path: self.path("answer"),
+            why: e.to_string(),
+        })?;
+        replace(&self.path(&format!("answer-{id}.json")), &bytes)?;
+        let _ = std::fs::remove_file(self.path(&format!("asking-{id}.json")));
+        Ok(())
+    }
+
+    /// The answer to ask `id`, once there.
+    pub fn answer_of(&self, id: &str) -> Option<Answer> {
+        let bytes = std::fs::read(self.path(&format!("answer-{id}.json"))).ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    /// Ask `id` and its answer gone (answered, or given up).
+    pub fn forget_ask(&self, id: &str) {
+        for name in ["ask", "asking", "answer"] {
+            let _ = std::fs::remove_file(self.path(&format!("{name}-{id}.json")));
+        }
     }
 
     /// Keep host `host`'s session rows as the hub holds them

@@ -10,6 +10,7 @@
 //! bounded deduplication window.
 
 pub mod address;
+pub mod ask;
 pub mod daemon;
 pub mod error;
 pub mod hub;

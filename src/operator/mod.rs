@@ -9,6 +9,7 @@ pub mod inbox_view;
 pub mod log_view;
 pub mod otel;
 pub mod otlp_http;
+pub mod reads;
 pub mod spawn;
 pub mod spawn_names;
 pub mod store_watch;

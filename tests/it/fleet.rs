@@ -1356,3 +1356,79 @@ fn check_across_the_fleet_names_the_other_hosts_problems() {
     let own = b.cli().arg("check").output().unwrap();
     assert!(String::from_utf8_lossy(&own.stdout).contains("2 problem(s)"));
 }
+
+/// `log`, `inbox` and `trace` of an agent on another host print what they
+/// print there (an error too, said as that host's), asked of its daemon
+/// over the hub; with that daemon gone the read says no host answered.
+#[test]
+#[ignore = "needs nats-server: scripts/test-fleet.sh"]
+fn reads_of_another_hosts_agent_print_what_they_print_there() {
+    let (hub, a, mut b) = two_hosts(Host::of_store("b", "team"));
+    b.cli()
+        .args(["followup", "reviewer", "look again", "--id", "t-1"])
+        .assert()
+        .success();
+    let cases: [(&[&str], &[&str]); 6] = [
+        (
+            &["log", "b:rev-0001", "--last", "2"],
+            &["log", "rev-0001", "--last", "2"],
+        ),
+        (&["log", "b:reviewer"], &["log", "reviewer"]),
+        (&["inbox", "b:reviewer"], &["inbox", "reviewer"]),
+        (
+            &["--json", "inbox", "b:reviewer"],
+            &["--json", "inbox", "reviewer"],
+        ),
+        (
+            &["trace", "t-1", "--to", "b:reviewer"],
+            &["trace", "t-1", "--to", "reviewer"],
+        ),
+        (&["log", "b:nobody"], &["log", "nobody"]),
+    ];
+    for (here, there) in cases {
+        let want = b.cli().args(there).output().unwrap();
+        let got = a.cli().args(here).output().unwrap();
+        assert_eq!(
+            got.status.code(),
+            want.status.code(),
+            "{here:?}\n{}\n{}",
+            String::from_utf8_lossy(&got.stderr),
+            all_logs(&hub, &[&a, &b])
+        );
+        if want.status.success() {
+            assert!(!want.stdout.is_empty(), "{there:?}");
+            assert_eq!(
+                String::from_utf8_lossy(&got.stdout),
+                String::from_utf8_lossy(&want.stdout),
+                "{here:?}"
+            );
+        } else {
+            let said = String::from_utf8_lossy(&want.stderr);
+            let said = said.trim().trim_start_matches("Error: ");
+            assert_eq!(
+                String::from_utf8_lossy(&got.stderr).trim(),
+                format!("Error: host b: {said}"),
+                "{here:?}"
+            );
+        }
+    }
+    // Host b's daemon gone: no one answers its reads.
+    drop(b.daemon.take());
+    let got = a.cli().args(["inbox", "b:reviewer"]).output().unwrap();
+    let err = String::from_utf8_lossy(&got.stderr);
+    assert_eq!(
+        got.status.code(),
+        Some(3),
+        "{err}\n{}",
+        all_logs(&hub, &[&a, &b])
+    );
+    assert!(err.contains("host b did not answer"), "{err}");
+    // Nothing of the asks is left in a's fleet files.
+    let left: Vec<String> = std::fs::read_dir(a.path().join(".fleet"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("ask") || n.starts_with("answer"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
