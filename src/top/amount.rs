@@ -1,6 +1,7 @@
 //! An amount a budget counts and an event reports: tokens, or money in
 //! millionths of the price table's currency, so amounts compare exactly
-//! and a cost that is not zero never shows as nothing.
+//! and a cost that is not zero never shows as nothing; how far a subtree
+//! is into its budget, and where a budget stands (`top`'s colours).
 
 /// An amount a budget counts: tokens, or money in millionths of the price
 /// table's currency (exact to compare and to show).
@@ -34,6 +35,38 @@ impl Amount {
             Amount::Micros(m) => serde_json::json!({ "cost": m as f64 / 1e6 }),
         }
     }
+}
+
+/// How far a subtree is into its budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    Under,
+    /// At least 80%.
+    Warning,
+    /// At least 100%.
+    Exceeded,
+}
+
+pub fn level_of(spent: u64, limit: u64) -> Level {
+    let (spent, limit) = (u128::from(spent), u128::from(limit));
+    if spent >= limit {
+        Level::Exceeded
+    } else if spent * 5 >= limit * 4 {
+        Level::Warning
+    } else {
+        Level::Under
+    }
+}
+
+/// Where a budget stands, for `top`'s colours.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mark {
+    /// The budget's agent, by Session id and as the budget names it.
+    pub id: String,
+    pub agent: String,
+    pub spent: Amount,
+    pub limit: Amount,
+    pub level: Level,
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! terminal and no store: the loop (`term`) does the actions and reports
 //! back in the status line.
 
-use super::budget::Level;
+use super::amount::Level;
 use super::data::{Member, Snapshot, Tab};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::borrow::Cow;

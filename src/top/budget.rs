@@ -13,7 +13,7 @@ use crate::inbox::Limits;
 use crate::operator::store_watch::{Changes, StoreWatch};
 use crate::operator::usage::{self, Prices};
 use crate::support::refresh::{Due, Refresh};
-use crate::top::amount::Amount;
+use crate::top::amount::{Amount, Level, Mark, level_of};
 use crate::top::events::{Change, Event, Sink};
 use crate::tree::Corpus;
 use crate::tree::caller::resolve_agent;
@@ -114,38 +114,6 @@ fn decimal(text: &str, scale: u32) -> Option<u64> {
         n = n.checked_mul(10)?.checked_add(d)?;
     }
     Some(n)
-}
-
-/// How far a subtree is into its budget.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Level {
-    Under,
-    /// At least 80%.
-    Warning,
-    /// At least 100%.
-    Exceeded,
-}
-
-pub fn level_of(spent: u64, limit: u64) -> Level {
-    let (spent, limit) = (u128::from(spent), u128::from(limit));
-    if spent >= limit {
-        Level::Exceeded
-    } else if spent * 5 >= limit * 4 {
-        Level::Warning
-    } else {
-        Level::Under
-    }
-}
-
-/// Where a budget stands, for `top`'s colours.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Mark {
-    /// The budget's agent, by Session id and as the budget names it.
-    pub id: String,
-    pub agent: String,
-    pub spent: Amount,
-    pub limit: Amount,
-    pub level: Level,
 }
 
 /// The whole store: a budget counts what its whole subtree spent.

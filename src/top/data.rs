@@ -29,7 +29,7 @@ pub struct Snapshot {
     /// Tokens every shown tree's model calls reported.
     pub tokens: u64,
     /// Where each budget `top` was given stands (`--budget`).
-    pub marks: Vec<crate::top::budget::Mark>,
+    pub marks: Vec<crate::top::amount::Mark>,
 }
 
 /// The tree pane for the store at `root` (one tree with `agent`) at

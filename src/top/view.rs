@@ -7,7 +7,7 @@
 
 use super::app::{App, BINDINGS, Mode};
 use super::data::Tab;
-use crate::top::budget::Level;
+use crate::top::amount::Level;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -419,7 +419,7 @@ mod tests {
     #[test]
     fn a_budget_colours_its_agents_tokens() {
         use crate::top::amount::Amount;
-        use crate::top::budget::{Level, Mark};
+        use crate::top::amount::{Level, Mark};
         use ratatui::style::Color;
         let root = store("rc8-live");
         let w = 120;
