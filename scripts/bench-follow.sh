@@ -24,23 +24,7 @@ for bin in "$@"; do
   before=-1
   until [ "$(ticks)" = "$before" ]; do before=$(ticks); sleep 1; done
   first=$(echo "$(date +%s.%N) - $start - 1" | bc)
-  root=$("$bin" --store "$store" --json tree | python3 -c 'import json,sys;print(json.load(sys.stdin)[0]["root"])')
-  log=$(ls "$store"/*/"$root"/session.jsonl | head -1)
-  turn=$(python3 - "$log" <<'PY'
-import json, sys, time
-path = sys.argv[1]
-last = json.loads(open(path).read().splitlines()[-1])
-turn = 1
-for line in open(path):
-    e = json.loads(line)
-    if e.get("type") == "turn/start":
-        turn = max(turn, e["data"]["turn"] + 1)
-with open(path, "a") as f:
-    f.write(json.dumps({"type": "turn/start", "seq": last["seq"] + 1,
-                        "time": int(time.time() * 1000), "data": {"turn": turn}}) + "\n")
-print(turn)
-PY
-)
+  turn=$("$(dirname "$0")/append-turn.py" "$store" "$bin")
   t0=$(date +%s.%N)
   deadline=$((SECONDS + 600))
   until grep -q "\"turn\":$turn" "$out"; do

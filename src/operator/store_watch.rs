@@ -124,16 +124,7 @@ impl StoreWatch {
     /// Wait up to `timeout` for a change in a watched directory; whether
     /// one came (without inotify: sleeps, and says no).
     pub fn wait(&self, timeout: Duration) -> bool {
-        let Some(fd) = &self.fd else {
-            std::thread::sleep(timeout);
-            return false;
-        };
-        let limit = Timespec::try_from(timeout).ok();
-        let mut fds = [PollFd::new(fd, PollFlags::IN)];
-        if !rustix::event::poll(&mut fds, limit.as_ref()).is_ok_and(|n| n > 0) {
-            return false;
-        }
-        sys::drain(fd, |wd, name| self.counts(wd, name))
+        self.wait_changes(timeout).any()
     }
 
     /// Whether an event on watch `wd` (a file `name` in it) is a change.
