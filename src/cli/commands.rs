@@ -309,9 +309,13 @@ pub(super) fn log(env: &Env, args: &LogArgs) -> Result<Output> {
         full: args.full,
         json: env.json,
     };
-    if !args.follow
-        && let Some(answer) = super::fleet::ask_remote(env, &args.agent, ask)?
-    {
+    if args.follow && super::fleet::is_remote(env, &args.agent)? {
+        return Err(Error::usage(format!(
+            "log --follow of an agent on another host is not built: `log {}` reads it once",
+            args.agent
+        )));
+    }
+    if let Some(answer) = super::fleet::ask_remote(env, &args.agent, ask)? {
         return Ok(answer);
     }
     let store = env.open.named(Some(&args.agent))?;

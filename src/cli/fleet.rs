@@ -525,6 +525,11 @@ pub(super) fn cancel_remote(
     })))
 }
 
+/// Whether `agent` names an agent on another host of the fleet.
+pub(super) fn is_remote(env: &Env, agent: &str) -> Result<bool> {
+    Ok(elsewhere(env, agent)?.is_some())
+}
+
 /// How long a read of another host waits for its answer.
 const ASK_WAIT: std::time::Duration = std::time::Duration::from_secs(15);
 

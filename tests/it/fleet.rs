@@ -1412,6 +1412,18 @@ fn reads_of_another_hosts_agent_print_what_they_print_there() {
             );
         }
     }
+    // Following another host's log is refused, saying so.
+    let got = a
+        .cli()
+        .args(["log", "b:reviewer", "--follow"])
+        .output()
+        .unwrap();
+    assert_eq!(got.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&got.stderr).contains("--follow of an agent on another host"),
+        "{}",
+        String::from_utf8_lossy(&got.stderr)
+    );
     // Host b's daemon gone: no one answers its reads.
     drop(b.daemon.take());
     let got = a.cli().args(["inbox", "b:reviewer"]).output().unwrap();
