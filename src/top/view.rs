@@ -313,23 +313,43 @@ mod tests {
     /// The tree pane holds what `tree --width W` prints for the store.
     #[test]
     fn the_tree_pane_is_the_tree_command_text() {
-        for name in ["team", "rc8-inbox", "rc8-cli", "rc8-live"] {
-            let w = 120;
-            let snap = data::snapshot(&store(name), None, tree_width(w), NOW).unwrap();
-            let view = crate::operator::tree_watch::TreeView {
-                agent: None,
-                all: false,
-                usage: true,
-                filter: Default::default(),
-                json: false,
-                width: Some(tree_width(w)),
-                now: NOW,
-            };
-            let text = view.frame(&store(name)).unwrap();
-            let pane: Vec<&str> = snap.lines.iter().map(|l| l.text.as_str()).collect();
-            assert_eq!(pane, text.lines().collect::<Vec<_>>(), "{name}");
-            assert!(snap.lines.iter().any(|l| l.member.is_some()), "{name}");
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/stores");
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.path().is_dir())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        let (mut compared, mut tied) = (0, 0);
+        for name in &names {
+            for w in [80, 120] {
+                let snap = data::snapshot(&store(name), None, tree_width(w), NOW);
+                let view = crate::operator::tree_watch::TreeView {
+                    agent: None,
+                    all: false,
+                    usage: true,
+                    filter: Default::default(),
+                    json: false,
+                    width: Some(tree_width(w)),
+                    now: NOW,
+                };
+                match (snap, view.frame(&store(name))) {
+                    (Ok(snap), Ok(text)) => {
+                        let pane: Vec<&str> = snap.lines.iter().map(|l| l.text.as_str()).collect();
+                        assert_eq!(pane, text.lines().collect::<Vec<_>>(), "{name} at {w}");
+                        compared += 1;
+                        tied += usize::from(snap.lines.iter().any(|l| l.member.is_some()));
+                    }
+                    // A store `tree` refuses, the pane refuses alike.
+                    (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{name}"),
+                    (a, b) => panic!("{name} at {w}: {:?} against {:?}", a.err(), b.err()),
+                }
+            }
         }
+        assert!(compared >= 2 * 15, "{compared} panes compared");
+        // Each row's line is tied to its member.
+        assert!(tied >= 2 * 10, "{tied} panes with members");
     }
 
     /// A store in a fleet shows each other host's trees below its own, as
