@@ -420,14 +420,7 @@ mod tests {
     /// (no catalogs) most rows are read so, their lines drawn again alone.
     #[test]
     fn a_row_read_again_draws_what_a_whole_read_draws() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/stores");
-        let mut names: Vec<String> = std::fs::read_dir(&dir)
-            .unwrap()
-            .flatten()
-            .filter(|e| e.path().is_dir())
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
+        let names = crate::top::testing::store_names();
         for name in names {
             let root = store(&name);
             let Ok(mut whole) = Held::read(&root, None) else {

@@ -10,6 +10,19 @@ pub fn store(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// Every carried store's name, sorted.
+pub fn store_names() -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/stores");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
 /// A copy of the carried store `name`, removed on drop.
 pub struct Copy(PathBuf);
 

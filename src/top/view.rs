@@ -313,14 +313,7 @@ mod tests {
     /// The tree pane holds what `tree --width W` prints for the store.
     #[test]
     fn the_tree_pane_is_the_tree_command_text() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/stores");
-        let mut names: Vec<String> = std::fs::read_dir(&dir)
-            .unwrap()
-            .flatten()
-            .filter(|e| e.path().is_dir())
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
+        let names = crate::top::testing::store_names();
         let (mut compared, mut tied) = (0, 0);
         for name in &names {
             for w in [80, 120] {
