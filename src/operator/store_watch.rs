@@ -13,9 +13,9 @@
 //! session directory it covers with the session's position, and is told
 //! which tagged sessions changed, so it reads those rows again and not the
 //! store; a change anywhere else (a new session, a project, the store's
-//! root, a lost event queue) is told as such. Where a directory cannot be watched (the kernel's watch limit, a
-//! system without inotify) the watch says so, and `support::refresh` reads
-//! for safety more often.
+//! root, a lost event queue) is told as such. Where a directory cannot be
+//! watched (the kernel's watch limit, a system without inotify) the watch
+//! says so, and `support::refresh` reads for safety more often.
 
 use dsh_store::SessionPos;
 use dsh_store::files::FLEET_DIR;
@@ -153,7 +153,8 @@ impl StoreWatch {
             return changes;
         }
         sys::drain(fd, |wd, name| {
-            if !self.counts(wd, name) {
+            // A lost queue (no watch named) is a change of anything.
+            if wd.is_some() && !self.counts(wd, name) {
                 return false;
             }
             match wd.and_then(|wd| self.tags.get(&wd)) {
@@ -342,6 +343,26 @@ mod tests {
         plain.begin(&root);
         std::fs::rename(fleet.join("rows-b.json"), fleet.join("rows-c.json")).unwrap();
         assert!(!plain.changed(), "a view of this store alone");
+        // A tagged session's change is told as that session's.
+        let mut tagged = StoreWatch::new();
+        tagged.begin(&root);
+        tagged.cover_session(&session, SessionPos::new(7));
+        std::fs::write(session.join("inbox.jsonl"), b"y\n").unwrap();
+        let told = tagged.changes();
+        assert_eq!(
+            (told.sessions, told.other),
+            (vec![SessionPos::new(7)], false)
+        );
+        // A lost event queue names no watch: it is a change of anything.
+        let limit = std::fs::read_to_string("/proc/sys/fs/inotify/max_queued_events")
+            .ok()
+            .and_then(|t| t.trim().parse::<usize>().ok())
+            .unwrap_or(16_384);
+        for k in 0..limit {
+            std::fs::write(session.join(format!("f{}", k % 64)), b"z").unwrap();
+        }
+        let told = tagged.changes();
+        assert!(told.other, "an overflowed queue: {told:?}");
         // A directory that cannot be watched is said.
         w.cover(&root.join("missing"));
         assert!(!w.complete());
