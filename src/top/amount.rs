@@ -81,4 +81,22 @@ mod tests {
         assert_eq!(Amount::Micros(42).to_string(), "<$0.0001");
         assert_eq!(Amount::Micros(0).to_string(), "$0.0000");
     }
+
+    #[test]
+    fn levels() {
+        let cases = [
+            (0, 1000, Level::Under),
+            (799, 1000, Level::Under),
+            (800, 1000, Level::Warning),
+            (999, 1000, Level::Warning),
+            (1000, 1000, Level::Exceeded),
+            (u64::MAX, u64::MAX, Level::Exceeded),
+            (u64::MAX - 1, u64::MAX, Level::Warning),
+            (3, 4, Level::Under),
+            (4, 5, Level::Warning),
+        ];
+        for (spent, limit, want) in cases {
+            assert_eq!(level_of(spent, limit), want, "{spent} of {limit}");
+        }
+    }
 }
