@@ -78,6 +78,18 @@ impl<'a> ShortIds<'a> {
         }
     }
 
+    /// `new`, with the ids' order an earlier one made for the same store
+    /// (`into_sorted`), so a view drawn again a row at a time does not
+    /// sort every id each time.
+    pub fn kept(store: &'a Store, sorted: Option<Vec<SessionPos>>) -> ShortIds<'a> {
+        ShortIds { sorted, store }
+    }
+
+    /// The ids' order, if it was made.
+    pub fn into_sorted(self) -> Option<Vec<SessionPos>> {
+        self.sorted
+    }
+
     pub fn prefix<'s>(&mut self, id: &'s str) -> &'s str {
         if id.chars().count() <= 12 {
             return id;

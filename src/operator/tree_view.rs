@@ -791,6 +791,8 @@ pub struct HeldDraw {
     marks: Vec<Marks>,
     /// Each drawn row's line, by position (`u32::MAX`: not drawn).
     line_of: Vec<u32>,
+    /// The store's ids in order, once a row drawn again needed them.
+    sorted: Option<Vec<SessionPos>>,
 }
 
 /// `lines` of the blocks a caller holds (`hold`), none read again, and
@@ -813,6 +815,7 @@ pub fn held_lines(
         options: *o,
         marks,
         line_of,
+        sorted: None,
     };
     (lines, draw)
 }
@@ -843,7 +846,7 @@ pub fn redraw(
 ) -> bool {
     let mut marks = draw.marks.clone();
     let mut again: Vec<(usize, usize)> = Vec::new();
-    let mut short = ShortIds::new(store);
+    let mut short = ShortIds::kept(store, draw.sorted.take());
     for c in changed {
         let (Some(block), Some(m)) = (blocks.get(c.block), marks.get_mut(c.block)) else {
             return false;
@@ -940,6 +943,7 @@ pub fn redraw(
         };
     }
     draw.marks = marks;
+    draw.sorted = short.into_sorted();
     true
 }
 
