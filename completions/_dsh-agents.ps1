@@ -419,6 +419,7 @@ Register-ArgumentCompleter -Native -CommandName 'dsh-agents' -ScriptBlock {
             [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'Where the files go')
             [CompletionResult]::new('--nodes', '--nodes', [CompletionResultType]::ParameterName, 'Hub nodes: 3 for a fleet that survives a node, 1 to try it')
             [CompletionResult]::new('--port', '--port', [CompletionResultType]::ParameterName, 'The first node''s client port (the next nodes take the next ones; cluster ports are 100 above)')
+            [CompletionResult]::new('--addresses', '--addresses', [CompletionResultType]::ParameterName, 'Where the nodes listen and hosts dial them: one address for all (consecutive ports), or one a node (each on --port)')
             [CompletionResult]::new('--tls-cert', '--tls-cert', [CompletionResultType]::ParameterName, 'TLS on the client and route ports: the nodes'' certificate (PEM; valid for 127.0.0.1 or the names hosts use)')
             [CompletionResult]::new('--tls-key', '--tls-key', [CompletionResultType]::ParameterName, 'With --tls-cert: its private key (PEM)')
             [CompletionResult]::new('--tls-ca', '--tls-ca', [CompletionResultType]::ParameterName, 'With --tls-cert: the CA certificate that signed it (hosts pass it to --tls-ca)')

@@ -627,7 +627,7 @@ _dsh__agents() {
             return 0
             ;;
         dsh__agents__subcmd__fleet__subcmd__config)
-            opts="-h --hosts --out --nodes --port --tls-cert --tls-key --tls-ca --store --contract --json --lock-timeout --max-pending --no-cache --help"
+            opts="-h --hosts --out --nodes --port --addresses --tls-cert --tls-key --tls-ca --store --contract --json --lock-timeout --max-pending --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -646,6 +646,10 @@ _dsh__agents() {
                     return 0
                     ;;
                 --port)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --addresses)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

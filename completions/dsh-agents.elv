@@ -390,6 +390,7 @@ set edit:completion:arg-completer[dsh-agents] = {|@words|
             cand --out 'Where the files go'
             cand --nodes 'Hub nodes: 3 for a fleet that survives a node, 1 to try it'
             cand --port 'The first node''s client port (the next nodes take the next ones; cluster ports are 100 above)'
+            cand --addresses 'Where the nodes listen and hosts dial them: one address for all (consecutive ports), or one a node (each on --port)'
             cand --tls-cert 'TLS on the client and route ports: the nodes'' certificate (PEM; valid for 127.0.0.1 or the names hosts use)'
             cand --tls-key 'With --tls-cert: its private key (PEM)'
             cand --tls-ca 'With --tls-cert: the CA certificate that signed it (hosts pass it to --tls-ca)'

@@ -346,6 +346,7 @@ complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand fleet; and __fish_
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand fleet; and __fish_seen_subcommand_from config" -l out -d 'Where the files go' -r -F
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand fleet; and __fish_seen_subcommand_from config" -l nodes -d 'Hub nodes: 3 for a fleet that survives a node, 1 to try it' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand fleet; and __fish_seen_subcommand_from config" -l port -d 'The first node\'s client port (the next nodes take the next ones; cluster ports are 100 above)' -r
+complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand fleet; and __fish_seen_subcommand_from config" -l addresses -d 'Where the nodes listen and hosts dial them: one address for all (consecutive ports), or one a node (each on --port)' -r
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand fleet; and __fish_seen_subcommand_from config" -l tls-cert -d 'TLS on the client and route ports: the nodes\' certificate (PEM; valid for 127.0.0.1 or the names hosts use)' -r -F
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand fleet; and __fish_seen_subcommand_from config" -l tls-key -d 'With --tls-cert: its private key (PEM)' -r -F
 complete -c dsh-agents -n "__fish_dsh_agents_using_subcommand fleet; and __fish_seen_subcommand_from config" -l tls-ca -d 'With --tls-cert: the CA certificate that signed it (hosts pass it to --tls-ca)' -r -F

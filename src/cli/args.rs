@@ -585,7 +585,7 @@ pub struct UsageArgs {
 #[derive(Debug, Subcommand)]
 pub enum FleetCommand {
     #[command(
-        after_help = "Examples:\n  dsh-agents fleet config --hosts laptop,ci,box --out hub\n  dsh-agents fleet config --hosts a,b --out /tmp/hub --nodes 1 --port 14222"
+        after_help = "Examples:\n  dsh-agents fleet config --hosts laptop,ci,box --out hub --addresses 10.0.0.1,10.0.0.2,10.0.0.3\n  dsh-agents fleet config --hosts a,b --out /tmp/hub --nodes 1 --port 14222"
     )]
     /// Write the hub's nats-server configurations, one NKey per host (and admin.nk) and fleet.json
     Config {
@@ -601,6 +601,14 @@ pub enum FleetCommand {
         /// The first node's client port (the next nodes take the next ones; cluster ports are 100 above)
         #[arg(long, default_value_t = 4222, value_parser = clap::value_parser!(u16).range(1..=65000))]
         port: u16,
+        /// Where the nodes listen and hosts dial them: one address for all (consecutive ports), or one a node (each on --port)
+        #[arg(
+            long,
+            value_delimiter = ',',
+            value_name = "ADDR[,ADDR...]",
+            default_value = "127.0.0.1"
+        )]
+        addresses: Vec<String>,
         /// TLS on the client and route ports: the nodes' certificate (PEM; valid for 127.0.0.1 or the names hosts use)
         #[arg(long, value_name = "FILE", requires_all = ["tls_key", "tls_ca"])]
         tls_cert: Option<PathBuf>,

@@ -21,6 +21,7 @@ pub(super) fn run(env: &Env, cmd: &FleetCommand) -> Result<Output> {
             out,
             nodes,
             port,
+            addresses,
             tls_cert,
             tls_key,
             tls_ca,
@@ -30,6 +31,7 @@ pub(super) fn run(env: &Env, cmd: &FleetCommand) -> Result<Output> {
                 out: out.clone(),
                 nodes: usize::from(*nodes),
                 port: *port,
+                addresses: addresses.clone(),
                 tls: match (tls_cert, tls_key, tls_ca) {
                     (Some(cert), Some(key), Some(ca)) => Some(hub::Tls {
                         cert: cert.clone(),

@@ -11,6 +11,12 @@ pub enum FleetError {
     /// A host name that is not a subject token.
     #[error("\"{host}\" is not a host name: use ASCII letters, digits, - and _ (at most 64)")]
     BadHost { host: String },
+    /// `--addresses` names neither one address nor one a node.
+    #[error("--addresses: {given} given for {nodes} node(s): give one for all, or one a node")]
+    AddressCount { given: usize, nodes: usize },
+    /// An address a URL and a server configuration cannot hold as written.
+    #[error("--addresses: \"{address}\" is not an IPv4 address or a host name")]
+    BadAddress { address: String },
     /// A file of the fleet's own could not be read or written.
     #[error("{}: {source}", .path.display())]
     Io {
@@ -85,6 +91,8 @@ impl FleetError {
             self,
             FleetError::NotJoined { .. }
                 | FleetError::BadHost { .. }
+                | FleetError::AddressCount { .. }
+                | FleetError::BadAddress { .. }
                 | FleetError::OtherHost { .. }
                 | FleetError::Refused { .. }
         )

@@ -22,8 +22,11 @@ pub struct Plan {
     pub hosts: Vec<String>,
     pub out: PathBuf,
     pub nodes: usize,
-    /// Client ports are `port`, `port + 1`, …; cluster ports `port + 100`, ….
+    /// Client ports are `port`, `port + 1`, …; cluster ports `port + 100`, …
+    /// (on one address); every node takes `port` on an address of its own.
     pub port: u16,
+    /// Where the nodes listen and are dialed: one address for all, or one a node.
+    pub addresses: Vec<String>,
     /// TLS on the client and route ports, from the operator's own PKI.
     pub tls: Option<Tls>,
 }
@@ -160,6 +163,15 @@ pub fn write(plan: &Plan) -> Result<Vec<PathBuf>, FleetError> {
             return Err(FleetError::BadHost { host: h.clone() });
         }
     }
+    if plan.addresses.len() != 1 && plan.addresses.len() != plan.nodes {
+        return Err(FleetError::AddressCount {
+            given: plan.addresses.len(),
+            nodes: plan.nodes,
+        });
+    }
+    if let Some(a) = plan.addresses.iter().find(|a| !valid_address(a)) {
+        return Err(FleetError::BadAddress { address: a.clone() });
+    }
     let out = std::path::absolute(&plan.out).map_err(|e| FleetError::io(&plan.out, e))?;
     std::fs::create_dir_all(&out).map_err(|e| FleetError::io(&out, e))?;
     let mut written = Vec::new();
@@ -186,13 +198,13 @@ pub fn write(plan: &Plan) -> Result<Vec<PathBuf>, FleetError> {
         ));
     }
     let tls = plan.tls.as_ref().map(Tls::block).transpose()?;
-    let client = |n: usize| plan.port as usize + n;
-    let route = |n: usize| plan.port as usize + 100 + n;
+    let client = |n: usize| node_port(plan, n);
+    let route = |n: usize| node_port(plan, n) + 100;
     for n in 0..plan.nodes {
         let mut c = String::new();
         let _ = writeln!(c, "# dsh-agents fleet hub node {} of {}", n + 1, plan.nodes);
         let _ = writeln!(c, "server_name: hub-{}", n + 1);
-        let _ = writeln!(c, "listen: 127.0.0.1:{}", client(n));
+        let _ = writeln!(c, "listen: {}:{}", address(plan, n), client(n));
         if let Some(tls) = &tls {
             // Clients must speak TLS and trust the CA; the nodes present
             // the certificate (hosts prove who they are by NKey).
@@ -207,14 +219,15 @@ pub fn write(plan: &Plan) -> Result<Vec<PathBuf>, FleetError> {
         if plan.nodes > 1 {
             let routes: Vec<String> = (0..plan.nodes)
                 .filter(|m| *m != n)
-                .map(|m| format!("\"nats://127.0.0.1:{}\"", route(m)))
+                .map(|m| format!("\"nats://{}:{}\"", address(plan, m), route(m)))
                 .collect();
             // Routes speak TLS too when clients do: the nodes check each
             // other's certificate against the CA.
             let route_tls = tls.as_deref().map_or(String::new(), |t| format!(", {t}"));
             let _ = writeln!(
                 c,
-                "cluster {{ name: dsh-fleet, listen: 127.0.0.1:{}, routes: [{}]{route_tls} }}",
+                "cluster {{ name: dsh-fleet, listen: {}:{}, routes: [{}]{route_tls} }}",
+                address(plan, n),
                 route(n),
                 routes.join(", ")
             );
@@ -235,10 +248,37 @@ pub fn write(plan: &Plan) -> Result<Vec<PathBuf>, FleetError> {
     Ok(written)
 }
 
+/// Node `n`'s address: its own, or the one all share.
+fn address(plan: &Plan, n: usize) -> &str {
+    plan.addresses
+        .get(n)
+        .or(plan.addresses.first())
+        .map_or("127.0.0.1", String::as_str)
+}
+
+/// Node `n`'s client port: consecutive ports when the nodes share an
+/// address, the same port on addresses of their own.
+fn node_port(plan: &Plan, n: usize) -> usize {
+    if plan.addresses.len() > 1 {
+        usize::from(plan.port)
+    } else {
+        usize::from(plan.port) + n
+    }
+}
+
+/// An IPv4 address or a DNS name: what a URL and a server's `listen` both
+/// take as written (nothing that would end the configuration's value).
+fn valid_address(a: &str) -> bool {
+    !a.is_empty()
+        && a.len() <= 253
+        && a.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-')
+}
+
 /// The hub's client URLs for a plan (what `fleet init --nats` and `fleet run --nats` take).
 pub fn urls(plan: &Plan) -> String {
     (0..plan.nodes)
-        .map(|n| format!("nats://127.0.0.1:{}", plan.port as usize + n))
+        .map(|n| format!("nats://{}:{}", address(plan, n), node_port(plan, n)))
         .collect::<Vec<_>>()
         .join(",")
 }

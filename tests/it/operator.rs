@@ -1051,3 +1051,62 @@ fn top_refuses_a_stdout_that_is_not_a_terminal() {
         ");
     assert_eq!(snapshot(tmp.path()), before);
 }
+
+#[test]
+fn fleet_config_puts_each_hub_node_on_its_address_and_refuses_a_count_that_fits_no_plan() {
+    let tmp = crate::common::temp_dir("fleet-config");
+    let out = tmp.path().join("hub");
+    let out_arg = out.to_str().unwrap();
+    let hosts = ["fleet", "config", "--hosts", "a,b", "--out", out_arg];
+    let mut args = hosts.to_vec();
+    args.extend(["--addresses", "10.0.0.1,10.0.0.2"]);
+    assert_at!(tmp.path(), &args, @r#"
+        $ dsh-agents fleet config --hosts a,b --out [STORE]/hub --addresses 10.0.0.1,10.0.0.2
+        --- stderr
+        Error: --addresses: 2 given for 3 node(s): give one for all, or one a node
+        --- exit: 2
+    "#);
+    let mut args = hosts.to_vec();
+    args.extend(["--addresses", "10.0.0.1,hub two,10.0.0.3"]);
+    assert_at!(tmp.path(), &args, @r#"
+        $ dsh-agents fleet config --hosts a,b --out [STORE]/hub --addresses 10.0.0.1,hub two,10.0.0.3
+        --- stderr
+        Error: --addresses: "hub two" is not an IPv4 address or a host name
+        --- exit: 2
+    "#);
+    assert!(!out.exists(), "a refused plan wrote {}", out.display());
+    let mut args = hosts.to_vec();
+    args.extend(["--addresses", "10.0.0.1,10.0.0.2,10.0.0.3"]);
+    assert_at!(tmp.path(), &args, @r#"
+        $ dsh-agents fleet config --hosts a,b --out [STORE]/hub --addresses 10.0.0.1,10.0.0.2,10.0.0.3
+        wrote:
+          [STORE]/hub/admin.nk
+          [STORE]/hub/a.nk
+          [STORE]/hub/b.nk
+          [STORE]/hub/hub-1.conf
+          [STORE]/hub/hub-2.conf
+          [STORE]/hub/hub-3.conf
+          [STORE]/hub/fleet.json
+        start each node with `nats-server -c [STORE]/hub/hub-N.conf`; the hub's URLs: nats://10.0.0.1:4222,nats://10.0.0.2:4222,nats://10.0.0.3:4222
+        --- stderr
+        --- exit: 0
+    "#);
+    let placed: String = ["hub-2.conf", "fleet.json"]
+        .iter()
+        .flat_map(|f| {
+            std::fs::read_to_string(out.join(f))
+                .unwrap()
+                .lines()
+                .filter(|l| {
+                    l.starts_with("listen") || l.contains("cluster") || l.contains("nats://")
+                })
+                .map(|l| format!("{l}\n"))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    insta::assert_snapshot!(placed, @r#"
+        listen: 10.0.0.2:4222
+        cluster { name: dsh-fleet, listen: 10.0.0.2:4322, routes: ["nats://10.0.0.1:4322", "nats://10.0.0.3:4322"] }
+          "nats": "nats://10.0.0.1:4222,nats://10.0.0.2:4222,nats://10.0.0.3:4222"
+    "#);
+}
