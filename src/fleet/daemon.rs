@@ -519,7 +519,7 @@ fn deliver_here(store: &Path, mail: &Mail, limits: Limits) -> Outcome {
             _ => Target::NextTurn,
         };
         crate::operator::deliver::refuse_unrunnable(&corpus, at)?;
-        crate::operator::deliver::send_as_user(
+        let (_, receipt) = crate::operator::deliver::send_as_user(
             &corpus,
             at,
             &mail.text,
@@ -527,6 +527,14 @@ fn deliver_here(store: &Path, mail: &Mail, limits: Limits) -> Outcome {
             Some(mail.id.clone()),
             limits,
         )?;
+        if receipt.duplicate {
+            // A copy handed out again, or published again past the hub's
+            // dedup window: the inbox holds the id, so nothing is written.
+            eprintln!(
+                "dsh-agents fleet: {} is in {}'s inbox already; this copy wrote nothing",
+                mail.id, mail.agent
+            );
+        }
         Ok(Ok(Some(corpus.id(at).to_string())))
     };
     match attempt() {
