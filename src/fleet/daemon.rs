@@ -341,36 +341,56 @@ async fn publish_until_acked(js: &Context, subject: String, id: &str, payload: V
     }
 }
 
+/// The most mails taken from the hub at once (those it has handed over).
+const RECEIVE_BATCH: usize = 64;
+
 /// The most outbox mails published before their acknowledgements are
 /// awaited (and the cursor moved past them, once).
 const PUBLISH_BATCH: usize = 64;
 
-/// Publish every mail of `batch` in order, all before awaiting the hub's
-/// acknowledgements (one connection keeps them in order), then await each;
-/// one the hub did not take is published again until it does. A crash
-/// before the cursor moves publishes the batch again under the same
-/// Msg-Ids, which the hub and then the target's inbox take once.
-async fn publish_all(js: &Context, batch: &[(Mail, u64)]) {
+/// One message for the hub: its subject, its `Nats-Msg-Id`, its bytes.
+struct Outgoing {
+    subject: String,
+    id: String,
+    payload: Vec<u8>,
+}
+
+impl Outgoing {
+    fn mail(mail: &Mail) -> Outgoing {
+        Outgoing {
+            subject: mail_subject(&mail.to),
+            id: mail.id.clone(),
+            payload: serde_json::to_vec(mail).unwrap_or_default(),
+        }
+    }
+}
+
+/// Publish every message of `batch` in order, all before awaiting the
+/// hub's acknowledgements (one connection keeps them in order), then await
+/// each; one the hub did not take is published again until it does. The
+/// caller moves past them (a cursor, an ack) only once this returns, so a
+/// crash before that publishes them again under the same Msg-Ids, which
+/// the hub and then the target's inbox take once.
+async fn publish_all(js: &Context, batch: Vec<Outgoing>) {
     let mut sent = Vec::with_capacity(batch.len());
-    for (mail, _) in batch {
-        let payload = serde_json::to_vec(mail).unwrap_or_default();
+    for out in batch {
         let publish = js
             .send_publish(
-                mail_subject(&mail.to),
+                out.subject.clone(),
                 jetstream::message::PublishMessage::build()
-                    .payload(payload.clone().into())
-                    .message_id(&mail.id),
+                    .payload(out.payload.clone().into())
+                    .message_id(&out.id),
             )
             .await;
-        sent.push((mail, payload, publish));
+        sent.push((out, publish));
     }
-    for (mail, payload, publish) in sent {
+    for (out, publish) in sent {
         let taken = match publish {
             Ok(ack) => ack.await.is_ok(),
             Err(_) => false,
         };
         if !taken {
-            publish_until_acked(js, mail_subject(&mail.to), &mail.id, payload).await;
+            publish_until_acked(js, out.subject, &out.id, out.payload).await;
         }
     }
 }
@@ -394,7 +414,7 @@ async fn forward(js: &Context, local: &Local) -> Result<(), FleetError> {
         carry_asks(js, local);
         let cursor = local.cursor()?;
         for batch in local.outbox_from(cursor)?.chunks(PUBLISH_BATCH) {
-            publish_all(js, batch).await;
+            publish_all(js, batch.iter().map(|(m, _)| Outgoing::mail(m)).collect()).await;
             crate::support::fault::fault("fleet-after-publish");
             if let Some((_, end)) = batch.last() {
                 local.set_cursor(*end)?;
@@ -592,59 +612,73 @@ async fn receive(
     local: &Local,
     limits: Limits,
 ) -> Result<(), FleetError> {
-    let mut messages = pull(js, MAIL_STREAM, &mail_consumer(&m.host)).await?;
-    while let Some(msg) = messages.next().await {
-        let msg = msg.map_err(|e| FleetError::hub("take mail", e))?;
-        let Ok(mail) = serde_json::from_slice::<Mail>(&msg.payload) else {
-            eprintln!("dsh-agents fleet: a mail that is not one was dropped");
-            let _ = msg.ack_with(AckKind::Term).await;
-            continue;
-        };
-        let outcome = deliver_here(store, &mail, limits);
-        let (level, reason) = match outcome {
-            Outcome::Later(why) => {
-                eprintln!(
-                    "dsh-agents fleet: {} to {} waits: {why}",
-                    mail.id, mail.agent
-                );
-                let _ = msg
-                    .ack_with(AckKind::Nak(Some(Duration::from_secs(1))))
-                    .await;
+    // The mails the hub has already handed over are taken together: each
+    // goes to its inbox in turn, then their receipts go out together and
+    // then their acks, two round trips to the hub a batch, not a mail.
+    let mut batches = pull(js, MAIL_STREAM, &mail_consumer(&m.host))
+        .await?
+        .ready_chunks(RECEIVE_BATCH);
+    while let Some(batch) = batches.next().await {
+        let mut taken = Vec::with_capacity(batch.len());
+        let mut receipts = Vec::with_capacity(batch.len());
+        for msg in batch {
+            let msg = msg.map_err(|e| FleetError::hub("take mail", e))?;
+            let Ok(mail) = serde_json::from_slice::<Mail>(&msg.payload) else {
+                eprintln!("dsh-agents fleet: a mail that is not one was dropped");
+                let _ = msg.ack_with(AckKind::Term).await;
                 continue;
-            }
-            Outcome::Accepted(session) => {
-                // Followed before the acceptance is told: a crash between
-                // them hands the mail out again, and following is once an id.
-                if let Some(session) = session {
-                    local.follow_delivery(&Following {
-                        id: mail.id.clone(),
-                        session,
-                        from: mail.from.clone(),
-                        time: now_ms(),
-                    })?;
+            };
+            let outcome = deliver_here(store, &mail, limits);
+            let (level, reason) = match outcome {
+                Outcome::Later(why) => {
+                    eprintln!(
+                        "dsh-agents fleet: {} to {} waits: {why}",
+                        mail.id, mail.agent
+                    );
+                    let _ = msg
+                        .ack_with(AckKind::Nak(Some(Duration::from_secs(1))))
+                        .await;
+                    continue;
                 }
-                (Level::Accepted, None)
-            }
-            Outcome::Refused(why) => (Level::Refused, Some(why)),
-            Outcome::Expired(why) => (Level::Expired, Some(why)),
-        };
-        crate::support::fault::fault("fleet-before-ack");
-        // The receipt first, then the ack: a crash between them hands the
-        // mail out again, the inbox writes nothing for the id it holds,
-        // and the receipt goes again under the same Msg-Id.
-        let receipt = Receipt {
-            id: mail.id.clone(),
-            host: m.host.clone(),
-            level,
-            reason,
-            time: now_ms(),
-        };
-        let payload = serde_json::to_vec(&receipt).unwrap_or_default();
-        let receipt_id = format!("{}.{}", mail.id, level.word());
-        publish_until_acked(js, receipt_subject(&mail.from), &receipt_id, payload).await;
-        msg.double_ack()
-            .await
-            .map_err(|e| FleetError::hub("acknowledge a mail", e))?;
+                Outcome::Accepted(session) => {
+                    // Followed before the acceptance is told: a crash between
+                    // them hands the mail out again, and following is once an id.
+                    if let Some(session) = session {
+                        local.follow_delivery(&Following {
+                            id: mail.id.clone(),
+                            session,
+                            from: mail.from.clone(),
+                            time: now_ms(),
+                        })?;
+                    }
+                    (Level::Accepted, None)
+                }
+                Outcome::Refused(why) => (Level::Refused, Some(why)),
+                Outcome::Expired(why) => (Level::Expired, Some(why)),
+            };
+            crate::support::fault::fault("fleet-before-ack");
+            // The receipt first, then the ack: a crash between them hands the
+            // mail out again, the inbox writes nothing for the id it holds,
+            // and the receipt goes again under the same Msg-Id.
+            let receipt = Receipt {
+                id: mail.id.clone(),
+                host: m.host.clone(),
+                level,
+                reason,
+                time: now_ms(),
+            };
+            receipts.push(Outgoing {
+                subject: receipt_subject(&mail.from),
+                id: format!("{}.{}", mail.id, level.word()),
+                payload: serde_json::to_vec(&receipt).unwrap_or_default(),
+            });
+            taken.push(msg);
+        }
+        publish_all(js, receipts).await;
+        let acks = futures_util::future::join_all(taken.iter().map(|msg| msg.double_ack())).await;
+        for acked in acks {
+            acked.map_err(|e| FleetError::hub("acknowledge a mail", e))?;
+        }
     }
     Err(FleetError::hub("take mail", "the subscription ended"))
 }
