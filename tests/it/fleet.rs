@@ -721,6 +721,24 @@ fn a_burst_from_two_hosts_through_daemon_and_hub_node_kills_lands_each_acknowled
     a.run(&hub, None);
     b.run(&hub, None);
     c.run(&hub, None);
+    // b's lead is a resident agent: each message it takes is a turn of `cat`.
+    let pids = b.dir.path().join("handler.pids");
+    let _groups = Groups(pids.clone());
+    let _serve = reaped(
+        Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
+            .arg("--store")
+            .arg(b.path())
+            .args(["serve", "--as", "lead", "--quiet", "--"])
+            .args([
+                "sh",
+                "-c",
+                &format!("echo $$ >> {}; exec cat", pids.display()),
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
     let mut acked: Vec<(&'static str, String)> = Vec::new();
     for round in 0..ROUNDS {
         // Where this round's kills fall: a sender's daemon, the receiver's,
@@ -753,42 +771,62 @@ fn a_burst_from_two_hosts_through_daemon_and_hub_node_kills_lands_each_acknowled
         }
     }
     let logs = |hub: &Hub| all_logs(hub, &[&a, &b, &c]);
-    let accepted = |h: &Host| -> usize {
+    // b's agent runs each: the sender sees it delivered (past accepted).
+    let delivered = |h: &Host| -> usize {
         h.status()["sent"]
             .as_array()
             .unwrap()
             .iter()
-            .filter(|s| s["level"] == "accepted")
+            .filter(|s| s["level"] == "delivered")
             .count()
     };
     let total = ROUNDS * PER_HOST;
+    let behind = |h: &Host| -> Vec<String> {
+        h.status()["sent"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["level"] != "delivered")
+            .map(|s| format!("{} {}", s["messageId"], s["level"]))
+            .collect()
+    };
     wait_for(
-        "every acknowledged send accepted",
-        || accepted(&a) == total && accepted(&c) == total,
-        &|| format!("seed {seed}\n{}", logs(&hub)),
+        "every acknowledged send delivered",
+        || delivered(&a) == total && delivered(&c) == total,
+        &|| {
+            format!(
+                "seed {seed}\nnot delivered: {:?} {:?}\n{}",
+                behind(&a),
+                behind(&c),
+                logs(&hub)
+            )
+        },
     );
-    let out = b.cli().args(["--json", "inbox", "lead"]).output().unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let mut seen: std::collections::HashMap<String, usize> = Default::default();
-    for r in v["nextTurn"].as_array().unwrap() {
-        *seen
-            .entry(r["id"].as_str().unwrap().to_string())
-            .or_default() += 1;
-    }
+    // Each acknowledged id is one completed turn of b's agent: a second
+    // inbox record of an id would be a second turn.
+    let all_ran = || {
+        let ran = b.completed_turns();
+        acked.iter().all(|(_, id)| ran.contains_key(id))
+    };
+    wait_for("every acknowledged id run", all_ran, &|| {
+        format!("seed {seed}\n{}", logs(&hub))
+    });
+    let ran = b.completed_turns();
     let lost: Vec<&String> = acked
         .iter()
         .map(|(_, id)| id)
-        .filter(|id| !seen.contains_key(*id))
+        .filter(|id| !ran.contains_key(*id))
         .collect();
-    let twice: Vec<(&String, &usize)> = seen.iter().filter(|(_, n)| **n > 1).collect();
+    let twice: Vec<(&String, &usize)> = ran.iter().filter(|(_, n)| **n > 1).collect();
     assert!(
         lost.is_empty() && twice.is_empty(),
-        "seed {seed}: lost {lost:?}, twice {twice:?}"
+        "seed {seed}: lost {lost:?}, run twice {twice:?}"
     );
+    // The root's first prompt is the one turn besides them.
     assert_eq!(
-        seen.len(),
-        acked.len(),
-        "seed {seed}: records of ids never sent"
+        ran.len(),
+        acked.len() + 1,
+        "seed {seed}: turns of ids never sent"
     );
 }
 
@@ -874,6 +912,32 @@ impl Host {
             })
             .filter(|r| r["type"] == "interrupt" && r["id"] == id)
             .count()
+    }
+
+    /// How many completed turns of the root took each message id.
+    fn completed_turns(&self) -> std::collections::HashMap<String, usize> {
+        let root = self.path().join("_no-cwd");
+        let dir = std::fs::read_dir(&root).unwrap().flatten().next().unwrap();
+        let mut ran: std::collections::HashMap<String, usize> = Default::default();
+        let mut turn: Vec<String> = Vec::new();
+        for line in read(&dir.path().join("session.jsonl")).lines() {
+            let Ok(e) = serde_json::from_str::<Value>(line) else {
+                continue;
+            };
+            match e["type"].as_str() {
+                Some("turn/start") => turn.clear(),
+                Some("user/message") => {
+                    turn.extend(e["data"]["id"].as_str().map(str::to_string));
+                }
+                Some("turn/end") if e["data"]["reason"]["kind"] == "completed" => {
+                    for id in turn.drain(..) {
+                        *ran.entry(id).or_default() += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+        ran
     }
 
     /// The last event of the root's log.
