@@ -824,8 +824,11 @@ async fn watch_hosts(js: &Context, local: &Local, beats: &Beats) -> Result<(), F
         .get_key_value(HOSTS_BUCKET)
         .await
         .map_err(|e| FleetError::hub("find the hosts bucket (run `fleet init`)", e))?;
+    // Every key's current value first, then each change: `watch_all` starts
+    // at the changes only, and a host that beat before it would wait for
+    // its next beat to be heard.
     let mut entries = kv
-        .watch_all()
+        .watch_with_history(">")
         .await
         .map_err(|e| FleetError::hub("watch the hosts bucket", e))?;
     while let Some(entry) = entries.next().await {

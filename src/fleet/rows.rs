@@ -207,8 +207,12 @@ pub async fn mirror(js: &Context, local: &Local, me: &str) -> Result<(), FleetEr
         .get_key_value(ROWS_BUCKET)
         .await
         .map_err(|e| FleetError::hub("find the rows bucket (run `fleet init`)", e))?;
+    // Every row the bucket holds first, then each change: `watch_all` starts
+    // at the changes only, so a daemon started (or restarted) after a host
+    // wrote its rows would mirror only the rows that changed since, and
+    // rewrite that host's file with them.
     let mut entries = kv
-        .watch_all()
+        .watch_with_history(">")
         .await
         .map_err(|e| FleetError::hub("watch the rows bucket", e))?;
     // Each host's rows as the bucket holds them: their bytes, checked to be

@@ -1380,6 +1380,36 @@ fn the_fleet_tree_shows_every_hosts_rows_and_follows_their_changes() {
     let v = tree_json(&a, &["--fleet"]);
     assert_eq!(v["host"], "a");
     assert_eq!(v["hosts"][0]["live"], true, "{v}");
+    // a's daemon starts again after b's rows were written: its mirror
+    // begins with every row the hub holds, not only the next change.
+    drop(a.daemon.take());
+    a.run(&hub, None);
+    let sent = b
+        .cli()
+        .args(["followup", "reviewer", "and again"])
+        .output()
+        .unwrap();
+    assert!(sent.status.success());
+    let b_rows = |a: &Host| -> Vec<Value> {
+        let v = tree_json(a, &["--fleet"]);
+        v["hosts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|h| h["host"] == "b")
+            .flat_map(|h| h["rows"].as_array().unwrap().clone())
+            .collect()
+    };
+    wait_for(
+        "host b's next change to reach host a",
+        || {
+            b_rows(&a)
+                .iter()
+                .any(|r| r["name"] == "reviewer" && r["pending"] == 2)
+        },
+        &|| all_logs(&hub, &[&a, &b]),
+    );
+    assert_eq!(b_rows(&a).len(), 2, "{:?}", b_rows(&a));
 }
 
 /// `usage --fleet`: each host's token counts added up from its session
