@@ -55,7 +55,7 @@ start_daemon() {
     >"$work/daemon-$1.log" 2>&1 &
   daemon=$!
   pids+=($daemon)
-  until grep -q serving "$work/daemon-$1.log"; do
+  until grep -qs serving "$work/daemon-$1.log"; do
     kill -0 "$daemon" 2>/dev/null || { cat "$work/daemon-$1.log" >&2; return 1; }
     sleep 0.1
   done
