@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Cross-host followups on one machine: a 3-node hub on loopback (the pinned
 # nats-server), two stores as hosts `a` and `b` with their daemons (release
-# build). Prints two lines:
+# build). Prints four lines:
 #   latency: N sends from a to b:lead, one at a time, each `--wait accepted`
 #     (queued → in b's inbox), wall time of each whole command: median, p95, max;
+#   remote read: N `inbox b:lead` and N `log b:lead --last 1` run on a
+#     (asked of b's daemon over the hub), each whole command: median, p95, max;
 #   throughput: M sends queued in a's outbox while a's daemon is stopped,
 #     then the daemon started again and timed until b's inbox holds all M
 #     (the fleet's own rate, without the sending commands' start-up).
@@ -36,6 +38,17 @@ times.sort()
 p95 = times[min(len(times) - 1, int(len(times) * 0.95))]
 print(f"latency: {n} sends, --wait accepted: median {statistics.median(times):.1f} ms, "
       f"p95 {p95:.1f} ms, max {times[-1]:.1f} ms")
+# Reads of b's agent from a: asked of b's daemon over the hub, answered there.
+reads = {}
+for what in (["inbox", "b:lead"], ["log", "b:lead", "--last", "1"]):
+    took = []
+    for i in range(n):
+        t = time.monotonic()
+        subprocess.run([bin_, "--store", a, *what], check=True, stdout=subprocess.DEVNULL)
+        took.append((time.monotonic() - t) * 1000)
+    took.sort()
+    print(f"remote read: {n} × `{' '.join(what)}` from a: median {statistics.median(took):.1f} ms, "
+          f"p95 {took[min(n - 1, int(n * 0.95))]:.1f} ms, max {took[-1]:.1f} ms")
 def pending():
     out = subprocess.run([bin_, "--store", b, "inbox", "lead", "--json"], check=True,
                          capture_output=True, text=True).stdout
