@@ -14,6 +14,7 @@ use super::mail::{
     HOSTS_BUCKET, MAIL_STREAM, RECEIPT_STREAM, ROWS_BUCKET, mail_consumer, receipt_consumer,
 };
 use std::fmt::Write as _;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// What `fleet config` writes.
@@ -136,7 +137,12 @@ pub fn hosts_beside(creds: &Path) -> Result<Vec<String>, FleetError> {
         .parent()
         .unwrap_or_else(|| Path::new("."))
         .join(FLEET_FILE);
-    let bytes = std::fs::read(&path).map_err(|e| FleetError::io(&path, e))?;
+    // A regular file only: a FIFO in its place is an error, not a hang.
+    let mut bytes = Vec::new();
+    super::local::open_or_none(&path)?
+        .ok_or_else(|| FleetError::io(&path, std::io::ErrorKind::NotFound.into()))?
+        .read_to_end(&mut bytes)
+        .map_err(|e| FleetError::io(&path, e))?;
     let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| FleetError::Corrupt {
         path: path.clone(),
         why: e.to_string(),

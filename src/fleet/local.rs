@@ -68,10 +68,30 @@ pub struct Local {
 }
 
 fn read_or_empty(path: &Path) -> Result<Vec<u8>, FleetError> {
-    match std::fs::read(path) {
-        Ok(b) => Ok(b),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
-        Err(e) => Err(FleetError::io(path, e)),
+    let mut bytes = Vec::new();
+    if let Some(mut file) = open_or_none(path)? {
+        file.read_to_end(&mut bytes)
+            .map_err(|e| FleetError::io(path, e))?;
+    }
+    Ok(bytes)
+}
+
+/// A file of the fleet's own opened for reading, `None` when it is absent.
+/// Only a regular file is read: a FIFO or a device put in its place is an
+/// error naming it, never a read that blocks.
+pub(super) fn open_or_none(path: &Path) -> Result<Option<std::fs::File>, FleetError> {
+    match dsh_store::files::open_regular(path) {
+        Ok(f) => Ok(Some(f)),
+        Err(dsh_store::StoreError::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::NotFound =>
+        {
+            Ok(None)
+        }
+        Err(dsh_store::StoreError::Io { source, .. }) => Err(FleetError::io(path, source)),
+        Err(_) => Err(FleetError::Corrupt {
+            path: path.to_path_buf(),
+            why: "not a regular file".into(),
+        }),
     }
 }
 
@@ -407,7 +427,7 @@ impl Local {
                 let name = name.to_string_lossy();
                 name.starts_with("ask-") && name.ends_with(".json")
             })
-            .filter_map(|e| std::fs::read(e.path()).ok())
+            .filter_map(|e| read_or_empty(&e.path()).ok())
             .filter_map(|b| serde_json::from_slice::<AskMail>(&b).ok())
             .filter(|m| safe_id(&m.id))
             .collect()
@@ -436,7 +456,7 @@ impl Local {
 
     /// The answer to ask `id`, once there.
     pub fn answer_of(&self, id: &str) -> Option<Answer> {
-        let bytes = std::fs::read(self.path(&format!("answer-{id}.json"))).ok()?;
+        let bytes = read_or_empty(&self.path(&format!("answer-{id}.json"))).ok()?;
         serde_json::from_slice(&bytes).ok()
     }
 
@@ -486,11 +506,17 @@ impl Local {
                 continue;
             };
             let path = e.path();
-            let rows: T = serde_json::from_slice(&read_or_empty(&path)?).map_err(|err| {
-                FleetError::Corrupt {
-                    path: path.clone(),
-                    why: err.to_string(),
-                }
+            // Read whole (a buffered reader took longer and peaked no
+            // lower: the rows a view keeps, not the file, are the peak).
+            let Some(mut file) = open_or_none(&path)? else {
+                continue;
+            };
+            let mut bytes = Vec::new();
+            file.read_to_end(&mut bytes)
+                .map_err(|e| FleetError::io(&path, e))?;
+            let rows: T = serde_json::from_slice(&bytes).map_err(|err| FleetError::Corrupt {
+                path: path.clone(),
+                why: err.to_string(),
             })?;
             out.push((host.to_string(), rows));
         }

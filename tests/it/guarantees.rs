@@ -137,6 +137,36 @@ fn a_link_swapped_in_during_sends_is_never_followed() {
 }
 
 #[test]
+fn a_special_file_among_the_fleet_files_is_an_error_naming_it_not_a_hang() {
+    let limit = Duration::from_secs(4);
+    let store = team();
+    let s = store.path();
+    let fleet = s.join(".fleet");
+    std::fs::create_dir(&fleet).unwrap();
+    std::fs::write(
+        fleet.join("host.json"),
+        r#"{"host":"a","hub":"nats://127.0.0.1:1","creds":"/nonexistent"}"#,
+    )
+    .unwrap();
+    // Another host's mirrored rows as a FIFO.
+    mkfifo(&fleet.join("rows-b.json"));
+    for args in [
+        &["tree", "--fleet"][..],
+        &["usage", "--fleet"],
+        &["check", "--fleet"],
+    ] {
+        let (code, err) = run_bounded(s, args, limit);
+        assert_eq!(code, Some(3), "{args:?}: {err}");
+        assert!(
+            err.contains(".fleet/rows-b.json: not a regular file"),
+            "{args:?}: {err}"
+        );
+    }
+    let (code, err) = run_bounded(s, &["fleet", "status"], limit);
+    assert_eq!(code, Some(0), "{err}");
+}
+
+#[test]
 fn special_files_never_hang_a_command() {
     let limit = Duration::from_secs(4);
     let store = team();
