@@ -76,6 +76,34 @@ fn read_or_empty(path: &Path) -> Result<Vec<u8>, FleetError> {
     Ok(bytes)
 }
 
+/// A file of the fleet's own opened to be written with `options`: never
+/// through a symbolic link (which could lead out of the store), and only a
+/// regular file — a FIFO in its place is an error naming it, not an open
+/// that waits for a reader.
+fn open_for_writing(options: &mut OpenOptions, path: &Path) -> Result<File, FleetError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let flags = rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOFOLLOW;
+    let f = options
+        .custom_flags(flags.bits() as i32)
+        .open(path)
+        .map_err(|e| match rustix::io::Errno::from_io_error(&e) {
+            // A link, or a FIFO no one reads.
+            Some(rustix::io::Errno::LOOP | rustix::io::Errno::NXIO) => FleetError::Corrupt {
+                path: path.to_path_buf(),
+                why: "not a regular file".into(),
+            },
+            _ => FleetError::io(path, e),
+        })?;
+    match f.metadata() {
+        Ok(m) if m.is_file() => Ok(f),
+        Ok(_) => Err(FleetError::Corrupt {
+            path: path.to_path_buf(),
+            why: "not a regular file".into(),
+        }),
+        Err(e) => Err(FleetError::io(path, e)),
+    }
+}
+
 /// A file of the fleet's own opened for reading, `None` when it is absent.
 /// Only a regular file is read: a FIFO or a device put in its place is an
 /// error naming it, never a read that blocks.
@@ -202,13 +230,14 @@ impl Local {
     fn open(&self, name: &str) -> Result<(File, PathBuf), FleetError> {
         std::fs::create_dir_all(&self.dir).map_err(|e| FleetError::io(&self.dir, e))?;
         let path = self.path(name);
-        let f = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .read(true)
-            .write(true)
-            .open(&path)
-            .map_err(|e| FleetError::io(&path, e))?;
+        let f = open_for_writing(
+            OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .read(true)
+                .write(true),
+            &path,
+        )?;
         Ok((f, path))
     }
 
@@ -359,11 +388,7 @@ impl Local {
         let _lock = self.lock(lock)?;
         let path = self.path(name);
         let io = |e| FleetError::io(&path, e);
-        let mut f = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .map_err(io)?;
+        let mut f = open_for_writing(OpenOptions::new().create(true).append(true), &path)?;
         let mut line = serde_json::to_vec(value).unwrap_or_default();
         line.push(b'\n');
         f.write_all(&line).and_then(|()| f.sync_data()).map_err(io)

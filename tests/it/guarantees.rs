@@ -164,6 +164,19 @@ fn a_special_file_among_the_fleet_files_is_an_error_naming_it_not_a_hang() {
     }
     let (code, err) = run_bounded(s, &["fleet", "status"], limit);
     assert_eq!(code, Some(0), "{err}");
+    // The outbox a cross-host send appends to: a FIFO is refused, and a
+    // link out of the store is never written through.
+    mkfifo(&fleet.join("outbox"));
+    let (code, err) = run_bounded(s, &["followup", "b:lead", "x"], limit);
+    assert_eq!(code, Some(3), "{err}");
+    assert!(err.contains(".fleet/outbox: not a regular file"), "{err}");
+    std::fs::remove_file(fleet.join("outbox")).unwrap();
+    let outside = crate::common::temp_dir("outside");
+    let target = outside.path().join("outbox");
+    std::os::unix::fs::symlink(&target, fleet.join("outbox")).unwrap();
+    let (code, err) = run_bounded(s, &["followup", "b:lead", "x"], limit);
+    assert_eq!(code, Some(3), "{err}");
+    assert!(!target.exists(), "a send wrote through the link");
 }
 
 #[test]
