@@ -547,20 +547,7 @@ fn a_receiver_killed_between_its_inbox_and_its_ack_takes_the_mail_again_and_writ
 #[test]
 #[ignore = "needs nats-server: scripts/test-fleet.sh"]
 fn a_sender_killed_between_the_hub_ack_and_its_cursor_publishes_again_and_the_inbox_keeps_one() {
-    // A 1 s dedup window: the second publish, after it, reaches the stream,
-    // so only the target's inbox stands between it and a second run.
-    let hub = Hub::start(&["a", "b"], 1, &["--dedup-window", "1"]);
-    let (mut a, mut b) = (Host::new("a"), Host::new("b"));
-    b.run(&hub, None);
-    a.run(&hub, Some("fleet-after-publish"));
-    a.followup("b:lead", "once only", "s-1");
-    a.wait_daemon_gone(&hub, &b);
-    wait_for("s-1 in b's inbox", || b.inbox_records("s-1") == 1, &|| {
-        all_logs(&hub, &[&a, &b])
-    });
-    // Past the window, the restarted sender publishes it again.
-    std::thread::sleep(Duration::from_millis(1500));
-    a.run(&hub, None);
+    let (hub, a, b, _) = published_twice("s-1", false);
     let logs = || all_logs(&hub, &[&a, &b]);
     // Two receipts: the first copy's and the second's (both accepted).
     wait_for("a second copy answered", || a.receipts("s-1") >= 2, &logs);
@@ -568,26 +555,48 @@ fn a_sender_killed_between_the_hub_ack_and_its_cursor_publishes_again_and_the_in
     assert_eq!(b.inbox_records("s-1"), 1, "{}", logs());
 }
 
+/// A 1 s dedup window; `a` publishes `id` to `b:lead` and dies before its
+/// cursor moves (`fleet-after-publish`); past the window `a` starts again
+/// and publishes it a second time, which reaches the stream: only the
+/// target's inbox stands between it and a second run. With `b_away`, b's
+/// daemon is stopped (SIGSTOP; its pid returned) from before the send, so
+/// both copies wait for it together; without, the first copy is in b's
+/// inbox before the second is published.
+fn published_twice(id: &str, b_away: bool) -> (Hub, Host, Host, Option<u32>) {
+    let hub = Hub::start(&["a", "b"], 1, &["--dedup-window", "1"]);
+    let (mut a, mut b) = (Host::new("a"), Host::new("b"));
+    b.run(&hub, None);
+    a.run(&hub, Some("fleet-after-publish"));
+    let away = b_away.then(|| {
+        let pid = b.daemon.as_ref().unwrap().id();
+        crate::common::signal(pid, rustix::process::Signal::STOP);
+        pid
+    });
+    a.followup("b:lead", "once only", id);
+    a.wait_daemon_gone(&hub, &b);
+    if !b_away {
+        wait_for(
+            "the first copy in b's inbox",
+            || b.inbox_records(id) == 1,
+            &|| all_logs(&hub, &[&a, &b]),
+        );
+    }
+    std::thread::sleep(Duration::from_millis(1500));
+    a.run(&hub, None);
+    (hub, a, b, away)
+}
+
 #[test]
 #[ignore = "needs nats-server: scripts/test-fleet.sh"]
 fn a_receiver_stopped_past_the_dedup_window_takes_both_copies_of_a_mail_and_writes_one() {
     use rustix::process::Signal;
     // b is away (SIGSTOP) while a publishes, dies before its cursor moves,
-    // and publishes again past the 1 s window: two copies of one id wait
-    // in the stream together, and b takes them when it is back.
-    let hub = Hub::start(&["a", "b"], 1, &["--dedup-window", "1"]);
-    let (mut a, mut b) = (Host::new("a"), Host::new("b"));
-    b.run(&hub, None);
-    a.run(&hub, Some("fleet-after-publish"));
-    let away = b.daemon.as_ref().unwrap().id();
-    crate::common::signal(away, Signal::STOP);
-    a.followup("b:lead", "once only", "w-1");
-    a.wait_daemon_gone(&hub, &b);
-    std::thread::sleep(Duration::from_millis(1500));
-    a.run(&hub, None);
+    // and publishes again past the window: two copies of one id wait in
+    // the stream together, and b takes them when it is back.
+    let (hub, a, b, away) = published_twice("w-1", true);
     let logs = || all_logs(&hub, &[&a, &b]);
     assert_eq!(b.inbox_records("w-1"), 0, "{}", logs());
-    crate::common::signal(away, Signal::CONT);
+    crate::common::signal(away.unwrap(), Signal::CONT);
     // b took the second copy too (its receipt is one the hub already
     // holds, within the window of the first's), and wrote nothing for it.
     let second = "w-1 is in lead's inbox already; this copy wrote nothing";
