@@ -731,23 +731,7 @@ fn a_burst_from_two_hosts_through_daemon_and_hub_node_kills_lands_each_acknowled
     b.run(&hub, None);
     c.run(&hub, None);
     // b's lead is a resident agent: each message it takes is a turn of `cat`.
-    let pids = b.dir.path().join("handler.pids");
-    let _groups = Groups(pids.clone());
-    let _serve = reaped(
-        Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
-            .arg("--store")
-            .arg(b.path())
-            .args(["serve", "--as", "lead", "--quiet", "--"])
-            .args([
-                "sh",
-                "-c",
-                &format!("echo $$ >> {}; exec cat", pids.display()),
-            ])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let _serve = b.serve_lead(&["--quiet"], "cat");
     let mut acked: Vec<(&'static str, String)> = Vec::new();
     for round in 0..ROUNDS {
         // Where this round's kills fall: a sender's daemon, the receiver's,
@@ -897,6 +881,27 @@ impl Drop for Groups {
 }
 
 impl Host {
+    /// `serve --as lead FLAGS -- sh -c 'exec HANDLER'` on this host's store,
+    /// it and then every handler's process group killed when dropped.
+    fn serve_lead(&self, flags: &[&str], handler: &str) -> (Reaped, Groups) {
+        let pids = self.dir.path().join("handler.pids");
+        let groups = Groups(pids.clone());
+        let serve = reaped(
+            Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
+                .arg("--store")
+                .arg(self.path())
+                .args(["serve", "--as", "lead"])
+                .args(flags)
+                .args(["--", "sh", "-c"])
+                .arg(format!("echo $$ >> {}; exec {handler}", pids.display()))
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .spawn()
+                .unwrap(),
+        );
+        (serve, groups)
+    }
+
     /// The state `tree` shows for the root.
     fn lead_state(&self) -> String {
         let out = self.cli().args(["--json", "tree"]).output().unwrap();
@@ -991,23 +996,7 @@ fn an_interrupt_to_another_host_is_applied_once_in_time_and_reported_expired_aft
     };
 
     // b's lead mid-turn under `serve`, its handler asleep.
-    let pids = b.dir.path().join("handler.pids");
-    let _groups = Groups(pids.clone());
-    let _serve = reaped(
-        Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
-            .arg("--store")
-            .arg(b.path())
-            .args(["serve", "--as", "lead", "--grace-ms", "300", "--"])
-            .args([
-                "sh",
-                "-c",
-                &format!("echo $$ >> {}; exec sleep 60", pids.display()),
-            ])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let _serve = b.serve_lead(&["--grace-ms", "300"], "sleep 60");
     wait_for("b's lead live", || b.lead_state() == "idle", &|| {
         all_logs(&hub, &[&a, &b])
     });
