@@ -829,14 +829,7 @@ fn a_host_gone_quiet_shows_unreachable_its_mail_waits_on_the_hub_and_lands_once_
     use rustix::process::Signal;
     let (hub, a, b) = two_hosts(Host::new("b"));
     let logs = |hub: &Hub, a: &Host, b: &Host| all_logs(hub, &[a, b]);
-    let b_live = |a: &Host| {
-        a.status()["hosts"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|h| h["host"] == "b")
-            .map(|h| h["live"] == true)
-    };
+    let b_live = |a: &Host| a.hears_live("b");
     wait_for("b heard live", || b_live(&a) == Some(true), &|| {
         logs(&hub, &a, &b)
     });
@@ -881,6 +874,16 @@ impl Drop for Groups {
 }
 
 impl Host {
+    /// Whether `fleet status` here shows `host` live (`None`: not listed).
+    fn hears_live(&self, host: &str) -> Option<bool> {
+        self.status()["hosts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|h| h["host"] == host)
+            .map(|h| h["live"] == true)
+    }
+
     /// `serve --as lead FLAGS -- sh -c 'exec HANDLER'` on this host's store,
     /// it and then every handler's process group killed when dropped.
     fn serve_lead(&self, flags: &[&str], handler: &str) -> (Reaped, Groups) {
@@ -1697,14 +1700,7 @@ fn a_host_cut_off_by_its_link_shows_unreachable_and_its_sends_both_ways_land_onc
     a.run(&hub, None);
     b.run(&hub, None);
     let logs = |a: &Host, b: &Host| all_logs(&hub, &[a, b]);
-    let b_live = |a: &Host| {
-        a.status()["hosts"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|h| h["host"] == "b")
-            .map(|h| h["live"] == true)
-    };
+    let b_live = |a: &Host| a.hears_live("b");
     wait_for("b heard live", || b_live(&a) == Some(true), &|| {
         logs(&a, &b)
     });
