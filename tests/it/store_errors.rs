@@ -2,6 +2,7 @@
 //! diagnostic row; never a panic; nothing written.
 
 use crate::common::{TempDir, fixture, run, run_unprivileged, snapshot, write_log};
+use std::path::Path;
 
 fn root() -> String {
     fixture::root("root", 1).to_string()
@@ -293,21 +294,25 @@ fn parent_cycles_are_safe() {
         (r.code, r.stdout.as_str()),
         (0, "c2 [ready] parent=c1 depth=1 — c2\n")
     );
-    let r = run([
-        "--store",
-        tmp.path().to_str().unwrap(),
-        "list-agents",
-        "--as",
-        "c1",
-    ]);
-    assert_eq!(r.code, 3);
-    assert!(r.stderr.contains("parentSession cycle"), "{}", r.stderr);
-    let r = run(["--store", tmp.path().to_str().unwrap(), "check"]);
-    assert!(
-        r.stdout.contains("parentSession cycle: c1 -> c2"),
-        "{}",
-        r.stdout
-    );
+    let mut said = String::new();
+    for args in [&["list-agents", "--as", "c1"][..], &["check"]] {
+        let mut argv = vec!["--store", tmp.path().to_str().unwrap()];
+        argv.extend_from_slice(args);
+        said.push_str(&run(&argv).blob(args));
+    }
+    crate::common::snapshot_settings(Some(tmp.path())).bind(|| {
+        insta::assert_snapshot!(said, @r#"
+        $ dsh-agents list-agents --as c1
+        --- stderr
+        Error: session "c1" has a parentSession cycle (c1 -> c2 -> c1); its tree has no root
+        --- exit: 3
+        $ dsh-agents check
+        error: [STORE]/_no-cwd/c1/session.jsonl: parentSession cycle: c1 -> c2
+        1 problem(s) in 2 sessions
+        --- stderr
+        --- exit: 3
+    "#)
+    });
 }
 
 #[test]
@@ -469,31 +474,64 @@ fn a_newer_format_generation_is_never_invisible() {
         )
         .unwrap();
     }
-    let s = only.path().to_str().unwrap();
     // Every road in (reading ahead on and off, both contracts) gives one
-    // answer: reading ahead once printed `(no subagents)` here.
-    for ahead in ["1", "0"] {
-        for args in [
-            vec!["tree"],
-            vec!["tree", "--all"],
-            vec!["list-agents", "--as", "root-1"],
-            vec!["--contract", "v1", "list-agents", "--as", "root-1"],
-            vec!["--contract", "v2", "list-agents", "--as", "root-1"],
-            vec!["usage"],
-            vec!["check"],
-        ] {
-            let mut argv = vec!["--store", s];
+    // answer, byte for byte: reading ahead once printed `(no subagents)`.
+    let answers = |store: &Path, commands: &[&[&str]]| -> String {
+        let mut all = String::new();
+        for args in commands {
+            let mut argv = vec!["--store", store.to_str().unwrap()];
             argv.extend(args.iter().copied());
-            let r = crate::common::run_env(&argv, &[("DSH_AGENTS_READ_AHEAD", ahead)]);
-            assert_eq!(r.code, 3, "{ahead} {args:?}: {}{}", r.stdout, r.stderr);
-            let said = format!("{}{}", r.stdout, r.stderr);
-            assert!(
-                said.contains("unsupported format generation 5"),
-                "{ahead} {args:?}: {said}"
-            );
-            assert!(!said.contains("ok:"), "{ahead} {args:?}: {said}");
+            let on = crate::common::run_env(&argv, &[(crate::common::READ_AHEAD, "1")]);
+            let off = crate::common::run_env(&argv, &[(crate::common::READ_AHEAD, "0")]);
+            assert_eq!(on.blob(args), off.blob(args), "reading ahead changed it");
+            all.push_str(&on.blob(args));
         }
-    }
+        all
+    };
+    let said = answers(
+        only.path(),
+        &[
+            &["tree"],
+            &["tree", "--all"],
+            &["list-agents", "--as", "root-1"],
+            &["--contract", "v1", "list-agents", "--as", "root-1"],
+            &["--contract", "v2", "list-agents", "--as", "root-1"],
+            &["usage"],
+            &["check"],
+        ],
+    );
+    crate::common::snapshot_settings(Some(only.path())).bind(|| insta::assert_snapshot!(said, @r#"
+        $ dsh-agents tree
+        --- stderr
+        Error: unsupported format generation 5: the sessions of this store ("[STORE]/_no-cwd/kid-1" and 1 more) are written by a newer DSH (session.v5.jsonl); this dsh-agents reads generations 0 to 4
+        --- exit: 3
+        $ dsh-agents tree --all
+        --- stderr
+        Error: unsupported format generation 5: the sessions of this store ("[STORE]/_no-cwd/kid-1" and 1 more) are written by a newer DSH (session.v5.jsonl); this dsh-agents reads generations 0 to 4
+        --- exit: 3
+        $ dsh-agents list-agents --as root-1
+        --- stderr
+        Error: unsupported format generation 5: the sessions of this store ("[STORE]/_no-cwd/kid-1" and 1 more) are written by a newer DSH (session.v5.jsonl); this dsh-agents reads generations 0 to 4
+        --- exit: 3
+        $ dsh-agents --contract v1 list-agents --as root-1
+        --- stderr
+        Error: unsupported format generation 5: the sessions of this store ("[STORE]/_no-cwd/kid-1" and 1 more) are written by a newer DSH (session.v5.jsonl); this dsh-agents reads generations 0 to 4
+        --- exit: 3
+        $ dsh-agents --contract v2 list-agents --as root-1
+        --- stderr
+        Error: unsupported format generation 5: the sessions of this store ("[STORE]/_no-cwd/kid-1" and 1 more) are written by a newer DSH (session.v5.jsonl); this dsh-agents reads generations 0 to 4
+        --- exit: 3
+        $ dsh-agents usage
+        --- stderr
+        Error: unsupported format generation 5: the sessions of this store ("[STORE]/_no-cwd/kid-1" and 1 more) are written by a newer DSH (session.v5.jsonl); this dsh-agents reads generations 0 to 4
+        --- exit: 3
+        $ dsh-agents check
+        error: [STORE]/_no-cwd/kid-1/session.v5.jsonl: unsupported format generation 5: the session in "[STORE]/_no-cwd/kid-1" is written by a newer DSH (session.v5.jsonl); this dsh-agents reads generations 0 to 4
+        error: [STORE]/_no-cwd/root-1/session.v5.jsonl: unsupported format generation 5: the session in "[STORE]/_no-cwd/root-1" is written by a newer DSH (session.v5.jsonl); this dsh-agents reads generations 0 to 4
+        2 problem(s) in 0 sessions
+        --- stderr
+        --- exit: 3
+    "#));
     // Beside generation-0 sessions: read what can be, say what cannot.
     let mixed = crate::common::copy_store(
         &crate::common::repo().join("testdata/stores/team"),
@@ -502,34 +540,75 @@ fn a_newer_format_generation_is_never_invisible() {
     let dir = mixed.path().join("_no-cwd/new-0001");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("session.v5.jsonl.zstd"), b"").unwrap();
-    let s = mixed.path().to_str().unwrap();
-    for ahead in ["1", "0"] {
-        for args in [
-            vec!["tree", "--all"],
-            vec!["--contract", "v1", "list-agents", "--as", "lead-1"],
-            vec!["--contract", "v2", "list-agents", "--as", "lead-1"],
-        ] {
-            let mut argv = vec!["--store", s];
-            argv.extend(args.iter().copied());
-            let r = crate::common::run_env(&argv, &[("DSH_AGENTS_READ_AHEAD", ahead)]);
-            assert_eq!(r.code, 0, "{ahead} {args:?}: {}", r.stderr);
-            assert!(
-                r.stderr
-                    .contains("new-0001: unsupported format generation 5"),
-                "{ahead} {args:?}: {}",
-                r.stderr
-            );
-        }
-    }
-    let r = crate::common::run(["--store", s, "tree", "--all"]);
-    assert!(r.stdout.contains("lead"), "{}", r.stdout);
-    let r = crate::common::run(["--store", s, "check"]);
-    assert_eq!(r.code, 3);
-    assert!(
-        r.stdout.contains("error: ") && r.stdout.contains("generation 5"),
-        "{}",
-        r.stdout
+    let said = answers(
+        mixed.path(),
+        &[
+            &["tree", "--all", "--width", "100"],
+            &["--contract", "v1", "list-agents", "--as", "lead-1"],
+            &["--contract", "v2", "list-agents", "--as", "lead-1"],
+            &["check"],
+        ],
     );
+    crate::common::snapshot_settings(Some(mixed.path()))
+        .bind(|| insta::assert_snapshot!(said, @r#"
+            $ dsh-agents tree --all --width 100
+            tree lead-1
+            NAME            STATE        MODE         LAST TURN                PENDING  LABEL
+            lead            inactive     root         completed on 1970-01-01  0
+            ├─ reviewer     inactive     continuable  completed on 1970-01-01  0        Review the diff
+            │  └─ checker   inactive     continuable  completed on 1970-01-01  0        Check the tests
+            ├─ scout        inactive     one-shot     completed on 1970-01-01  0
+            │  └─ deep      inactive     continuable  no turns                 0        Dig deeper
+            ├─ batch        inactive     one-shot     completed on 1970-01-01  0
+            │  └─ step      inactive     one-shot     completed on 1970-01-01  0
+            │     └─ fix    inactive     continuable  no turns                 0        Fix what the step found
+            ├─ anon-0001    inactive     continuable  no turns                 0        Unnamed helper
+            │  └─ kid-0001  inactive     continuable  no turns                 0        Below the unnamed helper
+            ├─ outside      inactive     external     no turns                 0
+            ├─ escaped      inactive     continuable  no turns                 0        An id that needs escapi…
+            ├─ tie-lower    inactive     continuable  no turns                 0        Tie, lower-case a
+            ├─ tie-upper    inactive     continuable  no turns                 0        Tie, upper-case B
+            ├─ broken       corrupt      -            completed on 1970-01-01  0
+            └─ unreadable   unavailable  -            -                        0
+            --- stderr
+            warning: [STORE]/_no-cwd/new-0001: unsupported format generation 5: not read
+            --- exit: 0
+            $ dsh-agents --contract v1 list-agents --as lead-1
+            rev-0001 [ready] — Review the diff
+            anon-0001 [ready] — Unnamed helper
+            ext-0001 [diagnostic: corrupt]
+            task/1 ü [ready] — An id that needs escaping — ü
+            tie-a [ready] — Tie, lower-case a
+            Tie-b [ready] — Tie, upper-case B
+            brk-0001 [diagnostic: corrupt]
+            unr-0001 [diagnostic: unavailable]
+            --- stderr
+            warning: [STORE]/_no-cwd/new-0001: unsupported format generation 5: not read
+            --- exit: 0
+            $ dsh-agents --contract v2 list-agents --as lead-1
+            lead [inactive] — root agent
+            reviewer [inactive] — Review the diff
+            reviewer/checker [inactive] — Check the tests
+            scout/deep [inactive] — Dig deeper
+            batch/step/fix [inactive] — Fix what the step found
+            anon-0001 [inactive] — Unnamed helper
+            kid-0001 [inactive] — Below the unnamed helper
+            escaped [inactive] — An id that needs escaping — ü
+            tie-lower [inactive] — Tie, lower-case a
+            tie-upper [inactive] — Tie, upper-case B
+            broken [corrupt]
+            unreadable [unavailable]
+            --- stderr
+            warning: [STORE]/_no-cwd/new-0001: unsupported format generation 5: not read
+            --- exit: 0
+            $ dsh-agents check
+            error: [STORE]/_no-cwd/new-0001/session.v5.jsonl.zstd: unsupported format generation 5: the session in "[STORE]/_no-cwd/new-0001" is written by a newer DSH (session.v5.jsonl.zstd); this dsh-agents reads generations 0 to 4
+            warning: [STORE]/_no-cwd/brk-0001/session.jsonl: subagent session "brk-0001" has no valid subagent/descriptor; it lists as corrupt
+            error: [STORE]/_no-cwd/unr-0001/session.jsonl: unreadable session log: corrupt session log: unparsable committed event at line 3
+            3 problem(s) in 16 sessions
+            --- stderr
+            --- exit: 3
+        "#));
 }
 
 /// `check --json` names each kind of problem with a stable code beside its
