@@ -157,13 +157,14 @@ fn the_highest_generation_is_read_and_a_mislabelled_log_is_reported() {
     std::fs::rename(&log, log.with_file_name("session.v2.jsonl")).unwrap();
     std::fs::write(log.with_file_name("session.v1.jsonl"), b"").unwrap();
     let r = run(["--store", store.path().to_str().unwrap(), "check"]);
-    assert_eq!(r.code, 3, "{}{}", r.stdout, r.stderr);
-    assert!(
-        r.stdout
-            .contains("a generation-2 log holds a header of version 3"),
-        "{}",
-        r.stdout
-    );
+    crate::common::snapshot_settings(Some(store.path()))
+        .bind(|| insta::assert_snapshot!(r.blob(&["check"]), @r#"
+            $ dsh-agents check
+            warning: [STORE]/--work-rc8--/[ID]/session.v2.jsonl: corrupt session log "[STORE]/--work-rc8--/[ID]/session.v2.jsonl": a generation-2 log holds a header of version 3; DSH skips it
+            1 problem(s) in 1 sessions
+            --- stderr
+            --- exit: 3
+        "#));
 }
 
 /// The log of the store's first session that has a parent.
@@ -204,13 +205,14 @@ fn a_newer_header_in_a_generation_0_file_is_unavailable_as_rc8_lists_it() {
         );
     }
     let r = run(["--store", s, "check"]);
-    assert_eq!(r.code, 3, "{}{}", r.stdout, r.stderr);
-    assert!(
-        r.stdout
-            .contains("uses log format v1, but its log file is a v0 log"),
-        "{}",
-        r.stdout
-    );
+    crate::common::snapshot_settings(Some(store.path()))
+        .bind(|| insta::assert_snapshot!(r.blob(&["check"]), @r#"
+            $ dsh-agents check
+            error: [STORE]/--work-rc8--/[ID]/session.jsonl: unreadable session log: session "[ID]" uses log format v1, but its log file is a v0 log
+            1 problem(s) in 2 sessions
+            --- stderr
+            --- exit: 3
+        "#));
 }
 
 #[test]
@@ -221,22 +223,29 @@ fn generation_rules_are_enforced_on_read() {
     let child = child_log(store.path());
     let text = std::fs::read_to_string(&child).unwrap();
     let (first, rest) = text.split_once('\n').unwrap();
-    for (edit, said) in [
-        (
-            first.replace("\"isSeeded\":false", "\"isSeeded\":false,\"seedLength\":0"),
-            "unexpected field \"seedLength\"",
-        ),
-        (
-            first.replace("\"isSeeded\":false", "\"isSeeded\":true"),
-            "lacks an inherited end-seed marker",
-        ),
+    let mut said = String::new();
+    for edit in [
+        first.replace("\"isSeeded\":false", "\"isSeeded\":false,\"seedLength\":0"),
+        first.replace("\"isSeeded\":false", "\"isSeeded\":true"),
     ] {
         assert_ne!(edit, first);
         std::fs::write(&child, format!("{edit}\n{rest}")).unwrap();
         let r = run(["--store", store.path().to_str().unwrap(), "check"]);
-        assert_eq!(r.code, 3, "{}{}", r.stdout, r.stderr);
-        assert!(r.stdout.contains(said), "{said}: {}", r.stdout);
+        said.push_str(&r.blob(&["check"]));
     }
+    crate::common::snapshot_settings(Some(store.path()))
+        .bind(|| insta::assert_snapshot!(said, @r#"
+            $ dsh-agents check
+            error: [STORE]/--work-rc8--/[ID]/session.v2.jsonl: unreadable session log: format v2 header has unexpected field "seedLength"
+            1 problem(s) in 2 sessions
+            --- stderr
+            --- exit: 3
+            $ dsh-agents check
+            error: [STORE]/--work-rc8--/[ID]/session.v2.jsonl: unreadable session log: session "[ID]": format v2 seeded Session lacks an inherited end-seed marker
+            1 problem(s) in 2 sessions
+            --- stderr
+            --- exit: 3
+        "#));
 }
 
 #[test]
