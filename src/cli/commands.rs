@@ -56,7 +56,7 @@ pub(super) fn tree(env: &Env, args: &TreeArgs, out: &mut dyn std::io::Write) -> 
         now: display_now()?,
     };
     if args.fleet {
-        return super::fleet::tree(env, &view);
+        return super::fleet::tree(env, &view, out);
     }
     if args.watch {
         let fixed = std::env::var_os("DSH_AGENTS_NOW_MS").map(|_| view.now);

@@ -2,7 +2,7 @@
 //! the command line's arguments to the fleet layer and back to text.
 
 use super::args::{FleetCommand, IdArg, WaitArg, WaitLevel};
-use super::env::{Env, Output, to_json};
+use super::env::{Env, Output, stream_to, to_json};
 use super::inputs::{message_body, message_id};
 use crate::error::Result;
 use crate::fleet::address::Address;
@@ -108,7 +108,11 @@ pub(super) fn run(env: &Env, cmd: &FleetCommand) -> Result<Output> {
 /// host's from the rows this host's daemon mirrored, under a line naming
 /// the host and whether it is heard from (a host gone quiet keeps its last
 /// rows, marked unreachable).
-pub(super) fn tree(env: &Env, view: &crate::operator::tree_watch::TreeView) -> Result<Output> {
+pub(super) fn tree(
+    env: &Env,
+    view: &crate::operator::tree_watch::TreeView,
+    out: &mut dyn std::io::Write,
+) -> Result<Output> {
     let local = Local::of(&env.root);
     let m = local.joined()?;
     let beats = local.beats()?;
@@ -118,39 +122,83 @@ pub(super) fn tree(env: &Env, view: &crate::operator::tree_watch::TreeView) -> R
     let now = now_ms();
     let heard = |host: &str| beats.iter().find(|b| b.host == host).map(|b| b.time);
     let mine = view.frame(&env.root)?;
-    let text = if env.json {
-        let mine: serde_json::Value = serde_json::from_str(&mine).unwrap_or_default();
-        // Only the JSON needs every field of every host's rows.
-        let others: Vec<(String, Vec<serde_json::Value>)> = local
-            .rows()?
+    if env.json {
+        // Every field of every host's rows, written a row at a time as the
+        // mirror files are read: a host of 100,000 rows is never held.
+        let files: Vec<(String, std::path::PathBuf)> = local
+            .row_files()?
             .into_iter()
             .filter(|(h, _)| *h != m.host)
             .collect();
-        let hosts: Vec<serde_json::Value> = others
-            .iter()
-            .map(|(host, rows)| {
-                let seen = heard(host);
-                serde_json::json!({
-                    "host": host, "lastSeen": seen,
-                    "live": seen.is_some_and(|t| crate::fleet::local::live(t, now)),
-                    "rows": rows,
-                })
-            })
-            .collect();
-        to_json(&serde_json::json!({"host": m.host, "trees": mine, "hosts": hosts}))
-    } else {
-        let width = view
-            .width
-            .or_else(crate::operator::table::terminal_width)
-            .unwrap_or(crate::operator::tree_view::PIPE_WIDTH);
-        let mut t = format!("host {} (this host)\n{mine}", m.host);
-        for block in crate::fleet::tree_view::others(&local, &m.host, now, view.now, width)? {
-            t.push_str("\n\n");
-            t.push_str(&block);
+        // A bad file is an error before anything is written.
+        for (_, path) in &files {
+            Local::check_rows(path)?;
         }
-        t
-    };
-    Ok(Output::Text(text))
+        let text = |v: &serde_json::Value| serde_json::to_string(v).unwrap_or_default();
+        let mut failed = None;
+        stream_to(out, |emit| {
+            emit(&format!(
+                "{{\"host\":{},\"trees\":{}",
+                text(&m.host.clone().into()),
+                mine.trim_end()
+            ));
+            emit(",\"hosts\":[");
+            let mut first = true;
+            for (host, path) in &files {
+                let seen = heard(host);
+                let live = seen.is_some_and(|t| crate::fleet::local::live(t, now));
+                let head = format!(
+                    "{}{{\"host\":{},\"lastSeen\":{},\"live\":{live},\"rows\":[",
+                    if first { "" } else { "," },
+                    text(&host.clone().into()),
+                    seen.map_or("null".to_string(), |t| t.to_string()),
+                );
+                let mut started = false;
+                let mut row_at = 0usize;
+                let read = Local::each_row(path, &mut |row| {
+                    if !started {
+                        emit(&head);
+                        started = true;
+                    }
+                    if row_at > 0 {
+                        emit(",");
+                    }
+                    row_at += 1;
+                    emit(&text(row));
+                });
+                match read {
+                    Ok(true) => {
+                        if !started {
+                            emit(&head);
+                        }
+                        emit("]}");
+                        first = false;
+                    }
+                    Ok(false) => {}
+                    Err(e) => {
+                        failed = Some(e);
+                        break;
+                    }
+                }
+            }
+            emit("]}");
+            Ok(())
+        })?;
+        if let Some(e) = failed {
+            return Err(e.into());
+        }
+        return Ok(Output::Raw(String::new()));
+    }
+    let width = view
+        .width
+        .or_else(crate::operator::table::terminal_width)
+        .unwrap_or(crate::operator::tree_view::PIPE_WIDTH);
+    let mut t = format!("host {} (this host)\n{mine}", m.host);
+    for block in crate::fleet::tree_view::others(&local, &m.host, now, view.now, width)? {
+        t.push_str("\n\n");
+        t.push_str(&block);
+    }
+    Ok(Output::Text(t))
 }
 
 /// `check --fleet`: this store checked as `check` does, then each session
@@ -177,12 +225,11 @@ pub(super) fn check(
     };
     let mut lines = Vec::new();
     let mut hosts = 0;
-    for (host, rows) in local.rows()? {
+    for (host, path) in local.row_files()? {
         if host == m.host {
             continue;
         }
-        hosts += 1;
-        for r in &rows {
+        let read = Local::each_row(&path, &mut |r| {
             let state = r["state"].as_str().unwrap_or("");
             if State::of_word(state).is_some_and(State::is_problem) {
                 lines.push(format!(
@@ -191,7 +238,8 @@ pub(super) fn check(
                     r["name"].as_str().unwrap_or("")
                 ));
             }
-        }
+        })?;
+        hosts += usize::from(read);
     }
     failed |= !lines.is_empty();
     lines.push(format!(
@@ -219,8 +267,18 @@ pub(super) fn usage(env: &Env) -> Result<Output> {
     let mine: Vec<serde_json::Value> = crate::fleet::rows::read(&env.root, &m.host)
         .map(|rows| rows.into_values().collect())
         .unwrap_or_default();
-    let mut hosts = vec![(m.host.clone(), "this host".to_string(), mine)];
-    for (host, rows) in local.rows()? {
+    // Each row's own tokens, added up as its host's rows are read.
+    let add = |sum: &mut TokenCounts, r: &serde_json::Value| {
+        if let Ok(t) = serde_json::from_value::<TokenCounts>(r["tokens"].clone()) {
+            sum.add(&t);
+        }
+    };
+    let mut sum = TokenCounts::default();
+    for r in &mine {
+        add(&mut sum, r);
+    }
+    let mut counted = vec![(m.host.clone(), "this host".to_string(), mine.len(), sum)];
+    for (host, path) in local.row_files()? {
         if host == m.host {
             continue;
         }
@@ -229,20 +287,15 @@ pub(super) fn usage(env: &Env) -> Result<Output> {
             Some(_) => "unreachable",
             None => "never heard from",
         };
-        hosts.push((host, state.to_string(), rows));
+        let (mut n, mut sum) = (0, TokenCounts::default());
+        let read = Local::each_row(&path, &mut |r| {
+            n += 1;
+            add(&mut sum, r);
+        })?;
+        if read {
+            counted.push((host, state.to_string(), n, sum));
+        }
     }
-    let counted: Vec<(String, String, usize, TokenCounts)> = hosts
-        .into_iter()
-        .map(|(host, state, rows)| {
-            let mut sum = TokenCounts::default();
-            for r in &rows {
-                if let Ok(t) = serde_json::from_value::<TokenCounts>(r["tokens"].clone()) {
-                    sum.add(&t);
-                }
-            }
-            (host, state, rows.len(), sum)
-        })
-        .collect();
     let mut total = TokenCounts::default();
     for (_, _, _, t) in &counted {
         total.add(t);

@@ -76,6 +76,48 @@ fn read_or_empty(path: &Path) -> Result<Vec<u8>, FleetError> {
     Ok(bytes)
 }
 
+/// The rows file at `path` read by `read` through a buffer, not whole: a
+/// host of 100,000 rows is tens of megabytes of JSON of which a view keeps
+/// a few fields. `None` when the file is gone.
+fn read_rows<T>(
+    path: &Path,
+    read: impl FnOnce(std::io::BufReader<File>) -> serde_json::Result<T>,
+) -> Result<Option<T>, FleetError> {
+    let Some(file) = open_or_none(path)? else {
+        return Ok(None);
+    };
+    read(std::io::BufReader::with_capacity(1 << 16, file))
+        .map(Some)
+        .map_err(|err| FleetError::Corrupt {
+            path: path.to_path_buf(),
+            why: err.to_string(),
+        })
+}
+
+/// Hands each element of a JSON array to its closure as it is read
+/// (`Local::each_row`).
+struct EachRow<'e>(&'e mut dyn FnMut(&serde_json::Value));
+
+impl<'de> serde::de::DeserializeSeed<'de> for EachRow<'_> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for EachRow<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an array of session rows")
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(row) = seq.next_element::<serde_json::Value>()? {
+            (self.0)(&row);
+        }
+        Ok(())
+    }
+}
+
 /// A file of the fleet's own opened to be written with `options`: never
 /// through a symbolic link (which could lead out of the store), and only a
 /// regular file — a FIFO in its place is an error naming it, not an open
@@ -508,14 +550,8 @@ impl Local {
         replace(&self.path(&format!("rows-{host}.json")), &text)
     }
 
-    /// Every host's session rows as the daemon last mirrored them, by host.
-    pub fn rows(&self) -> Result<Vec<(String, Vec<serde_json::Value>)>, FleetError> {
-        self.rows_of()
-    }
-
-    /// As `rows`, each host's file read as `T` (a view that keeps only
-    /// what it shows).
-    pub fn rows_of<T: serde::de::DeserializeOwned>(&self) -> Result<Vec<(String, T)>, FleetError> {
+    /// Each host's mirrored rows file (`rows-HOST.json`), by host name.
+    pub fn row_files(&self) -> Result<Vec<(String, PathBuf)>, FleetError> {
         let mut out = Vec::new();
         let entries = match std::fs::read_dir(&self.dir) {
             Ok(e) => e,
@@ -524,29 +560,54 @@ impl Local {
         };
         for e in entries.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
-            let Some(host) = name
+            if let Some(host) = name
                 .strip_prefix("rows-")
                 .and_then(|n| n.strip_suffix(".json"))
-            else {
-                continue;
-            };
-            let path = e.path();
-            // Read whole (a buffered reader took longer and peaked no
-            // lower: the rows a view keeps, not the file, are the peak).
-            let Some(mut file) = open_or_none(&path)? else {
-                continue;
-            };
-            let mut bytes = Vec::new();
-            file.read_to_end(&mut bytes)
-                .map_err(|e| FleetError::io(&path, e))?;
-            let rows: T = serde_json::from_slice(&bytes).map_err(|err| FleetError::Corrupt {
-                path: path.clone(),
-                why: err.to_string(),
-            })?;
-            out.push((host.to_string(), rows));
+            {
+                out.push((host.to_string(), e.path()));
+            }
         }
-        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out.sort();
         Ok(out)
+    }
+
+    /// Every host's mirrored rows, each file read as `T` (a view that
+    /// keeps only what it shows).
+    pub fn rows_of<T: serde::de::DeserializeOwned>(&self) -> Result<Vec<(String, T)>, FleetError> {
+        let mut out = Vec::new();
+        for (host, path) in self.row_files()? {
+            if let Some(rows) = read_rows(&path, |r| serde_json::from_reader(r))? {
+                out.push((host, rows));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Each row of the rows file at `path` handed to `each` as it is read
+    /// (one row's value alive at a time): no host's rows are ever held
+    /// whole. A bad file is an error after `each` saw the rows before the
+    /// fault (`check_rows` first where nothing may come out before it).
+    /// False when the file is gone.
+    pub fn each_row(
+        path: &Path,
+        each: &mut dyn FnMut(&serde_json::Value),
+    ) -> Result<bool, FleetError> {
+        let read = read_rows(path, |r| {
+            use serde::de::DeserializeSeed;
+            let mut d = serde_json::Deserializer::from_reader(r);
+            EachRow(each).deserialize(&mut d)?;
+            d.end()
+        })?;
+        Ok(read.is_some())
+    }
+
+    /// Whether the rows file at `path` is an array of JSON values (an
+    /// error naming it when not), read without keeping a row.
+    pub fn check_rows(path: &Path) -> Result<(), FleetError> {
+        read_rows(path, |r| {
+            serde_json::from_reader::<_, Vec<serde::de::IgnoredAny>>(r).map(|_| ())
+        })
+        .map(|_| ())
     }
 
     /// Every sent message and how far it got, in the order sent.

@@ -4,52 +4,73 @@
 //! with its state, mode, last turn, pending messages and tokens, as
 //! `tree` draws them on that host (the columns `tree` fits to the width).
 
-use crate::operator::table::columns;
+use crate::operator::table::columns_into;
 use crate::support::clock::{parse_rfc3339, since, when};
 use serde_json::Value;
+use std::sync::Arc;
 
 /// What the view shows of one row, read leniently (a field of another
 /// type reads as missing, as `tree` on that host would not have written
 /// it): a host of 10,000 rows costs these fields, not their JSON values.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Drawn {
-    id: String,
-    name: String,
-    parent: Option<String>,
+    id: Box<str>,
+    name: Box<str>,
+    parent: Option<Box<str>>,
     depth: usize,
-    state: String,
-    mode: String,
-    /// `(turn, open, endingDetail, time)` of `lastTurn`, when there is one.
-    last: Option<(u64, bool, Option<String>, Option<i64>)>,
+    /// The few texts most rows share (a state, a mode, the tree's root)
+    /// are held once a host (`Shared`).
+    state: Arc<str>,
+    mode: Arc<str>,
+    /// `lastTurn`, when there is one.
+    last: Option<LastTurn>,
     pending: Option<u64>,
     subtree_tokens: u64,
-    label: String,
-    root: String,
+    label: Box<str>,
+    root: Arc<str>,
+}
+
+/// `(turn, open, endingDetail, time)` of a row's `lastTurn`.
+type LastTurn = (u64, bool, Option<Arc<str>>, Option<i64>);
+
+/// Texts many rows of a host repeat, each held once.
+#[derive(Default)]
+struct Shared(std::collections::HashSet<Arc<str>>);
+
+impl Shared {
+    fn of(&mut self, text: &str) -> Arc<str> {
+        if let Some(held) = self.0.get(text) {
+            return held.clone();
+        }
+        let held: Arc<str> = Arc::from(text);
+        self.0.insert(held.clone());
+        held
+    }
 }
 
 impl Drawn {
-    pub fn of(row: &Value) -> Drawn {
-        let text = |v: &Value| v.as_str().unwrap_or("").to_string();
+    fn sharing(row: &Value, shared: &mut Shared) -> Drawn {
+        let text = |v: &Value| Box::<str>::from(v.as_str().unwrap_or(""));
         let last = &row["lastTurn"];
         Drawn {
             id: text(&row["id"]),
             name: text(&row["name"]),
-            parent: row["parent"].as_str().map(str::to_string),
+            parent: row["parent"].as_str().map(Box::from),
             depth: usize::try_from(row["depth"].as_u64().unwrap_or(0)).unwrap_or(0),
-            state: text(&row["state"]),
-            mode: text(&row["mode"]),
+            state: shared.of(row["state"].as_str().unwrap_or("")),
+            mode: shared.of(row["mode"].as_str().unwrap_or("")),
             last: (!last.is_null()).then(|| {
                 (
                     last["turn"].as_u64().unwrap_or(0),
                     last["open"] == true,
-                    last["endingDetail"].as_str().map(str::to_string),
+                    last["endingDetail"].as_str().map(|e| shared.of(e)),
                     last["time"].as_str().and_then(parse_rfc3339),
                 )
             }),
             pending: row["pending"].as_u64(),
             subtree_tokens: row["subtreeTokens"].as_u64().unwrap_or(0),
             label: text(&row["label"]),
-            root: text(&row["root"]),
+            root: shared.of(row["root"].as_str().unwrap_or("")),
         }
     }
 }
@@ -71,8 +92,9 @@ impl<'de> serde::Deserialize<'de> for DrawnRows {
                 mut seq: A,
             ) -> Result<DrawnRows, A::Error> {
                 let mut rows = Vec::new();
+                let mut shared = Shared::default();
                 while let Some(row) = seq.next_element::<Value>()? {
-                    rows.push(Drawn::of(&row));
+                    rows.push(Drawn::sharing(&row, &mut shared));
                 }
                 Ok(DrawnRows(rows))
             }
@@ -94,7 +116,7 @@ fn last_turn(row: &Drawn, now: i64) -> String {
     }
     match (ending, at) {
         (Some(e), Some(t)) => format!("{e} {}", when(now, *t)),
-        (Some(e), None) => e.clone(),
+        (Some(e), None) => e.to_string(),
         (None, _) => "no turns".into(),
     }
 }
@@ -158,55 +180,63 @@ pub fn render(rows: &[Drawn], now: i64, width: Option<usize>) -> String {
     let mut trees: Vec<(String, Vec<&Drawn>)> = Vec::new();
     let mut tree_of: std::collections::HashMap<&str, usize> = Default::default();
     for row in rows {
-        let root = row.root.as_str();
+        let root = &*row.root;
         let k = *tree_of.entry(root).or_insert_with(|| {
             trees.push((root.to_string(), Vec::new()));
             trees.len() - 1
         });
         trees[k].1.push(row);
     }
-    let mut out = Vec::new();
+    let head = [
+        "NAME",
+        "STATE",
+        "MODE",
+        "LAST TURN",
+        "PENDING",
+        "TOKENS",
+        "LABEL",
+    ];
+    let mut out = String::new();
     for (root, members) in &mut trees {
         let ordered = preorder(root, members);
         let lasts = last_siblings(ordered.iter().map(|r| r.depth));
-        let mut lines = Vec::new();
-        let mut continues: Vec<bool> = Vec::new();
-        for (k, row) in ordered.iter().enumerate() {
-            let depth = row.depth;
-            let last = lasts[k];
-            continues.resize(depth + 1, false);
-            continues[depth] = !last;
-            let mut name = String::new();
-            if depth > 0 {
-                for more in &continues[1..depth] {
-                    name.push_str(if *more { "│  " } else { "   " });
+        // Each row's cells, made once for the widths and once for the
+        // lines: a host of 100,000 rows holds one row's cells at a time.
+        let rows = || {
+            let mut continues: Vec<bool> = Vec::new();
+            ordered.iter().zip(&lasts).map(move |(row, &last)| {
+                let depth = row.depth;
+                continues.resize(depth + 1, false);
+                continues[depth] = !last;
+                let mut name = String::new();
+                if depth > 0 {
+                    for more in &continues[1..depth] {
+                        name.push_str(if *more { "│  " } else { "   " });
+                    }
+                    name.push_str(if last { "└─ " } else { "├─ " });
                 }
-                name.push_str(if last { "└─ " } else { "├─ " });
-            }
-            let full = row.name.as_str();
-            name.push_str(full.rsplit('/').next().unwrap_or(full));
-            lines.push(vec![
-                name,
-                row.state.clone(),
-                row.mode.clone(),
-                last_turn(row, now),
-                row.pending.map_or("?".into(), |n| n.to_string()),
-                row.subtree_tokens.to_string(),
-                row.label.replace('\n', " "),
-            ]);
+                let full = &*row.name;
+                name.push_str(full.rsplit('/').next().unwrap_or(full));
+                [
+                    name,
+                    row.state.to_string(),
+                    row.mode.to_string(),
+                    last_turn(row, now),
+                    row.pending.map_or("?".into(), |n| n.to_string()),
+                    row.subtree_tokens.to_string(),
+                    row.label.replace('\n', " "),
+                ]
+            })
+        };
+        if !out.is_empty() {
+            out.push_str("\n\n");
         }
-        let head = [
-            "NAME",
-            "STATE",
-            "MODE",
-            "LAST TURN",
-            "PENDING",
-            "TOKENS",
-            "LABEL",
-        ];
-        out.push(format!("tree {root}\n{}", columns(&head, &lines, width)));
+        out.push_str("tree ");
+        out.push_str(root);
+        out.push('\n');
+        columns_into(&mut out, &head, rows, width);
     }
-    out.join("\n\n")
+    out
 }
 
 /// `members` of the tree rooted at `root` in pre-order, each parent before
@@ -226,7 +256,7 @@ fn preorder<'v>(root: &str, members: &[&'v Drawn]) -> Vec<&'v Drawn> {
     let mut stack: Vec<usize> = members
         .iter()
         .enumerate()
-        .filter(|(_, m)| m.id == root)
+        .filter(|(_, m)| &*m.id == root)
         .map(|(k, _)| k)
         .collect();
     while let Some(k) = stack.pop() {
@@ -234,7 +264,7 @@ fn preorder<'v>(root: &str, members: &[&'v Drawn]) -> Vec<&'v Drawn> {
             continue;
         }
         out.push(members[k]);
-        if let Some(below) = children.get(members[k].id.as_str()) {
+        if let Some(below) = children.get(&*members[k].id) {
             stack.extend(below.iter().rev().filter(|c| !used[**c]));
         }
     }
@@ -299,7 +329,11 @@ mod tests {
             row("c3", "scout", Some("r"), 1),
             row("r", "lead", None, 0),
         ];
-        let rows: Vec<Drawn> = rows.iter().map(Drawn::of).collect();
+        let mut shared = Shared::default();
+        let rows: Vec<Drawn> = rows
+            .iter()
+            .map(|r| Drawn::sharing(r, &mut shared))
+            .collect();
         let text = render(&rows, now, None);
         let names: Vec<&str> = text
             .lines()

@@ -7,11 +7,34 @@
 /// characters each) until the lines fit; a line still too wide is cut at
 /// its end. No line ends in spaces.
 pub fn columns(header: &[&str], rows: &[Vec<String>], width: Option<usize>) -> String {
+    let mut out = String::new();
+    columns_into(
+        &mut out,
+        header,
+        || rows.iter().map(|r| r.as_slice()),
+        width,
+    );
+    out
+}
+
+/// `columns`, written onto `out` from rows made twice by `rows` (once for
+/// the widths, once for the lines): a view of many rows holds one row's
+/// cells at a time, not every row's.
+pub fn columns_into<I, R, C>(
+    out: &mut String,
+    header: &[&str],
+    rows: impl Fn() -> I,
+    width: Option<usize>,
+) where
+    I: Iterator<Item = R>,
+    R: AsRef<[C]>,
+    C: AsRef<str>,
+{
     let n = header.len();
     let mut w: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-    for r in rows {
-        for (k, c) in r.iter().enumerate().take(n) {
-            w[k] = w[k].max(c.chars().count());
+    for r in rows() {
+        for (k, c) in r.as_ref().iter().enumerate().take(n) {
+            w[k] = w[k].max(c.as_ref().chars().count());
         }
     }
     if let Some(width) = width {
@@ -21,27 +44,30 @@ pub fn columns(header: &[&str], rows: &[Vec<String>], width: Option<usize>) -> S
             w[k] = w[k].saturating_sub(over).max(w[k].min(12));
         }
     }
-    let mut out = String::new();
-    let head: Vec<String> = header.iter().map(|h| h.to_string()).collect();
-    for (i, r) in std::iter::once(&head).chain(rows).enumerate() {
-        if i > 0 {
+    let mut line = String::new();
+    let mut write = |out: &mut String, cells: &[&str], first: bool| {
+        if !first {
             out.push('\n');
         }
-        let mut line = String::new();
+        line.clear();
         for (k, width) in w.iter().enumerate() {
             if k > 0 {
                 line.push_str("  ");
             }
-            let cell = r.get(k).map_or("", String::as_str);
+            let cell = cells.get(k).copied().unwrap_or("");
             line.push_str(&pad_to(&cut_to(cell, *width), *width));
         }
-        let line = line.trim_end();
+        let trimmed = line.trim_end();
         match width {
-            Some(width) => out.push_str(&cut_to(line, width)),
-            None => out.push_str(line),
+            Some(width) => out.push_str(&cut_to(trimmed, width)),
+            None => out.push_str(trimmed),
         }
+    };
+    write(out, header, true);
+    for r in rows() {
+        let cells: Vec<&str> = r.as_ref().iter().map(AsRef::as_ref).collect();
+        write(out, &cells, false);
     }
-    out
 }
 
 /// `text` cut to `width` characters, ending in `…` when cut.

@@ -164,6 +164,35 @@ fn a_special_file_among_the_fleet_files_is_an_error_naming_it_not_a_hang() {
     }
     let (code, err) = run_bounded(s, &["fleet", "status"], limit);
     assert_eq!(code, Some(0), "{err}");
+    // Cut short: an error naming it, and nothing half written before it
+    // (the JSON is written a row at a time).
+    std::fs::remove_file(fleet.join("rows-b.json")).unwrap();
+    std::fs::write(
+        fleet.join("rows-b.json"),
+        r#"[{"id":"x","state":"idle"},{"id":"#,
+    )
+    .unwrap();
+    for args in [
+        &["--json", "tree", "--fleet"][..],
+        &["tree", "--fleet"],
+        &["usage", "--fleet"],
+        &["check", "--fleet"],
+    ] {
+        let r = run_in(s, args);
+        // `check` writes this host's own report as it goes, first.
+        let out = if args[0] == "check" {
+            ""
+        } else {
+            r.stdout.as_str()
+        };
+        assert_eq!((r.code, out), (3, ""), "{args:?}: {}", r.stderr);
+        assert!(
+            r.stderr.contains(".fleet/rows-b.json: EOF while parsing"),
+            "{args:?}: {}",
+            r.stderr
+        );
+    }
+    std::fs::remove_file(fleet.join("rows-b.json")).unwrap();
     // The outbox a cross-host send appends to: a FIFO is refused, and a
     // link out of the store is never written through.
     mkfifo(&fleet.join("outbox"));
