@@ -787,10 +787,19 @@ fn a_burst_from_two_hosts_through_daemon_and_hub_node_kills_lands_each_acknowled
         "every acknowledged send delivered",
         || delivered(&a) == total && delivered(&c) == total,
         &|| {
+            // Whether b ran the ones its senders never heard of: a lost
+            // receipt, or a mail b never took.
+            let ran = b.completed_turns();
+            let stuck: Vec<String> = [&a, &c].iter().flat_map(|h| behind(h)).collect();
+            let ran_here = stuck
+                .iter()
+                .filter(|s| {
+                    let id = s.split('"').nth(1).unwrap_or("");
+                    ran.contains_key(id)
+                })
+                .count();
             format!(
-                "seed {seed}\nnot delivered: {:?} {:?}\n{}",
-                behind(&a),
-                behind(&c),
+                "seed {seed}\nnot delivered: {stuck:?}\nof them run on b: {ran_here}\n{}",
                 logs(&hub)
             )
         },
