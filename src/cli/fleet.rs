@@ -139,7 +139,7 @@ pub(super) fn tree(
         stream_to(out, |emit| {
             emit(&format!(
                 "{{\"host\":{},\"trees\":{}",
-                text(&m.host.clone().into()),
+                serde_json::to_string(&m.host).unwrap_or_default(),
                 mine.trim_end()
             ));
             emit(",\"hosts\":[");
@@ -150,7 +150,7 @@ pub(super) fn tree(
                 let head = format!(
                     "{}{{\"host\":{},\"lastSeen\":{},\"live\":{live},\"rows\":[",
                     if first { "" } else { "," },
-                    text(&host.clone().into()),
+                    serde_json::to_string(host).unwrap_or_default(),
                     seen.map_or("null".to_string(), |t| t.to_string()),
                 );
                 let mut started = false;
