@@ -29,9 +29,10 @@ use super::mail::{
     HOSTS_BUCKET, Level, MAIL_STREAM, Mail, RECEIPT_STREAM, ROWS_BUCKET, Receipt, mail_consumer,
     mail_subject, receipt_consumer, receipt_subject,
 };
+use super::queue::Queue;
 use crate::inbox::{Limits, Target};
 use crate::support::clock::now_ms;
-use async_nats::jetstream::{self, AckKind, consumer::pull, context::Context};
+use async_nats::jetstream::{self, AckKind, consumer::pull::MessagesError, context::Context};
 use futures_util::StreamExt;
 use std::collections::HashMap;
 use std::path::Path;
@@ -201,13 +202,7 @@ async fn create(js: &Context, hosts: &[String], how: &Streams) -> Result<(), Fle
             stream
                 .get_or_create_consumer(
                     &name,
-                    pull::Config {
-                        durable_name: Some(name.clone()),
-                        filter_subject: subject,
-                        ack_policy: jetstream::consumer::AckPolicy::Explicit,
-                        ack_wait,
-                        ..Default::default()
-                    },
+                    super::queue::consumer_config(&name, &subject, ack_wait),
                 )
                 .await
                 .map_err(|e| FleetError::hub("create a consumer", e))?;
@@ -230,7 +225,7 @@ pub fn run(store: &Path, m: &Membership, limits: Limits) -> Result<(), FleetErro
         // daemon here; a credential the hub refuses this host's mail ends
         // it with the reason.
         loop {
-            match probe(&js, &m).await {
+            match probe(&js, &m, &local).await {
                 Ok(()) => break,
                 Err(e) if refusals.seen() => {
                     return Err(FleetError::hub(
@@ -265,34 +260,9 @@ pub fn run(store: &Path, m: &Membership, limits: Limits) -> Result<(), FleetErro
     })
 }
 
-/// The messages of this host's durable `consumer` on `stream`, as they come.
-async fn pull(
-    js: &Context,
-    stream: &str,
-    consumer: &str,
-) -> Result<jetstream::consumer::pull::Stream, FleetError> {
-    let found: jetstream::consumer::PullConsumer = js
-        .get_stream(stream)
-        .await
-        .map_err(|e| FleetError::hub("find a stream of the fleet (run `fleet init`)", e))?
-        .get_consumer(consumer)
-        .await
-        .map_err(|e| FleetError::hub("find this host's consumer (run `fleet init`)", e))?;
-    found
-        .messages()
-        .await
-        .map_err(|e| FleetError::hub("take messages", e))
-}
-
 /// This host's mail consumer, as the hub has it.
-async fn probe(js: &Context, m: &Membership) -> Result<(), FleetError> {
-    js.get_stream(MAIL_STREAM)
-        .await
-        .map_err(|e| FleetError::hub("find the mail stream (run `fleet init`)", e))?
-        .get_consumer::<pull::Config>(&mail_consumer(&m.host))
-        .await
-        .map_err(|e| FleetError::hub("find this host's mail consumer (run `fleet init`)", e))?;
-    Ok(())
+async fn probe(js: &Context, m: &Membership, local: &Local) -> Result<(), FleetError> {
+    Queue::mail(js, local, &m.host).find().await.map(|_| ())
 }
 
 /// Run `step` again after a second whenever the hub fails it (a node
@@ -612,80 +582,102 @@ async fn receive(
     local: &Local,
     limits: Limits,
 ) -> Result<(), FleetError> {
+    let queue = Queue::mail(js, local, &m.host);
+    if crate::support::fault::set("fleet-pause-mail") {
+        queue.pause().await?;
+    }
     // The mails the hub has already handed over are taken together: each
     // goes to its inbox in turn, then their receipts go out together and
     // then their acks, two round trips to the hub a batch, not a mail.
-    let mut batches = pull(js, MAIL_STREAM, &mail_consumer(&m.host))
-        .await?
-        .ready_chunks(RECEIVE_BATCH);
-    while let Some(batch) = batches.next().await {
-        let mut taken = Vec::with_capacity(batch.len());
-        let mut receipts = Vec::with_capacity(batch.len());
-        for msg in batch {
-            let msg = msg.map_err(|e| FleetError::hub("take mail", e))?;
-            let Ok(mail) = serde_json::from_slice::<Mail>(&msg.payload) else {
-                eprintln!("dsh-agents fleet: a mail that is not one was dropped");
-                let _ = msg.ack_with(AckKind::Term).await;
+    queue
+        .consume(RECEIVE_BATCH, |batch| {
+            take_mail(js, m, store, local, limits, batch)
+        })
+        .await
+}
+
+async fn take_mail(
+    js: &Context,
+    m: &Membership,
+    store: &Path,
+    local: &Local,
+    limits: Limits,
+    batch: Vec<Result<jetstream::Message, MessagesError>>,
+) -> Result<(), FleetError> {
+    let mut taken = Vec::with_capacity(batch.len());
+    let mut receipts = Vec::with_capacity(batch.len());
+    for msg in batch {
+        let msg = msg.map_err(|e| FleetError::hub("take mail", e))?;
+        let Ok(mail) = serde_json::from_slice::<Mail>(&msg.payload) else {
+            eprintln!("dsh-agents fleet: a mail that is not one was dropped");
+            let _ = msg.ack_with(AckKind::Term).await;
+            continue;
+        };
+        let outcome = deliver_here(store, &mail, limits);
+        let (level, reason) = match outcome {
+            Outcome::Later(why) => {
+                eprintln!(
+                    "dsh-agents fleet: {} to {} waits: {why}",
+                    mail.id, mail.agent
+                );
+                let _ = msg
+                    .ack_with(AckKind::Nak(Some(Duration::from_secs(1))))
+                    .await;
                 continue;
-            };
-            let outcome = deliver_here(store, &mail, limits);
-            let (level, reason) = match outcome {
-                Outcome::Later(why) => {
-                    eprintln!(
-                        "dsh-agents fleet: {} to {} waits: {why}",
-                        mail.id, mail.agent
-                    );
-                    let _ = msg
-                        .ack_with(AckKind::Nak(Some(Duration::from_secs(1))))
-                        .await;
-                    continue;
+            }
+            Outcome::Accepted(session) => {
+                // Followed before the acceptance is told: a crash between
+                // them hands the mail out again, and following is once an id.
+                if let Some(session) = session {
+                    local.follow_delivery(&Following {
+                        id: mail.id.clone(),
+                        session,
+                        from: mail.from.clone(),
+                        time: now_ms(),
+                    })?;
                 }
-                Outcome::Accepted(session) => {
-                    // Followed before the acceptance is told: a crash between
-                    // them hands the mail out again, and following is once an id.
-                    if let Some(session) = session {
-                        local.follow_delivery(&Following {
-                            id: mail.id.clone(),
-                            session,
-                            from: mail.from.clone(),
-                            time: now_ms(),
-                        })?;
-                    }
-                    (Level::Accepted, None)
-                }
-                Outcome::Refused(why) => (Level::Refused, Some(why)),
-                Outcome::Expired(why) => (Level::Expired, Some(why)),
-            };
-            crate::support::fault::fault("fleet-before-ack");
-            // The receipt first, then the ack: a crash between them hands the
-            // mail out again, the inbox writes nothing for the id it holds,
-            // and the receipt goes again under the same Msg-Id.
-            let receipt = Receipt {
-                id: mail.id.clone(),
-                host: m.host.clone(),
-                level,
-                reason,
-                time: now_ms(),
-            };
-            receipts.push(Outgoing {
-                subject: receipt_subject(&mail.from),
-                id: format!("{}.{}", mail.id, level.word()),
-                payload: serde_json::to_vec(&receipt).unwrap_or_default(),
-            });
-            taken.push(msg);
-        }
-        publish_all(js, receipts).await;
-        let acks = futures_util::future::join_all(taken.iter().map(|msg| msg.double_ack())).await;
-        for acked in acks {
-            acked.map_err(|e| FleetError::hub("acknowledge a mail", e))?;
-        }
+                (Level::Accepted, None)
+            }
+            Outcome::Refused(why) => (Level::Refused, Some(why)),
+            Outcome::Expired(why) => (Level::Expired, Some(why)),
+        };
+        crate::support::fault::fault("fleet-before-ack");
+        // The receipt first, then the ack: a crash between them hands the
+        // mail out again, the inbox writes nothing for the id it holds,
+        // and the receipt goes again under the same Msg-Id.
+        let receipt = Receipt {
+            id: mail.id.clone(),
+            host: m.host.clone(),
+            level,
+            reason,
+            time: now_ms(),
+        };
+        receipts.push(Outgoing {
+            subject: receipt_subject(&mail.from),
+            id: format!("{}.{}", mail.id, level.word()),
+            payload: serde_json::to_vec(&receipt).unwrap_or_default(),
+        });
+        taken.push(msg);
     }
-    Err(FleetError::hub("take mail", "the subscription ended"))
+    publish_all(js, receipts).await;
+    let acks = futures_util::future::join_all(taken.iter().map(|msg| msg.double_ack())).await;
+    for acked in acks {
+        acked.map_err(|e| FleetError::hub("acknowledge a mail", e))?;
+    }
+    Ok(())
 }
 
 async fn receipts(js: &Context, m: &Membership, local: &Local) -> Result<(), FleetError> {
-    let mut messages = pull(js, RECEIPT_STREAM, &receipt_consumer(&m.host)).await?;
-    while let Some(msg) = messages.next().await {
+    Queue::receipts(js, local, &m.host)
+        .consume(RECEIVE_BATCH, |batch| take_receipts(local, batch))
+        .await
+}
+
+async fn take_receipts(
+    local: &Local,
+    batch: Vec<Result<jetstream::Message, MessagesError>>,
+) -> Result<(), FleetError> {
+    for msg in batch {
         let msg = msg.map_err(|e| FleetError::hub("take receipts", e))?;
         if let Ok(r) = serde_json::from_slice::<Receipt>(&msg.payload) {
             local.record_receipt(&r)?;
@@ -694,7 +686,7 @@ async fn receipts(js: &Context, m: &Membership, local: &Local) -> Result<(), Fle
             .await
             .map_err(|e| FleetError::hub("acknowledge a receipt", e))?;
     }
-    Err(FleetError::hub("take receipts", "the subscription ended"))
+    Ok(())
 }
 
 /// How often the accepted messages are looked for in their transcripts.

@@ -11,7 +11,8 @@
 use super::address::valid_host;
 use super::error::FleetError;
 use super::mail::{
-    HOSTS_BUCKET, MAIL_STREAM, RECEIPT_STREAM, ROWS_BUCKET, mail_consumer, receipt_consumer,
+    HOSTS_BUCKET, MAIL_STREAM, RECEIPT_STREAM, ROWS_BUCKET, mail_consumer, mail_subject,
+    receipt_consumer, receipt_subject,
 };
 use std::fmt::Write as _;
 use std::io::Read;
@@ -87,14 +88,21 @@ fn host_publish(h: &str) -> Vec<String> {
         "receipts.*".to_string(),
         "ask.*".to_string(),
     ];
-    for (stream, consumer) in [
-        (MAIL_STREAM, mail_consumer(h)),
-        (RECEIPT_STREAM, receipt_consumer(h)),
+    for (stream, consumer, subject) in [
+        (MAIL_STREAM, mail_consumer(h), mail_subject(h)),
+        (RECEIPT_STREAM, receipt_consumer(h), receipt_subject(h)),
     ] {
         p.push(format!("$JS.ACK.{stream}.{consumer}.>"));
         p.push(format!("$JS.API.CONSUMER.MSG.NEXT.{stream}.{consumer}"));
         p.push(format!("$JS.API.CONSUMER.INFO.{stream}.{consumer}"));
         p.push(format!("$JS.API.STREAM.INFO.{stream}"));
+        // Its own consumer made again when it stalls (queue.rs): only on
+        // its own subject, which the create subject carries.
+        p.push(format!("$JS.API.CONSUMER.DELETE.{stream}.{consumer}"));
+        p.push(format!(
+            "$JS.API.CONSUMER.CREATE.{stream}.{consumer}.{subject}"
+        ));
+        p.push(format!("$JS.API.CONSUMER.PAUSE.{stream}.{consumer}"));
     }
     // Its own heartbeat; every host's, read through an ordered consumer.
     // Its own heartbeat and its own session rows only; every host's of

@@ -16,6 +16,7 @@ use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 pub const DIR: &str = dsh_store::files::FLEET_DIR;
 
@@ -422,6 +423,31 @@ impl Local {
 
     pub fn set_cursor(&self, at: u64) -> Result<(), FleetError> {
         replace(&self.path("outbox.cursor"), at.to_string().as_bytes())
+    }
+
+    /// Keep the ack wait of this host's consumer `consumer` before the
+    /// daemon deletes it to make it again (`queue.rs`): a daemon that died
+    /// between the two makes it on its next start.
+    pub fn keep_ack_wait(&self, consumer: &str, ack_wait: Duration) -> Result<(), FleetError> {
+        let ms = ack_wait.as_millis().to_string();
+        replace(&self.path(&format!("{consumer}.ack-wait")), ms.as_bytes())
+    }
+
+    /// The ack wait kept for consumer `consumer`, if one was.
+    pub fn kept_ack_wait(&self, consumer: &str) -> Result<Option<Duration>, FleetError> {
+        let path = self.path(&format!("{consumer}.ack-wait"));
+        let bytes = read_or_empty(&path)?;
+        if bytes.is_empty() {
+            return Ok(None);
+        }
+        std::str::from_utf8(&bytes)
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .map(|ms| Some(Duration::from_millis(ms)))
+            .ok_or(FleetError::Corrupt {
+                path,
+                why: "not a number of milliseconds".into(),
+            })
     }
 
     /// Append `value` as one line to file `name` under lock file `lock`,

@@ -16,6 +16,7 @@ pub mod error;
 pub mod hub;
 pub mod local;
 pub mod mail;
+pub mod queue;
 pub mod rows;
 pub mod tree_view;
 

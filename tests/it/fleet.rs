@@ -35,8 +35,9 @@ fn nats_server() -> &'static Path {
     })
 }
 
-/// `base`, `base + 1`, … `base + n - 1` and the same 100 above, all free
-/// now (what `fleet config --port` lays the nodes on).
+/// `base`, `base + 1`, … `base + n - 1` and the same 100 and 200 above,
+/// all free now (what `fleet config --port` lays the nodes on, and their
+/// monitoring ports).
 fn free_ports(n: u16) -> u16 {
     for _ in 0..200 {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -46,7 +47,7 @@ fn free_ports(n: u16) -> u16 {
             continue;
         }
         let all_free = (0..n).all(|i| {
-            [base + i, base + 100 + i]
+            [base + i, base + 100 + i, base + 200 + i]
                 .iter()
                 .all(|p| std::net::TcpListener::bind(("127.0.0.1", *p)).is_ok())
         });
@@ -154,6 +155,7 @@ impl Hub {
         let child = Command::new(nats_server())
             .arg("-c")
             .arg(&conf)
+            .args(["-m", &self.monitor_port(n).to_string()])
             .stdout(log.try_clone().unwrap())
             .stderr(log)
             .spawn()
@@ -165,6 +167,32 @@ impl Hub {
             || std::net::TcpStream::connect((self.addr.as_str(), port)).is_ok(),
             &|| self.logs(),
         );
+    }
+
+    fn monitor_port(&self, n: usize) -> u16 {
+        self.base + 200 + n as u16
+    }
+
+    /// What each live node says of the fleet's streams and consumers (its
+    /// monitoring endpoint `/jsz`): for a failure's report.
+    fn streams(&self) -> String {
+        use std::io::{Read, Write};
+        let mut out = String::new();
+        for n in (0..self.nodes.len()).filter(|n| self.nodes[*n].is_some()) {
+            let got = std::net::TcpStream::connect((self.addr.as_str(), self.monitor_port(n)))
+                .and_then(|mut c| {
+                    c.set_read_timeout(Some(Duration::from_secs(10)))?;
+                    c.write_all(
+                        b"GET /jsz?accounts=true&streams=true&consumers=true HTTP/1.0\r\n\r\n",
+                    )?;
+                    let mut body = String::new();
+                    c.read_to_string(&mut body)?;
+                    Ok(body)
+                });
+            let body = got.unwrap_or_else(|e| format!("(not read: {e})"));
+            out.push_str(&format!("--- hub node {} /jsz ---\n{body}\n", n + 1));
+        }
+        out
     }
 
     /// SIGKILL node `n` (and reap it).
@@ -407,6 +435,7 @@ fn all_logs(hub: &Hub, hosts: &[&Host]) -> String {
     for h in hosts {
         s.push_str(&h.logs());
     }
+    s.push_str(&hub.streams());
     s
 }
 
@@ -542,6 +571,59 @@ fn a_receiver_killed_between_its_inbox_and_its_ack_takes_the_mail_again_and_writ
         &logs,
     );
     assert_eq!(b.inbox_records("r-1"), 1, "{}", logs());
+}
+
+#[test]
+#[ignore = "needs nats-server: scripts/test-fleet.sh"]
+fn a_consumer_the_hub_stopped_handing_out_is_made_again_and_the_mail_it_held_lands_once() {
+    // b's daemon pauses its own mail consumer for an hour before it takes
+    // any (`fleet-pause-mail`): the hub holds b's mail and hands none out,
+    // as servers have been seen to do with a work-queue consumer.
+    let hub = Hub::start(&["a", "b"], 1, &["--ack-wait", "2"]);
+    let (mut a, mut b) = (Host::new("a"), Host::new("b"));
+    a.run(&hub, None);
+    b.run(&hub, Some("fleet-pause-mail"));
+    a.followup("b:lead", "held", "p-1");
+    a.followup("b:lead", "held too", "p-2");
+    let logs = || all_logs(&hub, &[&a, &b]);
+    wait_for(
+        "the held mail accepted",
+        || {
+            a.level("p-1").as_deref() == Some("accepted")
+                && a.level("p-2").as_deref() == Some("accepted")
+        },
+        &logs,
+    );
+    assert_eq!(
+        (b.inbox_records("p-1"), b.inbox_records("p-2")),
+        (1, 1),
+        "{}",
+        logs()
+    );
+    let made_again = b.logs().matches("is made again").count();
+    assert_eq!(made_again, 1, "{}", logs());
+}
+
+#[test]
+#[ignore = "needs nats-server: scripts/test-fleet.sh"]
+fn a_daemon_killed_between_deleting_a_stalled_consumer_and_making_it_makes_it_when_it_starts() {
+    let hub = Hub::start(&["a", "b"], 1, &["--ack-wait", "2"]);
+    let (mut a, mut b) = (Host::new("a"), Host::new("b"));
+    a.run(&hub, None);
+    b.run(&hub, Some("fleet-pause-mail,fleet-after-consumer-delete"));
+    a.followup("b:lead", "held", "k-1");
+    b.wait_daemon_gone(&hub, &a);
+    // The consumer is gone from the hub; the daemon kept its ack wait.
+    let kept = b.path().join(".fleet/mail-b.ack-wait");
+    assert_eq!(read(&kept), "2000", "{}", all_logs(&hub, &[&a, &b]));
+    b.run(&hub, None);
+    let logs = || all_logs(&hub, &[&a, &b]);
+    wait_for(
+        "the held mail accepted",
+        || a.level("k-1").as_deref() == Some("accepted"),
+        &logs,
+    );
+    assert_eq!(b.inbox_records("k-1"), 1, "{}", logs());
 }
 
 #[test]
