@@ -535,32 +535,54 @@ fn honest_errors() {
     assert!(String::from_utf8_lossy(&r.stderr).contains("DSH_LOCK_TIMEOUT=\"abc\""));
     // Usage errors exit 2 and write nothing.
     let before = snapshot(s);
-    let long = "x".repeat(300);
-    for (args, says) in [
-        (
-            vec!["wait-agent", "--as", "rev-0001", "--timeout-ms", "5"],
-            "10000",
-        ),
-        (
-            vec!["wait-agent", "--as", "rev-0001", "--timeout-ms", "abc"],
-            "invalid",
-        ),
-        (
-            vec!["followup", "rev-0001", "hi", "--id", long.as_str()],
-            "at most 128 bytes",
-        ),
-        (vec!["followup", "rev-0001", ""], "empty"),
-        (vec!["followup", "rev-0001", "   \n"], "empty"),
-        (
-            vec!["send-message", "--as", "lead-1", "reviewer", ""],
-            "empty",
-        ),
-        (vec!["inbox", "reviewr"], "did you mean reviewer (rev-0001)"),
-    ] {
-        let r = at(s, &args);
-        assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
-        assert!(r.stderr.contains(says), "{args:?}: {}", r.stderr);
-    }
+    let long = "x".repeat(129);
+    assert_at!(s, &["wait-agent", "--as", "rev-0001", "--timeout-ms", "5"], @r#"
+        $ dsh-agents wait-agent --as rev-0001 --timeout-ms 5
+        --- stderr
+        Error: invalid value '5' for '--timeout-ms <MS>': 5 is not in 10000..=3600000
+
+        For more information, try '--help'.
+        --- exit: 2
+    "#);
+    assert_at!(s, &["wait-agent", "--as", "rev-0001", "--timeout-ms", "abc"], @r#"
+        $ dsh-agents wait-agent --as rev-0001 --timeout-ms abc
+        --- stderr
+        Error: invalid value 'abc' for '--timeout-ms <MS>': invalid digit found in string
+
+        For more information, try '--help'.
+        --- exit: 2
+    "#);
+    assert_at!(s, &["followup", "rev-0001", "hi", "--id", long.as_str()], @r#"
+        $ dsh-agents followup rev-0001 hi --id xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx
+        --- stderr
+        Error: --id: a message id is at most 128 bytes (this one has 129); nothing was written
+        --- exit: 2
+    "#);
+    assert_at!(s, &["followup", "rev-0001", ""], @r#"
+        $ dsh-agents followup rev-0001 
+        --- stderr
+        Error: MESSAGE: the message is empty; nothing was sent
+        --- exit: 2
+    "#);
+    assert_at!(s, &["followup", "rev-0001", "   \n"], @r#"
+        $ dsh-agents followup rev-0001    
+
+        --- stderr
+        Error: MESSAGE: the message is empty; nothing was sent
+        --- exit: 2
+    "#);
+    assert_at!(s, &["send-message", "--as", "lead-1", "reviewer", ""], @r#"
+        $ dsh-agents send-message --as lead-1 reviewer 
+        --- stderr
+        Error: MESSAGE: the message is empty; nothing was sent
+        --- exit: 2
+    "#);
+    assert_at!(s, &["inbox", "reviewr"], @r#"
+        $ dsh-agents inbox reviewr
+        --- stderr
+        Error: no session "reviewr" in store [STORE] (name an agent by Session id, unique id prefix of 4+ characters, or name path such as reviewer/checker); did you mean reviewer (rev-0001)?
+        --- exit: 2
+    "#);
     assert_eq!(snapshot(s), before);
     // A reused --id with another text names the first record.
     ok(s, &["followup", "rev-0001", "one", "--id", "k-1"]);
@@ -943,49 +965,57 @@ fn tree_never_cuts_the_only_identifier_of_look_alike_ids() {
 #[test]
 fn usage_errors_lead_alike_and_say_what_was_meant() {
     let team = repo().join("testdata/stores/team");
-    let s = team.to_str().unwrap();
-    for (args, want) in [
-        (
-            vec!["--store", s, "tre"],
-            "a similar subcommand exists: 'tree'",
-        ),
-        (vec!["man", "tre"], "(did you mean \"tree\"?)"),
-        (
-            vec!["--store", s, "call", "list_agent", "--as", "lead-1"],
-            "(did you mean \"list_agents\"?)",
-        ),
-    ] {
-        let r = run(&args);
-        assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
-        assert!(r.stderr.starts_with("Error: "), "{args:?}: {}", r.stderr);
-        assert!(r.stderr.contains(want), "{args:?}: {}", r.stderr);
-        let mut json = vec!["--json"];
-        json.extend(&args);
-        let r = run(&json);
-        assert_eq!(r.code, 2, "{json:?}: {}", r.stderr);
-        let v: Value = serde_json::from_str(r.stderr.trim()).unwrap();
-        assert!(
-            v["error"]["message"].as_str().unwrap().contains(want),
-            "{json:?}: {}",
-            r.stderr
-        );
-    }
+    assert_at!(&team, &["tre"], @r#"
+        $ dsh-agents tre
+        --- stderr
+        Error: unrecognized subcommand 'tre'
+
+          tip: a similar subcommand exists: 'tree'
+
+        Usage: dsh-agents [OPTIONS] <COMMAND>
+
+        For more information, try '--help'.
+        --- exit: 2
+    "#);
+    assert_at!(&team, &["--json", "tre"], @r#"
+        $ dsh-agents --json tre
+        --- stderr
+        {"error":{"kind":"usage","message":"unrecognized subcommand 'tre'; a similar subcommand exists: 'tree'"}}
+        --- exit: 2
+    "#);
+    assert_at!(&team, &["man", "tre"], @r#"
+        $ dsh-agents man tre
+        --- stderr
+        Error: COMMAND: no command "tre" (did you mean "tree"?)
+        --- exit: 2
+    "#);
+    assert_at!(&team, &["--json", "man", "tre"], @r#"
+        $ dsh-agents --json man tre
+        --- stderr
+        {"error":{"kind":"usage","message":"COMMAND: no command \"tre\" (did you mean \"tree\"?)"}}
+        --- exit: 2
+    "#);
+    assert_at!(&team, &["call", "list_agent", "--as", "lead-1"], @r#"
+        $ dsh-agents call list_agent --as lead-1
+        --- stderr
+        Error: unknown tool "list_agent" for contract v2 (did you mean "list_agents"?); tools: list_agents, send_message, interrupt_agent, wait_agent (v2), subagent_send_message, subagent_parent_message
+        --- exit: 2
+    "#);
+    assert_at!(&team, &["--json", "call", "list_agent", "--as", "lead-1"], @r#"
+        $ dsh-agents --json call list_agent --as lead-1
+        --- stderr
+        {"error":{"kind":"usage","message":"unknown tool \"list_agent\" for contract v2 (did you mean \"list_agents\"?); tools: list_agents, send_message, interrupt_agent, wait_agent (v2), subagent_send_message, subagent_parent_message"}}
+        --- exit: 2
+    "#);
     let tmp = crate::common::temp_dir("long-id");
     let before = snapshot(tmp.path());
-    let long = "a".repeat(300);
-    let r = run([
-        "--store",
-        tmp.path().to_str().unwrap(),
-        "spawn",
-        "--id",
-        &long,
-    ]);
-    assert_eq!(r.code, 2, "{}", r.stderr);
-    assert!(
-        r.stderr.contains("--id: ") && r.stderr.contains("at most 255"),
-        "{}",
-        r.stderr
-    );
+    let long = "a".repeat(256);
+    assert_at!(tmp.path(), &["spawn", "--id", &long], @r#"
+        $ dsh-agents spawn --id aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
+        --- stderr
+        Error: --id: the session id is too long: its directory name would be 256 bytes, and a file name holds at most 255
+        --- exit: 2
+    "#);
     assert_eq!(snapshot(tmp.path()), before, "nothing written");
 }
 
@@ -1004,20 +1034,18 @@ fn trace_and_cancel_take_a_unique_message_id_prefix() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(r.stdout.contains("prefix-alpha-1"), "{}", r.stdout);
     let before = snapshot(store);
-    for args in [
-        &["cancel", "prefix-be"][..],
-        &["cancel", "prefix-be", "--to", "reviewer"][..],
-    ] {
-        let r = at(store, args);
-        assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
-        assert!(
-            r.stderr.contains("ambiguous")
-                && r.stderr.contains("prefix-beta-1")
-                && r.stderr.contains("prefix-beta-2"),
-            "{args:?}: {}",
-            r.stderr
-        );
-    }
+    assert_at!(store, &["cancel", "prefix-be"], @r#"
+        $ dsh-agents cancel prefix-be
+        --- stderr
+        Error: message id prefix "prefix-be" is ambiguous: prefix-beta-1, prefix-beta-2
+        --- exit: 2
+    "#);
+    assert_at!(store, &["cancel", "prefix-be", "--to", "reviewer"], @r#"
+        $ dsh-agents cancel prefix-be --to reviewer
+        --- stderr
+        Error: message id prefix "prefix-be" is ambiguous: prefix-beta-1, prefix-beta-2
+        --- exit: 2
+    "#);
     assert_eq!(
         snapshot(store),
         before,
