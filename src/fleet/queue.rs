@@ -22,8 +22,10 @@ use futures_util::StreamExt;
 use std::time::Duration;
 use tokio::time::Instant;
 
-/// How often a consumer is looked at for a stall.
-pub const LOOK_EVERY: Duration = Duration::from_secs(2);
+/// How often a consumer is looked at for a stall: once its ack wait,
+/// within these.
+const LOOK_LEAST: Duration = Duration::from_secs(1);
+const LOOK_MOST: Duration = Duration::from_secs(30);
 
 /// The least time without a hand-out that counts as a stall, whatever the
 /// ack wait (a short one in tests would otherwise take a slow hub for one).
@@ -40,13 +42,13 @@ pub struct Queue<'a> {
 
 /// What the last look at a consumer saw: how far it had handed out, since
 /// when.
-pub struct Watch {
+struct Watch {
     handed_out: Option<u64>,
     since: Instant,
 }
 
 impl Watch {
-    pub fn new() -> Watch {
+    fn new() -> Watch {
         Watch {
             handed_out: None,
             since: Instant::now(),
@@ -87,7 +89,13 @@ impl<'a> Queue<'a> {
     /// The consumer, as the hub has it; made again as it was when this
     /// daemon deleted it to make it again and died before it did.
     pub async fn find(&self) -> Result<jetstream::consumer::PullConsumer, FleetError> {
-        let stream = self.stream().await?;
+        self.find_in(&self.stream().await?).await
+    }
+
+    async fn find_in(
+        &self,
+        stream: &jetstream::stream::Stream,
+    ) -> Result<jetstream::consumer::PullConsumer, FleetError> {
         const LOST: &str = "find this host's consumer (run `fleet init`)";
         match self.local.kept_ack_wait(&self.consumer)? {
             Some(ack_wait) => {
@@ -104,27 +112,27 @@ impl<'a> Queue<'a> {
         }
     }
 
-    /// The consumer's messages, as they come.
-    pub async fn pull(&self) -> Result<pull::Stream, FleetError> {
-        self.find()
-            .await?
-            .messages()
-            .await
-            .map_err(|e| FleetError::hub("take messages", e))
-    }
-
     /// Take the consumer's messages as they come, those already handed
     /// over together (up to `chunk`), each chunk through `take`; a consumer
     /// the hub stopped handing out is made again, with a line saying so.
+    /// It is looked at once an ack wait (1 to 30 s): one question to the
+    /// hub while it hands out, two while it does not.
     pub async fn consume<F, Fut>(&self, chunk: usize, mut take: F) -> Result<(), FleetError>
     where
         F: FnMut(Vec<Result<jetstream::Message, MessagesError>>) -> Fut,
         Fut: std::future::Future<Output = Result<(), FleetError>>,
     {
         loop {
-            let mut chunks = self.pull().await?.ready_chunks(chunk);
+            let stream = self.stream().await?;
+            let mut consumer = self.find_in(&stream).await?;
+            let ack_wait = consumer.cached_info().config.ack_wait;
+            let mut chunks = consumer
+                .messages()
+                .await
+                .map_err(|e| FleetError::hub("take messages", e))?
+                .ready_chunks(chunk);
             let mut watch = Watch::new();
-            let mut look = tokio::time::interval(LOOK_EVERY);
+            let mut look = tokio::time::interval(ack_wait.clamp(LOOK_LEAST, LOOK_MOST));
             let held = loop {
                 tokio::select! {
                     taken = chunks.next() => match taken {
@@ -132,7 +140,7 @@ impl<'a> Queue<'a> {
                         None => return Err(FleetError::hub("take messages", "the subscription ended")),
                     },
                     _ = look.tick() => {
-                        if let Some(held) = self.stalled(&mut watch).await {
+                        if let Some(held) = self.stalled(&stream, &mut consumer, &mut watch).await {
                             break held;
                         }
                     }
@@ -144,7 +152,7 @@ impl<'a> Queue<'a> {
                 self.subject, self.consumer
             );
             drop(chunks);
-            self.make_again().await?;
+            self.make_again(&stream, ack_wait).await?;
         }
     }
 
@@ -152,35 +160,35 @@ impl<'a> Queue<'a> {
     /// none out since three of its ack waits; `None` while it hands out,
     /// holds nothing, or cannot be asked (a hub that cannot answer is no
     /// sign of a stall).
-    pub async fn stalled(&self, watch: &mut Watch) -> Option<u64> {
-        let stream = self.stream().await.ok()?;
-        let mut consumer: jetstream::consumer::PullConsumer =
-            stream.get_consumer(&self.consumer).await.ok()?;
-        let info = consumer.info().await.ok()?.clone();
-        let held = held(&stream, &self.subject).await?;
+    async fn stalled(
+        &self,
+        stream: &jetstream::stream::Stream,
+        consumer: &mut jetstream::consumer::PullConsumer,
+        watch: &mut Watch,
+    ) -> Option<u64> {
+        let info = consumer.info().await.ok()?;
         let handed_out = info.delivered.consumer_sequence;
-        if held == 0 || watch.handed_out != Some(handed_out) {
+        let stall = info.config.ack_wait.saturating_mul(3).max(LEAST_STALL);
+        if watch.handed_out != Some(handed_out) {
             watch.handed_out = Some(handed_out);
             watch.since = Instant::now();
             return None;
         }
-        let stall = info.config.ack_wait.saturating_mul(3).max(LEAST_STALL);
+        let held = held(stream, &self.subject).await?;
+        if held == 0 {
+            watch.since = Instant::now();
+            return None;
+        }
         (watch.since.elapsed() >= stall).then_some(held)
     }
 
     /// Make the consumer again as it was: it hands out every message the
     /// hub still holds on this host's subject, from the first.
-    pub async fn make_again(&self) -> Result<(), FleetError> {
-        let stream = self.stream().await?;
-        let mut consumer: jetstream::consumer::PullConsumer = stream
-            .get_consumer(&self.consumer)
-            .await
-            .map_err(|e| FleetError::hub("find this host's consumer (run `fleet init`)", e))?;
-        let info = consumer
-            .info()
-            .await
-            .map_err(|e| FleetError::hub("read this host's consumer", e))?;
-        let ack_wait = info.config.ack_wait;
+    async fn make_again(
+        &self,
+        stream: &jetstream::stream::Stream,
+        ack_wait: Duration,
+    ) -> Result<(), FleetError> {
         self.local.keep_ack_wait(&self.consumer, ack_wait)?;
         stream
             .delete_consumer(&self.consumer)
