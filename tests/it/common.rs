@@ -188,6 +188,20 @@ pub fn run_in(store: &Path, args: &[&str]) -> Run {
     run(&argv)
 }
 
+/// `run_in`, held to an inline snapshot of what it printed and its exit
+/// status (the store's path and generated ids filtered), as jj's command
+/// tests hold theirs.
+macro_rules! assert_at {
+    ($store:expr, $args:expr, @$want:literal) => {{
+        let store: &std::path::Path = $store;
+        let args: &[&str] = $args;
+        let r = $crate::common::run_in(store, args);
+        $crate::common::snapshot_settings(Some(store))
+            .bind(|| insta::assert_snapshot!(r.blob(args), @$want));
+        r
+    }};
+}
+
 /// Insta settings for snapshots under `testdata/golden`, with filters for
 /// what varies between runs: the repository and store paths, message ids,
 /// record times.

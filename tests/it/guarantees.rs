@@ -60,47 +60,43 @@ fn nothing_is_written_outside_the_store_through_links() {
     std::fs::remove_file(&log).unwrap();
     std::os::unix::fs::symlink(&victim, &log).unwrap();
     let before = snapshot(outside.path());
-    let r = run_in(store.path(), &["check"]);
-    assert!(
-        r.stdout
-            .contains("chk-0001/session.jsonl: the session log is a symbolic link"),
-        "{}",
-        r.stdout
-    );
+    assert_at!(store.path(), &["check"], @r#"
+        $ dsh-agents check
+        warning: [STORE]/_no-cwd/brk-0001/session.jsonl: subagent session "brk-0001" has no valid subagent/descriptor; it lists as corrupt
+        warning: [STORE]/_no-cwd/chk-0001/session.jsonl: the session log is a symbolic link: DSH reads through it; dsh-agents never writes through it (serve refuses this session)
+        error: [STORE]/_no-cwd/unr-0001/session.jsonl: unreadable session log: corrupt session log: unparsable committed event at line 3
+        3 problem(s) in 16 sessions
+        --- stderr
+        --- exit: 3
+    "#);
     run_in(store.path(), &["followup", "chk-0001", "x"]);
-    let r = run_in(
-        store.path(),
-        &["serve", "--as", "chk-0001", "--once", "--", "true"],
-    );
-    assert_eq!(r.code, 3, "{}", r.stderr);
-    assert!(
-        r.stderr.contains("refusing to follow a symbolic link"),
-        "{}",
-        r.stderr
-    );
+    assert_at!(store.path(), &["serve", "--as", "chk-0001", "--once", "--", "true"], @r#"
+        $ dsh-agents serve --as chk-0001 --once -- true
+        --- stderr
+        Error: [STORE]/_no-cwd/chk-0001/session.jsonl: refusing to follow a symbolic link
+        --- exit: 3
+    "#);
     // A hard link planted as the inbox.
     let victim2 = outside.path().join("hard.jsonl");
     std::fs::write(&victim2, "partial").unwrap();
     std::fs::hard_link(&victim2, store.path().join("_no-cwd/rev-0001/inbox.jsonl")).unwrap();
-    let r = run_in(store.path(), &["followup", "rev-0001", "x"]);
-    assert_eq!(r.code, 3);
-    assert!(
-        r.stderr.contains("has other hard links; refusing to write"),
-        "{}",
-        r.stderr
-    );
+    assert_at!(store.path(), &["followup", "rev-0001", "x"], @r#"
+        $ dsh-agents followup rev-0001 x
+        --- stderr
+        Error: [STORE]/_no-cwd/rev-0001/inbox.jsonl: has other hard links; refusing to write
+        --- exit: 3
+    "#);
     // A project directory linked outside: spawn writes nothing there.
     let fresh = crate::common::temp_dir("proj-link");
     let elsewhere = outside.path().join("proj");
     std::fs::create_dir(&elsewhere).unwrap();
     std::os::unix::fs::symlink(&elsewhere, fresh.path().join("_no-cwd")).unwrap();
-    let r = run_in(fresh.path(), &["spawn", "--id", "r1"]);
-    assert_eq!(r.code, 3, "{}", r.stderr);
-    assert!(
-        r.stderr.contains("refusing to follow a symbolic link"),
-        "{}",
-        r.stderr
-    );
+    assert_at!(fresh.path(), &["spawn", "--id", "r1"], @r#"
+        $ dsh-agents spawn --id r1
+        --- stderr
+        Error: [STORE]/_no-cwd: refusing to follow a symbolic link
+        --- exit: 3
+    "#);
     assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
     assert_eq!(std::fs::read(&victim2).unwrap(), b"partial");
     let mut after = snapshot(outside.path());

@@ -3,8 +3,9 @@
 
 #![allow(clippy::unwrap_used)] // a test or a benchmark stops at its first surprise
 
-mod bridge;
+#[macro_use]
 mod common;
+mod bridge;
 mod completions;
 mod concurrency;
 mod conformance;

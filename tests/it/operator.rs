@@ -23,20 +23,6 @@ fn at(store: &Path, args: &[&str]) -> crate::common::Run {
     run(&argv)
 }
 
-/// `at`, held to an inline snapshot of what it printed and its exit
-/// status (the store's path and generated ids filtered), as jj's command
-/// tests hold theirs.
-macro_rules! assert_at {
-    ($store:expr, $args:expr, @$want:literal) => {{
-        let store: &Path = $store;
-        let args: &[&str] = $args;
-        let r = at(store, args);
-        crate::common::snapshot_settings(Some(store))
-            .bind(|| insta::assert_snapshot!(r.blob(args), @$want));
-        r
-    }};
-}
-
 fn ok(store: &Path, args: &[&str]) -> String {
     let r = at(store, args);
     assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
