@@ -168,26 +168,33 @@ fn a_special_file_among_the_fleet_files_is_an_error_naming_it_not_a_hang() {
         r#"[{"id":"x","state":"idle"},{"id":"#,
     )
     .unwrap();
-    for args in [
-        &["--json", "tree", "--fleet"][..],
-        &["tree", "--fleet"],
-        &["usage", "--fleet"],
-        &["check", "--fleet"],
-    ] {
-        let r = run_in(s, args);
-        // `check` writes this host's own report as it goes, first.
-        let out = if args[0] == "check" {
-            ""
-        } else {
-            r.stdout.as_str()
-        };
-        assert_eq!((r.code, out), (3, ""), "{args:?}: {}", r.stderr);
-        assert!(
-            r.stderr.contains(".fleet/rows-b.json: EOF while parsing"),
-            "{args:?}: {}",
-            r.stderr
-        );
-    }
+    assert_at!(s, &["--json", "tree", "--fleet"], @r#"
+        $ dsh-agents --json tree --fleet
+        --- stderr
+        {"error":{"kind":"store","message":"[STORE]/.fleet/rows-b.json: EOF while parsing a value at line 1 column 33"}}
+        --- exit: 3
+    "#);
+    assert_at!(s, &["tree", "--fleet"], @r#"
+        $ dsh-agents tree --fleet
+        --- stderr
+        Error: [STORE]/.fleet/rows-b.json: EOF while parsing a value at line 1 column 33
+        --- exit: 3
+    "#);
+    assert_at!(s, &["usage", "--fleet"], @r#"
+        $ dsh-agents usage --fleet
+        --- stderr
+        Error: [STORE]/.fleet/rows-b.json: EOF while parsing a value at line 1 column 33
+        --- exit: 3
+    "#);
+    // `check` writes this host's own report as it goes, first.
+    assert_at!(s, &["check", "--fleet"], @r#"
+        $ dsh-agents check --fleet
+        warning: [STORE]/_no-cwd/brk-0001/session.jsonl: subagent session "brk-0001" has no valid subagent/descriptor; it lists as corrupt
+        error: [STORE]/_no-cwd/unr-0001/session.jsonl: unreadable session log: corrupt session log: unparsable committed event at line 3
+        --- stderr
+        Error: [STORE]/.fleet/rows-b.json: EOF while parsing a value at line 1 column 33
+        --- exit: 3
+    "#);
     std::fs::remove_file(fleet.join("rows-b.json")).unwrap();
     // The outbox a cross-host send appends to: a FIFO is refused, and a
     // link out of the store is never written through.
