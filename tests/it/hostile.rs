@@ -58,13 +58,13 @@ fn a_header_that_is_not_first_is_skipped() {
             "lead [inactive] — root agent\n".into()
         )
     );
-    let r = run(["--store", t.path().to_str().unwrap(), "check"]);
-    assert!(
-        r.stdout
-            .contains("late/session.jsonl\": first line is not a session header (\"type\" is not \"session\"); DSH skips it"),
-        "{}",
-        r.stdout
-    );
+    assert_at!(t.path(), &["check"], @r#"
+        $ dsh-agents check
+        warning: [STORE]/_no-cwd/late/session.jsonl: corrupt session log "[STORE]/_no-cwd/late/session.jsonl": first line is not a session header ("type" is not "session"); DSH skips it
+        1 problem(s) in 1 sessions
+        --- stderr
+        --- exit: 3
+    "#);
     assert!(before == snapshot(t.path()));
 }
 
@@ -140,8 +140,13 @@ fn a_zstd_frame_with_a_bad_checksum_is_unavailable() {
             "lead [inactive] — root agent\nbad [unavailable]\n".into()
         )
     );
-    let r = run(["--store", t.path().to_str().unwrap(), "check"]);
-    assert!(r.stdout.contains("bad/session.jsonl.zstd: unreadable session log: corrupt Zstandard session log: frame at byte"), "{}", r.stdout);
+    assert_at!(t.path(), &["check"], @r#"
+        $ dsh-agents check
+        error: [STORE]/_no-cwd/bad/session.jsonl.zstd: unreadable session log: corrupt Zstandard session log: frame at byte 108 failed validation
+        1 problem(s) in 2 sessions
+        --- stderr
+        --- exit: 3
+    "#);
 }
 
 #[test]
@@ -213,20 +218,12 @@ fn sidecars_that_are_directories_are_clear_errors() {
     );
     std::fs::create_dir_all(t.path().join("_no-cwd/kid/inbox.lock")).unwrap();
     let before = snapshot(t.path());
-    let r = run([
-        "--store",
-        t.path().to_str().unwrap(),
-        "followup",
-        "kid",
-        "x",
-    ]);
-    assert_eq!(r.code, 3);
-    assert!(
-        r.stderr
-            .contains("kid/inbox.lock: is a directory, not a file"),
-        "{}",
-        r.stderr
-    );
+    assert_at!(t.path(), &["followup", "kid", "x"], @r#"
+        $ dsh-agents followup kid x
+        --- stderr
+        Error: [STORE]/_no-cwd/kid/inbox.lock: is a directory, not a file
+        --- exit: 3
+    "#);
     assert!(before == snapshot(t.path()), "nothing written");
 }
 
