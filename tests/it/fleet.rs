@@ -912,6 +912,12 @@ fn a_burst_from_two_hosts_through_daemon_and_hub_node_kills_lands_each_acknowled
         acked.len() + 1,
         "seed {seed}: turns of ids never sent"
     );
+    // How often a daemon found its consumer stalled (seen with --nocapture).
+    let made_again = [&a, &b, &c]
+        .iter()
+        .map(|h| h.logs().matches("is made again").count())
+        .sum::<usize>();
+    eprintln!("burst seed {seed}: consumers made again {made_again}");
 }
 
 #[test]
