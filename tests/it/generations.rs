@@ -5,7 +5,9 @@
 //! contracts render nothing a migration changes; the highest generation is
 //! the one read; a log whose header disagrees with its name is reported.
 
-use crate::common::{READ_MODES, assert_v1_case, cases, conformance_dir, copy_store, repo, run};
+use crate::common::{
+    READ_MODES, assert_v1_case, cases, conformance_dir, copy_store, repo, run, run_in,
+};
 use std::path::{Path, PathBuf};
 
 /// Every session log path under `store` (any generation).
@@ -319,37 +321,27 @@ fn spawn_writes_the_generation_asked_and_serve_leaves_it_to_dsh() {
     );
 
     let store = crate::common::temp_dir("gen-spawn-refused");
-    let s = store.path().to_str().unwrap();
-    for (args, said) in [
-        (&["--format-version", "5"][..], "--format-version: 5 is not"),
-        (&["--format-version", "2", "--prompt", "hi"][..], ""),
-        (
-            &["--format-version", "3", "--prompt", "hi"][..],
-            "--prompt: generation 3",
-        ),
-    ] {
-        let mut argv = vec!["--store", s, "spawn"];
-        argv.extend_from_slice(args);
-        let r = run(&argv);
-        if said.is_empty() {
-            assert_eq!(r.code, 0, "{}", r.stderr);
-        } else {
-            assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
-            assert!(r.stderr.contains(said), "{}", r.stderr);
-        }
-    }
-    let r = run([
-        "--store",
-        s,
-        "spawn",
-        "--parent",
-        "lead",
-        "--name",
-        "x",
-        "--format-version",
-        "1",
-    ]);
-    assert!(r.stderr.contains("--name: a name is kept"), "{}", r.stderr);
+    let s = store.path();
+    assert_at!(s, &["spawn", "--format-version", "5"], @r#"
+        $ dsh-agents spawn --format-version 5
+        --- stderr
+        Error: --format-version: 5 is not a generation this build writes (0 to 4)
+        --- exit: 2
+    "#);
+    assert_at!(s, &["spawn", "--format-version", "3", "--prompt", "hi"], @r#"
+        $ dsh-agents spawn --format-version 3 --prompt hi
+        --- stderr
+        Error: --prompt: generation 3 needs a system message before the first prompt, which this build does not write; spawn without --prompt and send the prompt
+        --- exit: 2
+    "#);
+    let r = run_in(s, &["spawn", "--format-version", "2", "--prompt", "hi"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_at!(s, &["spawn", "--parent", "lead", "--name", "x", "--format-version", "1"], @r#"
+        $ dsh-agents spawn --parent lead --name x --format-version 1
+        --- stderr
+        Error: --name: a name is kept in the session header, which generation 1 closes to DSH's own keys; use --format-version 0
+        --- exit: 2
+    "#);
 }
 
 #[test]

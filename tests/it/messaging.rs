@@ -426,35 +426,21 @@ fn the_inbox_is_never_written_through_a_symlink() {
     let victim = outside.path().join("victim.jsonl");
     std::fs::write(&victim, "").unwrap();
     std::os::unix::fs::symlink(&victim, store.path().join("_no-cwd/rev-0001/inbox.jsonl")).unwrap();
-    let r = run([
-        "--store",
-        store.path().to_str().unwrap(),
-        "followup",
-        "rev-0001",
-        "x",
-    ]);
-    assert_eq!(r.code, 3);
-    assert!(
-        r.stderr.contains("refusing to follow a symbolic link"),
-        "{}",
-        r.stderr
-    );
+    assert_at!(store.path(), &["followup", "rev-0001", "x"], @r#"
+        $ dsh-agents followup rev-0001 x
+        --- stderr
+        Error: [STORE]/_no-cwd/rev-0001/inbox.jsonl: refusing to follow a symbolic link
+        --- exit: 3
+    "#);
     assert_eq!(std::fs::read(&victim).unwrap(), b"");
     // An inbox that is a directory is a clear error too.
     std::fs::create_dir(store.path().join("_no-cwd/chk-0001/inbox.jsonl")).unwrap();
-    let r = run([
-        "--store",
-        store.path().to_str().unwrap(),
-        "followup",
-        "chk-0001",
-        "x",
-    ]);
-    assert_eq!(r.code, 3);
-    assert!(
-        r.stderr.contains("inbox.jsonl: is a directory"),
-        "{}",
-        r.stderr
-    );
+    assert_at!(store.path(), &["followup", "chk-0001", "x"], @r#"
+        $ dsh-agents followup chk-0001 x
+        --- stderr
+        Error: [STORE]/_no-cwd/chk-0001/inbox.jsonl: is a directory, not a file
+        --- exit: 3
+    "#);
 }
 
 #[test]
