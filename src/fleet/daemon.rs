@@ -144,7 +144,7 @@ pub fn init(
         loop {
             match create(&js, hosts, how).await {
                 Err(e) if tokio::time::Instant::now() < deadline => {
-                    eprintln!("dsh-agents fleet: the hub is not ready ({e}); trying again");
+                    say!("the hub is not ready ({e}); trying again");
                     tokio::time::sleep(Duration::from_secs(1)).await;
                 }
                 done => return done,
@@ -234,13 +234,12 @@ pub fn run(store: &Path, m: &Membership, limits: Limits) -> Result<(), FleetErro
                     ));
                 }
                 Err(e) => {
-                    eprintln!("dsh-agents fleet: {e}; trying again");
+                    say!("{e}; trying again");
                     tokio::time::sleep(Duration::from_secs(1)).await;
                 }
             }
         }
-        eprintln!(
-            "dsh-agents fleet: host {} serving {}",
+        say!("host {} serving {}",
             m.host,
             store.display()
         );
@@ -277,7 +276,7 @@ where
     loop {
         match step().await {
             Err(e @ FleetError::Hub { .. }) => {
-                eprintln!("dsh-agents fleet: {what}: {e}; trying again");
+                say!("{what}: {e}; trying again");
                 tokio::time::sleep(Duration::from_secs(1)).await;
             }
             other => return other,
@@ -304,7 +303,7 @@ async fn publish_until_acked(js: &Context, subject: String, id: &str, payload: V
         match acked {
             Ok(()) => return,
             Err(e) => {
-                eprintln!("dsh-agents fleet: the hub has not taken {id} yet ({e}); trying again");
+                say!("the hub has not taken {id} yet ({e}); trying again");
                 tokio::time::sleep(Duration::from_secs(1)).await;
             }
         }
@@ -431,7 +430,7 @@ fn carry_asks(js: &Context, local: &Local) {
                 Err(e) => Answer::unanswered(e),
             };
             if let Err(e) = local.answer(&mail.id, &answer) {
-                eprintln!("dsh-agents fleet: {e}");
+                say!("{e}");
             }
         });
     }
@@ -520,9 +519,10 @@ fn deliver_here(store: &Path, mail: &Mail, limits: Limits) -> Outcome {
         if receipt.duplicate {
             // A copy handed out again, or published again past the hub's
             // dedup window: the inbox holds the id, so nothing is written.
-            eprintln!(
-                "dsh-agents fleet: {} is in {}'s inbox already; this copy wrote nothing",
-                mail.id, mail.agent
+            say!(
+                "{} is in {}'s inbox already; this copy wrote nothing",
+                mail.id,
+                mail.agent
             );
         }
         Ok(Ok(Some(corpus.id(at).to_string())))
@@ -609,17 +609,14 @@ async fn take_mail(
     for msg in batch {
         let msg = msg.map_err(|e| FleetError::hub("take mail", e))?;
         let Ok(mail) = serde_json::from_slice::<Mail>(&msg.payload) else {
-            eprintln!("dsh-agents fleet: a mail that is not one was dropped");
+            say!("a mail that is not one was dropped");
             let _ = msg.ack_with(AckKind::Term).await;
             continue;
         };
         let outcome = deliver_here(store, &mail, limits);
         let (level, reason) = match outcome {
             Outcome::Later(why) => {
-                eprintln!(
-                    "dsh-agents fleet: {} to {} waits: {why}",
-                    mail.id, mail.agent
-                );
+                say!("{} to {} waits: {why}", mail.id, mail.agent);
                 let _ = msg
                     .ack_with(AckKind::Nak(Some(Duration::from_secs(1))))
                     .await;
@@ -852,7 +849,7 @@ async fn heartbeat(
         let bytes = serde_json::to_vec(&beat).unwrap_or_default();
         match kv.put(&m.host, bytes.into()).await {
             Ok(_) => beats.note(beat, local)?,
-            Err(e) => eprintln!("dsh-agents fleet: heartbeat not sent: {e}"),
+            Err(e) => say!("heartbeat not sent: {e}"),
         }
         tokio::time::sleep(HEARTBEAT).await;
     }

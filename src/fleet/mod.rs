@@ -9,6 +9,18 @@
 //! target's inbox refuses a reused id forever, not because of JetStream's
 //! bounded deduplication window.
 
+/// A line of a fleet daemon's log (stderr): its time first, so it lines
+/// up with the hub nodes' logs, then what happened.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        eprintln!(
+            "{} dsh-agents fleet: {}",
+            $crate::support::clock::rfc3339($crate::support::clock::now_ms()),
+            format_args!($($arg)*)
+        )
+    };
+}
+
 pub mod address;
 pub mod ask;
 pub mod daemon;

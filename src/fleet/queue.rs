@@ -146,10 +146,11 @@ impl<'a> Queue<'a> {
                     }
                 }
             };
-            eprintln!(
-                "dsh-agents fleet: the hub holds {held} message(s) on {} and has handed none out \
+            say!(
+                "the hub holds {held} message(s) on {} and has handed none out \
                  for three ack waits; its consumer {} is made again",
-                self.subject, self.consumer
+                self.subject,
+                self.consumer
             );
             drop(chunks);
             self.make_again(&stream, ack_wait).await?;
@@ -203,8 +204,8 @@ impl<'a> Queue<'a> {
             match stream.create_consumer(config).await {
                 Ok(_) => return Ok(()),
                 Err(e) => {
-                    eprintln!(
-                        "dsh-agents fleet: consumer {} not made yet ({e}); trying again",
+                    say!(
+                        "consumer {} not made yet ({e}); trying again",
                         self.consumer
                     );
                     tokio::time::sleep(Duration::from_secs(1)).await;
