@@ -239,10 +239,7 @@ pub fn run(store: &Path, m: &Membership, limits: Limits) -> Result<(), FleetErro
                 }
             }
         }
-        say!("host {} serving {}",
-            m.host,
-            store.display()
-        );
+        say!("host {} serving {}", m.host, store.display());
         let store = store.to_path_buf();
         let beats = Beats::default();
         tokio::select! {
