@@ -407,17 +407,26 @@ impl Local {
 
     /// How far the hub has taken the outbox.
     pub fn cursor(&self) -> Result<u64, FleetError> {
-        let path = self.path("outbox.cursor");
+        Ok(self
+            .number("outbox.cursor", "not a byte offset")?
+            .unwrap_or(0))
+    }
+
+    /// The number file `name` holds; `None` when it is empty or absent,
+    /// an error saying `not` when it holds anything else.
+    fn number(&self, name: &str, not: &str) -> Result<Option<u64>, FleetError> {
+        let path = self.path(name);
         let bytes = read_or_empty(&path)?;
         if bytes.is_empty() {
-            return Ok(0);
+            return Ok(None);
         }
         std::str::from_utf8(&bytes)
             .ok()
             .and_then(|s| s.trim().parse().ok())
+            .map(Some)
             .ok_or(FleetError::Corrupt {
                 path,
-                why: "not a byte offset".into(),
+                why: not.into(),
             })
     }
 
@@ -435,19 +444,11 @@ impl Local {
 
     /// The ack wait kept for consumer `consumer`, if one was.
     pub fn kept_ack_wait(&self, consumer: &str) -> Result<Option<Duration>, FleetError> {
-        let path = self.path(&format!("{consumer}.ack-wait"));
-        let bytes = read_or_empty(&path)?;
-        if bytes.is_empty() {
-            return Ok(None);
-        }
-        std::str::from_utf8(&bytes)
-            .ok()
-            .and_then(|s| s.trim().parse().ok())
-            .map(|ms| Some(Duration::from_millis(ms)))
-            .ok_or(FleetError::Corrupt {
-                path,
-                why: "not a number of milliseconds".into(),
-            })
+        let ms = self.number(
+            &format!("{consumer}.ack-wait"),
+            "not a number of milliseconds",
+        )?;
+        Ok(ms.map(Duration::from_millis))
     }
 
     /// Append `value` as one line to file `name` under lock file `lock`,
