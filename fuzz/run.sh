@@ -9,7 +9,7 @@ cd "$(dirname "$0")"
 secs=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(header event_log packed_rows json zstd_frames inbox names native_inbox edges)
+[ ${#targets[@]} -gt 0 ] || targets=(header event_log packed_rows json zstd_frames inbox names native_inbox)
 export RUSTC_BOOTSTRAP=1
 seed() {
   local t=$1 dir=corpus/$1
@@ -23,8 +23,6 @@ seed() {
       grep -h '^{"type"' ../testdata/golden/messaging.*.txt | sed 's/\[ID\]/0192/; s/\[TIME\]/1/' > "$dir/records" || true ;;
     native_inbox)
       grep -h '"agent/inbox/spliced"' ../testdata/stores/*/*/*/session.jsonl | sed 's/.*"data"://; s/}$//' > "$dir/splices" || true ;;
-    edges)
-      printf 'DSHEDGE1\0\0\0\0\0\0\0\0' > "$dir/empty" ;;
     names)
       printf '%s' 'task/1 ü' > "$dir/a"; printf '%s' '..' > "$dir/b"; printf '/home/u/my proj' > "$dir/c" ;;
   esac

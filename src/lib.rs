@@ -38,7 +38,6 @@ pub use top::view::frame_text as top_frame_text;
 pub mod formats {
     pub use crate::inbox::Target;
     pub use crate::inbox::fold::{Fold, count_pending};
-    pub use dsh_store::accel::{edges_file, load_edges};
     pub use dsh_store::files::{encode_segment, project_key};
     pub use dsh_store::format::Jv;
     pub use dsh_store::format::decode_storage_record;

@@ -87,7 +87,7 @@ The calling agent (\fB\-\-as\fR).
 The longest wait for an inbox lock, in seconds, and an inbox's admission bound.
 .TP
 \fBDSH_AGENTS_CACHE_DIR\fR
-Where the name index and edge cache live (never inside the store); a cache never changes an answer.
+Where the name index lives (never inside the store); a cache never changes an answer.
 .TP
 \fBDSH_AGENTS_NOW_MS\fR
 The time relative ages are shown against, in epoch milliseconds (for golden tests).

@@ -135,18 +135,13 @@ pub(super) fn run(
             caller.agent.as_deref(),
             agent,
         )?,
-        None => match call
-            .read_ahead(contract, &env.root, caller.agent.as_deref())
-            .filter(|_| env.settings.read_ahead)
-        {
-            Some(ahead) => env.open.reading_ahead(ahead)?,
-            None => env.open.ids_reading(
-                caller.agent.as_deref(),
-                call.addressed(contract),
-                call.ancestry(contract),
-                (contract == Contract::V2).then_some(&dsh_store::set::Located(Dialect::Seed001)),
-            )?,
-        },
+        None => env.open.ids_reading(
+            caller.agent.as_deref(),
+            call.addressed(contract),
+            call.ancestry(contract),
+            (contract == Contract::V2 && env.settings.read_ahead)
+                .then_some(&dsh_store::set::Located(Dialect::Seed001)),
+        )?,
     };
     let cx = Context::new(&store, contract, caller.agent.as_deref(), id, env.limits)
         .map_err(caller_flag)?;

@@ -1,6 +1,6 @@
 //! Which sessions of the store a command opens: only those it names (and as
 //! much of their ancestry as its rules look at) when it names them by exact
-//! id, the whole store read ahead for a listing, else a scan. One `Open`
+//! id, else the whole store. One `Open`
 //! per command: the store root and the settings that decide it.
 
 use super::settings::Settings;
@@ -75,30 +75,6 @@ impl Open {
     /// (its inbox, its own log): a deep chain above it is not read.
     pub fn own(&self, named: Option<&str>) -> Result<Store> {
         self.ids(named, Some(Vec::new()), Ancestry::None)
-    }
-
-    /// The store for a listing, reading ahead the logs it guesses it will
-    /// list, from the edges the last listing saw when there is a cache (and
-    /// saving this one's for the next).
-    pub fn reading_ahead(&self, ahead: crate::tree::ahead::ListingAhead) -> Result<Store> {
-        use dsh_store::accel::{load_edges, save_edges};
-        let cache = self.cache();
-        let ahead = match (cache, std::path::absolute(&self.root)) {
-            (Some(cache), Ok(root)) => ahead.with_edges(&load_edges(cache, &root)),
-            _ => ahead,
-        };
-        let store = store::open(
-            &self.root,
-            Plan::WholeAhead {
-                ahead: &ahead,
-                why: "the listing's logs",
-            },
-        )?;
-        drop(ahead);
-        if let Some(cache) = cache {
-            save_edges(cache, &store);
-        }
-        Ok(store)
     }
 
     /// Where the name index lives, if anywhere.

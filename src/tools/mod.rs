@@ -338,28 +338,6 @@ impl ToolCall {
         }
     }
 
-    /// For a listing by a caller named by exact id, which logs to read
-    /// whole while the store is enumerated (`tree::ahead`).
-    pub fn read_ahead(
-        &self,
-        contract: Contract,
-        store_root: &std::path::Path,
-        caller: Option<&str>,
-    ) -> Option<crate::tree::ahead::ListingAhead> {
-        use crate::tree::ahead::ListingAhead;
-        let ToolCall::ListAgents { scope } = self else {
-            return None;
-        };
-        let caller = caller?;
-        match contract {
-            Contract::V1 => Some(ListingAhead::v1(
-                caller,
-                *scope == list_agents::Scope::Descendants,
-            )),
-            Contract::V2 => ListingAhead::v2(store_root, caller),
-        }
-    }
-
     /// The target a v2 call names (a name path or an id), resolved in the
     /// caller's tree.
     pub fn v2_target(&self, contract: Contract) -> Option<&str> {

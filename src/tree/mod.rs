@@ -2,7 +2,6 @@
 //! corpus, rc.8's v1 listing rules, the seed-001 v2 tree with its names and
 //! the one v2 resolver, sibling collation, and caller resolution.
 
-pub mod ahead;
 pub mod caller;
 pub mod child_spans;
 pub mod classes;

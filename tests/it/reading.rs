@@ -1,125 +1,5 @@
-//! Reading ahead (`store::ahead`, `tree::ahead`): the edges the last listing
-//! saw, kept in the cache directory, are only a guess. Whatever they say —
-//! fresh, stale, damaged — a listing prints what it prints without them.
-
-use crate::common::{READ_AHEAD, StoreBuilder, run_env};
-use std::path::Path;
-
-/// v2 and v1 listings of `store` by `root`, with the cache at `cache`.
-fn listings(store: &Path, cache: &Path, env: &[(&str, &str)]) -> Vec<String> {
-    let s = store.to_str().unwrap();
-    let c = cache.to_str().unwrap();
-    let mut env = env.to_vec();
-    env.push(("DSH_AGENTS_CACHE_DIR", c));
-    let v1 = |scope| {
-        let args = [
-            "--contract",
-            "v1",
-            "--store",
-            s,
-            "list-agents",
-            "--as",
-            "root",
-        ];
-        [&args[..], &["--scope", scope]].concat()
-    };
-    [
-        vec!["--store", s, "list-agents", "--as", "root"],
-        v1("descendants"),
-        v1("children"),
-    ]
-    .iter()
-    .map(|args| {
-        let r = run_env(args, &env);
-        format!("{}--- stderr\n{}--- exit: {}", r.stdout, r.stderr, r.code)
-    })
-    .collect()
-}
-
-fn edges_file(cache: &Path) -> Option<std::path::PathBuf> {
-    let stores = std::fs::read_dir(cache.join("stores")).ok()?;
-    stores
-        .filter_map(Result::ok)
-        .map(|e| e.path().join("edges.bin"))
-        .find(|p| p.exists())
-}
-
-#[test]
-fn saved_edges_never_change_a_listing() {
-    // Children whose directories sort before their parents', so only saved
-    // edges let the guess reach them.
-    let store = StoreBuilder::new("edges")
-        .root("root")
-        .child("b-mid", 2, "root", "Middle")
-        .child("a-kid", 3, "b-mid", "Kid")
-        .child("0-deep", 4, "a-kid", "Deep")
-        .child("z-top", 5, "root", "Top")
-        .build();
-    let cache = crate::common::temp_dir("edges-cache");
-    let without = listings(store.path(), cache.path(), &[(READ_AHEAD, "0")]);
-    assert!(
-        without[0].contains("b-mid/a-kid") || without[0].contains("Kid"),
-        "{}",
-        without[0]
-    );
-    let cold = listings(store.path(), cache.path(), &[]);
-    assert_eq!(cold, without, "no saved edges yet");
-    let saved = edges_file(cache.path()).expect("the listing saved its edges");
-    // 16 bytes of framing, then one edge for each session with a parent.
-    assert_eq!(std::fs::metadata(&saved).unwrap().len(), 16 + 4 * 16);
-    let warm = listings(store.path(), cache.path(), &[]);
-    assert_eq!(warm, without, "with the saved edges");
-
-    // The tree changes under the saved edges: they are stale now.
-    std::fs::remove_dir_all(store.path().join("_no-cwd/b-mid")).unwrap();
-    let store = StoreBuilder::new("edges-moved")
-        .root("root")
-        .child("a-kid", 3, "z-top", "Kid moved")
-        .child("0-deep", 4, "a-kid", "Deep")
-        .child("z-top", 5, "root", "Top")
-        .build();
-    let cache_of_moved = crate::common::temp_dir("edges-cache-moved");
-    // The first store's edges, copied to where the moved store's would be.
-    listings(store.path(), cache_of_moved.path(), &[]);
-    let moved_file = edges_file(cache_of_moved.path()).unwrap();
-    std::fs::copy(&saved, &moved_file).unwrap();
-    let without = listings(store.path(), cache_of_moved.path(), &[(READ_AHEAD, "0")]);
-    assert_eq!(
-        listings(store.path(), cache_of_moved.path(), &[]),
-        without,
-        "with stale edges"
-    );
-    // Damaged: cut short, then not edges at all.
-    let bytes = std::fs::read(&moved_file).unwrap();
-    std::fs::write(&moved_file, &bytes[..bytes.len() - 5]).unwrap();
-    assert_eq!(
-        listings(store.path(), cache_of_moved.path(), &[]),
-        without,
-        "cut short"
-    );
-    std::fs::write(&moved_file, vec![0xA5; 16 + 4 * 16]).unwrap();
-    assert_eq!(
-        listings(store.path(), cache_of_moved.path(), &[]),
-        without,
-        "garbage"
-    );
-}
-
-#[test]
-fn no_cache_saves_no_edges() {
-    let store = StoreBuilder::new("edges-no-cache")
-        .root("root")
-        .child("kid", 2, "root", "Kid")
-        .build();
-    let cache = crate::common::temp_dir("edges-no-cache-dir");
-    let s = store.path().to_str().unwrap();
-    let r = run_env(
-        ["--store", s, "--no-cache", "list-agents", "--as", "root"],
-        &[("DSH_AGENTS_CACHE_DIR", cache.path().to_str().unwrap())],
-    );
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(edges_file(cache.path()).is_none());
-}
+//! Reading part of a log: a tail read titles a session as a whole read
+//! does, and a log streamed a turn at a time reads as it does whole.
 
 /// `log --last N` reads a subagent's identity from its log's head (so its
 /// cost follows the turns shown): on every carried store the title it
@@ -225,7 +105,7 @@ fn a_streamed_log_shows_what_a_whole_fold_shows() {
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("session.jsonl"), tricky_log(out_of_order)).unwrap();
         let s = tricky.path().join(format!("s{n}"));
-        let r = run_env(
+        let r = crate::common::run_env(
             ["--store", s.to_str().unwrap(), "log", "tricky"],
             &[("DSH_AGENTS_DEBUG", "1")],
         );
