@@ -190,33 +190,36 @@ impl Measure {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::operator::tree_rows::Facts;
     use crate::tree::v2::{Activity, RowMode};
     use dsh_store::format::TokenCounts;
 
     /// A row at `depth` in `state`, with `tokens` when its log was read.
     fn row(index: u32, depth: u32, state: State, tokens: Option<u64>) -> Row {
         Row {
-            index: SessionPos::new(index as usize),
-            parent: None,
-            depth,
-            state,
-            mode: RowMode::Continuable,
-            activity: tokens.map(|t| {
-                Box::new(Activity {
-                    open_turn: false,
-                    last_turn: 1,
-                    last_ending: None,
-                    turn_time: 0,
-                    native_pending: 0,
-                    native_parked: false,
-                    native_error: false,
-                    usage: Some(Box::new(TokenCounts {
-                        input_tokens: t,
-                        ..TokenCounts::default()
-                    })),
-                })
-            }),
-            pending: Some(0),
+            facts: Facts {
+                index: SessionPos::new(index as usize),
+                parent: None,
+                depth,
+                state,
+                mode: RowMode::Continuable,
+                activity: tokens.map(|t| {
+                    Box::new(Activity {
+                        open_turn: false,
+                        last_turn: 1,
+                        last_ending: None,
+                        turn_time: 0,
+                        native_pending: 0,
+                        native_parked: false,
+                        native_error: false,
+                        usage: Some(Box::new(TokenCounts {
+                            input_tokens: t,
+                            ..TokenCounts::default()
+                        })),
+                    })
+                }),
+                pending: Some(0),
+            },
             name: format!("n{index}"),
             label: String::new(),
         }

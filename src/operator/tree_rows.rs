@@ -105,9 +105,20 @@ impl State {
     }
 }
 
-/// One agent of a tree, as the walk made it.
+/// One agent of a tree, as the walk made it: its facts and its two texts.
+/// A new column's value is a field of `Facts`: a held block keeps the
+/// facts as they are and only holds the texts its own way.
 #[derive(Debug, Clone)]
 pub struct Row {
+    pub facts: Facts,
+    /// The v2 name path.
+    pub name: String,
+    pub label: String,
+}
+
+/// What a row says besides its name and label.
+#[derive(Debug, Clone)]
+pub struct Facts {
     /// The session's position in the store.
     pub index: SessionPos,
     /// The parent session's position.
@@ -118,9 +129,20 @@ pub struct Row {
     pub activity: Option<Box<Activity>>,
     /// Pending inbox messages; `None` when the inbox cannot be read.
     pub pending: Option<u32>,
-    /// The v2 name path.
-    pub name: String,
-    pub label: String,
+}
+
+// A row reads as its facts (`row.state`), as every cell and view reads it.
+impl std::ops::Deref for Row {
+    type Target = Facts;
+    fn deref(&self) -> &Facts {
+        &self.facts
+    }
+}
+
+impl std::ops::DerefMut for Row {
+    fn deref_mut(&mut self) -> &mut Facts {
+        &mut self.facts
+    }
 }
 
 impl Row {
@@ -143,18 +165,20 @@ pub fn root_row(corpus: &Corpus, root: usize) -> (Row, Option<String>) {
     let inspection = inspect(&corpus.record(root).log()).ok();
     let live = corpus.live(root);
     let mut row = Row {
-        index: SessionPos::new(root),
-        parent: None,
-        depth: 0,
-        // A root log DSH itself could not reopen is a problem, not an
-        // inactive root.
-        state: match inspection {
-            Some(ref i) => State::with(&MemberKind::Root, live, Some(&Activity::of(i, live))),
-            None => State::Unavailable,
+        facts: Facts {
+            index: SessionPos::new(root),
+            parent: None,
+            depth: 0,
+            // A root log DSH itself could not reopen is a problem, not an
+            // inactive root.
+            state: match inspection {
+                Some(ref i) => State::with(&MemberKind::Root, live, Some(&Activity::of(i, live))),
+                None => State::Unavailable,
+            },
+            mode: MemberKind::Root.mode(),
+            activity: inspection.as_ref().map(|i| Box::new(Activity::of(i, live))),
+            pending: None,
         },
-        mode: MemberKind::Root.mode(),
-        activity: inspection.as_ref().map(|i| Box::new(Activity::of(i, live))),
-        pending: None,
         name: dsh_store::format::ROOT_NAME.to_string(),
         label: String::new(),
     };
@@ -211,14 +235,17 @@ pub fn row_now(store: &Store, old: &Row) -> Option<(Row, Option<String>)> {
         return None;
     }
     let mut row = Row {
-        state,
-        activity,
-        pending: None,
+        facts: Facts {
+            state,
+            activity,
+            pending: None,
+            ..old.facts.clone()
+        },
+        name: old.name.clone(),
         label: match kind {
             MemberKind::Continuable { label } => label,
             _ => String::new(),
         },
-        ..old.clone()
     };
     row.pending = Inbox::new(&rec.dir())
         .waiting_now()
@@ -308,13 +335,15 @@ impl<'c, 'a> Rows<'c, 'a> {
                 _ => String::new(),
             };
             batch.push(Row {
-                index: SessionPos::new(m.index),
-                parent: parent.map(SessionPos::new),
-                depth,
-                state: State::with(&m.kind, m.live, m.activity.as_deref()),
-                mode: m.kind.mode(),
-                activity: m.activity,
-                pending: None,
+                facts: Facts {
+                    index: SessionPos::new(m.index),
+                    parent: parent.map(SessionPos::new),
+                    depth,
+                    state: State::with(&m.kind, m.live, m.activity.as_deref()),
+                    mode: m.kind.mode(),
+                    activity: m.activity,
+                    pending: None,
+                },
                 name: m.name,
                 label,
             });
