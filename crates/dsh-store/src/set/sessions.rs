@@ -16,21 +16,31 @@ use std::sync::Arc;
 
 /// A session's position: its row in these columns, in enumeration order.
 /// Four bytes, because the tree's child lists and rows hold one for every
-/// session. Every conversion from an index is here: a store holds fewer
-/// than 2^32 sessions (the id index records none past that), so a position
-/// never saturates in practice, and one that did would name no session.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct SessionPos(u32);
+/// session — and four as an `Option` too (a row's parent): it holds the
+/// index plus one, so zero is free for `None`. Every conversion from an
+/// index is here: a store holds fewer than 2^32 - 1 sessions (the id index
+/// records none past that), so a position never saturates in practice, and
+/// one that did would name no session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SessionPos(std::num::NonZeroU32);
 
 impl SessionPos {
-    /// The position of the session at `index` (`u32::MAX` past the range).
+    /// The position of the session at `index` (`u32::MAX - 1` past the
+    /// range).
     pub fn new(index: usize) -> SessionPos {
-        SessionPos(u32::try_from(index).unwrap_or(u32::MAX))
+        let one_up = u32::try_from(index).map_or(u32::MAX, |i| i.saturating_add(1));
+        SessionPos(std::num::NonZeroU32::new(one_up).unwrap_or(std::num::NonZeroU32::MAX))
     }
 
     /// The index it names in the store's columns.
     pub fn get(self) -> usize {
-        self.0 as usize
+        (self.0.get() - 1) as usize
+    }
+}
+
+impl Default for SessionPos {
+    fn default() -> SessionPos {
+        SessionPos::new(0)
     }
 }
 
@@ -504,6 +514,27 @@ mod tests {
             HeaderParse::Valid(h) => *h,
             other => panic!("{line}: {other:?}"),
         }
+    }
+
+    /// A position gives back its index, keeps the indexes' order, and is
+    /// four bytes with or without `Option`.
+    #[test]
+    fn a_position_is_its_index_in_four_bytes() {
+        let max = u32::MAX as usize;
+        for (index, back) in [
+            (0, 0),
+            (1, 1),
+            (4_096, 4_096),
+            (max - 2, max - 2),
+            (max - 1, max - 1),
+            (max, max - 1),
+            (usize::MAX, max - 1),
+        ] {
+            assert_eq!(SessionPos::new(index).get(), back, "{index}");
+        }
+        assert!(SessionPos::new(3) < SessionPos::new(4));
+        assert_eq!(SessionPos::default(), SessionPos::new(0));
+        assert_eq!(std::mem::size_of::<Option<SessionPos>>(), 4);
     }
 
     /// Every header kept reads back as it was parsed, whether the columns
