@@ -7,6 +7,7 @@ use super::tree_rows::Row;
 use crate::support::clock::{since, when};
 use crate::tree::v2::Activity;
 use dsh_store::{SessionPos, Store};
+use std::borrow::Cow;
 
 /// A column of the view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,6 +19,14 @@ pub enum Col {
     Pending,
     Tokens,
     Label,
+}
+
+impl Col {
+    /// Its place in `COLUMNS` and in every width array (the variants are
+    /// declared in `COLUMNS` order; a test holds them to it).
+    pub const fn at(self) -> usize {
+        self as usize
+    }
 }
 
 /// How many columns the view has: written here once, every width array
@@ -244,6 +253,31 @@ fn name_cell(r: &Row, last: bool, branches: &mut Branches, short: &mut ShortIds)
     name
 }
 
+/// Column `col`'s cell of row `r`: the one place a column's value is
+/// made. `last`: no later sibling follows the row; `tokens`: its subtree
+/// total.
+#[allow(clippy::too_many_arguments)]
+fn cell<'r>(
+    col: Col,
+    r: &'r Row,
+    last: bool,
+    tokens: (u64, bool),
+    branches: &mut Branches,
+    short: &mut ShortIds,
+    now: i64,
+) -> Cow<'r, str> {
+    match col {
+        Col::Name => name_cell(r, last, branches, short).into(),
+        Col::State => r.state.as_str().into(),
+        Col::Mode => r.mode.as_str().into(),
+        Col::Last => last_text(r.activity.as_deref(), now).into(),
+        Col::Pending => pending_text(r).into(),
+        Col::Tokens => tokens_text(tokens, r.activity.is_some()).into(),
+        Col::Label if r.label.contains('\n') => r.label.replace('\n', " ").into(),
+        Col::Label => r.label.as_str().into(),
+    }
+}
+
 /// A row's cells in `COLUMNS` order, TOKENS left out unless `usage`; made
 /// when needed and never all held at once. `tokens`: the row's subtree
 /// total.
@@ -257,39 +291,37 @@ pub fn cells(
     usage: bool,
     now: i64,
 ) -> Vec<String> {
-    let mut c = vec![
-        name_cell(r, last, branches, short),
-        r.state.as_str().to_string(),
-        r.mode.as_str().to_string(),
-        last_text(r.activity.as_deref(), now),
-        pending_text(r),
-    ];
-    if usage {
-        c.push(tokens_text(tokens, r.activity.is_some()));
-    }
-    c.push(r.label.replace('\n', " "));
-    c
+    COLUMNS
+        .iter()
+        .filter(|(col, _)| usage || *col != Col::Tokens)
+        .map(|(col, _)| cell(*col, r, last, tokens, branches, short, now).into_owned())
+        .collect()
 }
 
-/// How wide each of a row's cells can be, in `COLUMNS` order, but for
-/// TOKENS (its subtree total is known only below it): the drawing is as
-/// wide whatever the siblings, and a last turn as wide as the clock can
-/// make it.
+/// How wide each of a row's cells can be, in `COLUMNS` order: its cell's
+/// width, but for TOKENS (its subtree total is known only below it) and
+/// the last turn (as wide as the clock can make it). The drawing is as
+/// wide whatever the siblings.
 pub fn widths(r: &Row, branches: &mut Branches, short: &mut ShortIds) -> [usize; NCOLS] {
-    [
-        name_cell(r, false, branches, short).chars().count(),
-        r.state.as_str().chars().count(),
-        r.mode.as_str().chars().count(),
-        last_bound(r.activity.as_deref()),
-        pending_text(r).chars().count(),
-        0,
-        r.label.chars().count(),
-    ]
+    COLUMNS.map(|(col, _)| match col {
+        Col::Tokens => 0,
+        Col::Last => last_bound(r.activity.as_deref()),
+        _ => cell(col, r, false, (0, false), branches, short, 0)
+            .chars()
+            .count(),
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_column_is_at_its_place_in_the_table() {
+        for (k, (col, _)) in COLUMNS.iter().enumerate() {
+            assert_eq!(col.at(), k, "{col:?}");
+        }
+    }
 
     #[test]
     fn last_turn_room_does_not_move_with_the_clock() {

@@ -5,7 +5,7 @@
 //! open level and, per session, only what the second walk looks up, so a
 //! tree need not be held to be drawn.
 
-use super::tree_cells::{NCOLS, tokens_text};
+use super::tree_cells::{Col, NCOLS, tokens_text};
 use super::tree_rows::{Row, State};
 use dsh_store::SessionPos;
 
@@ -145,7 +145,7 @@ impl Measure {
         if f.wanted || f.kept_below {
             m.count += 1;
             let mut widths = f.widths;
-            widths[5] = tokens_text(f.tokens, f.read).chars().count();
+            widths[Col::Tokens.at()] = tokens_text(f.tokens, f.read).chars().count();
             for (n, w) in m.natural.iter_mut().zip(widths) {
                 *n = (*n).max(w);
             }

@@ -845,7 +845,12 @@ pub fn redraw(
         let fits = |col: usize, was: usize, now: usize| {
             now <= natural[col] && (now >= was || was < natural[col])
         };
-        if !(1..NCOLS).all(|col| col == 5 || fits(col, before[col], after[col])) {
+        let moves = |col: &Col| !matches!(col, Col::Name | Col::Tokens);
+        if !COLUMNS
+            .iter()
+            .filter(|(col, _)| moves(col))
+            .all(|(col, _)| fits(col.at(), before[col.at()], after[col.at()]))
+        {
             return false;
         }
         // Its own tokens move its total and every total above it.
