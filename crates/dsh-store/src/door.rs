@@ -1,5 +1,5 @@
 //! The one way into the store: a command names its plan — every session,
-//! every session with the logs a listing wants read ahead, a survey that
+//! every session with the logs a command wants read ahead, a survey that
 //! reports problems itself, a store for a first session, or only the
 //! sessions it names by exact id and as much of their ancestry as its
 //! rules look at — and `open` reads that much and finishes it the one way

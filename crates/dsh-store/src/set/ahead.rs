@@ -1,8 +1,8 @@
-//! Reading a listed log whole while enumeration has it open: the choice a
-//! listing makes of which logs it will inspect (`ReadAhead`), and what it
-//! keeps of each (`Glance`). A log read this way is opened and read once
-//! (contract §9): its header probe goes on to the end of the file,
-//! and the listing never opens it again.
+//! Reading a log whole while enumeration has it open: which logs a command
+//! has read so (`ReadAhead`: a v2 tool's located sessions, `usage`'s every
+//! log), and what is kept of each (`Glance`). A log read this way is opened
+//! and read once (contract §9): its header probe goes on to the end of the
+//! file, and the command never opens it again.
 
 use crate::error::LogError;
 use crate::files::lines::Lines;
@@ -20,14 +20,13 @@ use std::io::{self, BufRead, BufReader, Read};
 /// read on through a buffer of this size, never held whole.
 pub const AHEAD_MAX: u64 = 64 * 1024;
 
-/// The most sessions a store reads ahead: a glance is kept a listed
-/// session, and the guess of which are listed holds an edge a session, so
-/// past this a project's logs are read when the listing comes to them
+/// The most sessions a store reads ahead: a glance is kept a session read,
+/// so past this a project's logs are read when the command comes to them
 /// (a second open of each, in place of memory that grows with the store).
 pub const AHEAD_SESSIONS_MAX: usize = 1 << 18;
 
 /// Which logs a command will inspect, judged from each header as
-/// enumeration reads it. A wrong guess costs time, never an answer: a log
+/// enumeration reads it. A wrong choice costs time, never an answer: a log
 /// read ahead that the command does not list is dropped, and one it lists
 /// but was not read ahead is inspected then.
 pub trait ReadAhead: Sync {
