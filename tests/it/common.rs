@@ -183,9 +183,21 @@ where
 
 /// Run with `--store STORE` first.
 pub fn run_in(store: &Path, args: &[&str]) -> Run {
+    run_in_env(store, &[], args)
+}
+
+/// `run_in` with environment variables set.
+pub fn run_in_env(store: &Path, env: &[(&str, &str)], args: &[&str]) -> Run {
     let mut argv = vec!["--store", store.to_str().unwrap()];
     argv.extend_from_slice(args);
-    run(&argv)
+    run_env(&argv, env)
+}
+
+/// What a run printed and its exit status as a snapshot holds it, the
+/// environment it was given first.
+pub fn blob_env(r: &Run, env: &[(&str, &str)], args: &[&str]) -> String {
+    let vars: String = env.iter().map(|(k, v)| format!("{k}={v:?} ")).collect();
+    format!("{vars}{}", r.blob(args))
 }
 
 /// `run_in`, held to an inline snapshot of what it printed and its exit
@@ -198,6 +210,15 @@ macro_rules! assert_at {
         let r = $crate::common::run_in(store, args);
         $crate::common::snapshot_settings(Some(store))
             .bind(|| insta::assert_snapshot!(r.blob(args), @$want));
+        r
+    }};
+    ($store:expr, env = $env:expr, $args:expr, @$want:literal) => {{
+        let store: &std::path::Path = $store;
+        let env: &[(&str, &str)] = $env;
+        let args: &[&str] = $args;
+        let r = $crate::common::run_in_env(store, env, args);
+        $crate::common::snapshot_settings(Some(store))
+            .bind(|| insta::assert_snapshot!($crate::common::blob_env(&r, env, args), @$want));
         r
     }};
 }

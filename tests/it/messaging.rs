@@ -475,13 +475,21 @@ fn the_scan_cache_follows_a_growing_log() {
     std::io::Write::write_all(&mut f, text.lines().last().unwrap().as_bytes()).unwrap();
     std::io::Write::write_all(&mut f, b"\n").unwrap();
     drop(f);
-    let r = send();
-    assert_eq!(r.code, 1);
-    assert!(r.stderr.contains("one-shot"), "{}", r.stderr);
+    let send_args = ["send-message", "reviewer", "x", "--as", "lead-1"];
+    assert_at!(store.path(), &send_args, @r#"
+        $ dsh-agents send-message reviewer x --as lead-1
+        --- stderr
+        Error: agent "reviewer" is a one-shot subagent and cannot receive messages; the message was not delivered
+        --- exit: 1
+    "#);
     // A cache that lies about the file is never trusted over the log.
     std::fs::write(dir.join("scan.cache"), r#"{"dev":0,"ino":0,"offset":0}"#).unwrap();
-    let r = send();
-    assert!(r.stderr.contains("one-shot"), "{}", r.stderr);
+    assert_at!(store.path(), &send_args, @r#"
+        $ dsh-agents send-message reviewer x --as lead-1
+        --- stderr
+        Error: agent "reviewer" is a one-shot subagent and cannot receive messages; the message was not delivered
+        --- exit: 1
+    "#);
 }
 
 #[test]

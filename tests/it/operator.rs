@@ -503,22 +503,22 @@ fn log_follow_prints_new_turns_and_exits_when_settled() {
 fn honest_errors() {
     let store = team("errors");
     let s = store.path();
-    let team = s.to_str().unwrap();
     // An environment value is blamed on its variable.
-    let r = crate::common::cmd()
-        .env("DSH_STORE", "")
-        .args(["tree"])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&r.stderr);
-    assert_eq!(r.status.code(), Some(2));
-    assert!(stderr.contains("DSH_STORE"), "{stderr}");
-    let r = crate::common::cmd()
-        .env("DSH_LOCK_TIMEOUT", "abc")
-        .args(["--store", team, "tree"])
-        .output()
-        .unwrap();
-    assert!(String::from_utf8_lossy(&r.stderr).contains("DSH_LOCK_TIMEOUT=\"abc\""));
+    let env = [("DSH_STORE", "")];
+    let r = crate::common::run_env(["tree"], &env);
+    crate::common::snapshot_settings(None)
+        .bind(|| insta::assert_snapshot!(crate::common::blob_env(&r, &env, &["tree"]), @r#"
+            DSH_STORE="" $ dsh-agents tree
+            --- stderr
+            Error: environment variable DSH_STORE="": invalid value '': it is empty (it stands for --store; unset it or fix its value)
+            --- exit: 2
+        "#));
+    assert_at!(s, env = &[("DSH_LOCK_TIMEOUT", "abc")], &["tree"], @r#"
+        DSH_LOCK_TIMEOUT="abc" $ dsh-agents tree
+        --- stderr
+        Error: environment variable DSH_LOCK_TIMEOUT="abc": invalid value 'abc': invalid float literal (it stands for --lock-timeout; unset it or fix its value)
+        --- exit: 2
+    "#);
     // Usage errors exit 2 and write nothing.
     let before = snapshot(s);
     let long = "x".repeat(129);
@@ -655,19 +655,24 @@ fn interrupt_refuses_a_session_with_no_turn_to_stop_and_last_zero_is_refused() {
     );
     let s = store.path();
     let before = crate::common::snapshot(s);
-    for (agent, why) in [
-        ("sct-0001", "one-shot"),
-        ("brk-0001", "no valid subagent descriptor"),
-        ("unr-0001", "cannot be read"),
-    ] {
-        let r = crate::common::run_in(s, &["interrupt", agent]);
-        assert_eq!(r.code, 2, "{agent}: {}", r.stdout);
-        assert!(
-            r.stderr.contains(why) && r.stderr.contains("nothing was written"),
-            "{}",
-            r.stderr
-        );
-    }
+    assert_at!(s, &["interrupt", "sct-0001"], @r#"
+        $ dsh-agents interrupt sct-0001
+        --- stderr
+        Error: agent "sct-0001" has no turn to interrupt: it is a one-shot subagent, which never runs another turn; nothing was written
+        --- exit: 2
+    "#);
+    assert_at!(s, &["interrupt", "brk-0001"], @r#"
+        $ dsh-agents interrupt brk-0001
+        --- stderr
+        Error: agent "brk-0001" has no turn to interrupt: it has no valid subagent descriptor; nothing was written
+        --- exit: 2
+    "#);
+    assert_at!(s, &["interrupt", "unr-0001"], @r#"
+        $ dsh-agents interrupt unr-0001
+        --- stderr
+        Error: agent "unr-0001" has no turn to interrupt: its session log cannot be read; nothing was written
+        --- exit: 2
+    "#);
     assert!(
         before == crate::common::snapshot(s),
         "a refused interrupt wrote nothing"
@@ -678,16 +683,28 @@ fn interrupt_refuses_a_session_with_no_turn_to_stop_and_last_zero_is_refused() {
     let r = crate::common::run_in(s, &["interrupt", "sct-0001"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     drop(lock);
-    for args in [
-        vec!["log", "rev-0001", "--last", "0"],
-        vec!["--json", "log", "rev-0001", "--last", "0"],
-        vec!["log", "rev-0001", "--last", "-1"],
-    ] {
-        let r = crate::common::run_in(s, &args);
-        assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
-        assert!(r.stderr.contains("--last"), "{args:?}: {}", r.stderr);
-        assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
-    }
+    assert_at!(s, &["log", "rev-0001", "--last", "0"], @r#"
+        $ dsh-agents log rev-0001 --last 0
+        --- stderr
+        Error: invalid value '0' for '--last <N>': shows the last N turns: N must be at least 1
+
+        For more information, try '--help'.
+        --- exit: 2
+    "#);
+    assert_at!(s, &["--json", "log", "rev-0001", "--last", "0"], @r#"
+        $ dsh-agents --json log rev-0001 --last 0
+        --- stderr
+        {"error":{"kind":"usage","message":"invalid value '0' for '--last <N>': shows the last N turns: N must be at least 1"}}
+        --- exit: 2
+    "#);
+    assert_at!(s, &["log", "rev-0001", "--last", "-1"], @r#"
+        $ dsh-agents log rev-0001 --last -1
+        --- stderr
+        Error: invalid value '-1' for '--last <N>': "-1" is not a whole number of turns (1 or more)
+
+        For more information, try '--help'.
+        --- exit: 2
+    "#);
 }
 
 /// `log --last N` reads only the last turns of a raw log, and shows exactly

@@ -198,32 +198,41 @@ fn exports_match_golden_files_and_errors_are_clear() {
     let s = repo().join("testdata/stores/rc8-cli");
     let s = s.to_str().unwrap();
     // Usage errors exit 2; a collector that cannot be reached is I/O (3).
-    for (args, said, code) in [
-        (vec!["export", "--otlp"], "<AGENT>", 2),
-        (vec!["export", "--all"], "--otlp", 2),
-        (
-            vec!["export", "--otlp", "--all", "--endpoint", "https://x:1"],
-            "not an http://",
-            2,
-        ),
-        (
-            vec![
-                "export",
-                "--otlp",
-                "--all",
-                "--endpoint",
-                "http://127.0.0.1:1",
-            ],
-            "cannot connect",
-            3,
-        ),
-    ] {
-        let mut argv = vec!["--store", s];
-        argv.extend(args.iter().copied());
-        let r = run(&argv);
-        assert_eq!(r.code, code, "{args:?}: {}", r.stderr);
-        assert!(r.stderr.contains(said), "{args:?}: {}", r.stderr);
-    }
+    let store = std::path::Path::new(s);
+    assert_at!(store, &["export", "--otlp"], @r#"
+        $ dsh-agents export --otlp
+        --- stderr
+        Error: the following required arguments were not provided:
+          <AGENT>
+
+        Usage: dsh-agents export --otlp <AGENT>
+
+        For more information, try '--help'.
+        --- exit: 2
+    "#);
+    assert_at!(store, &["export", "--all"], @r#"
+        $ dsh-agents export --all
+        --- stderr
+        Error: the following required arguments were not provided:
+          --otlp
+
+        Usage: dsh-agents export --otlp --all [AGENT]
+
+        For more information, try '--help'.
+        --- exit: 2
+    "#);
+    assert_at!(store, &["export", "--otlp", "--all", "--endpoint", "https://x:1"], @r#"
+        $ dsh-agents export --otlp --all --endpoint https://x:1
+        --- stderr
+        Error: --endpoint: "https://x:1" is not an http://HOST:PORT[/PATH] URL (TLS is left to a local collector)
+        --- exit: 2
+    "#);
+    assert_at!(store, &["export", "--otlp", "--all", "--endpoint", "http://127.0.0.1:1"], @r#"
+        $ dsh-agents export --otlp --all --endpoint http://127.0.0.1:1
+        --- stderr
+        Error: --endpoint: cannot connect to 127.0.0.1:1: Connection refused (os error 111)
+        --- exit: 3
+    "#);
     // -o writes the file; nothing is written in the store.
     let tmp = crate::common::temp_dir("otlp-out");
     let out = tmp.path().join("t.json");
@@ -256,17 +265,16 @@ fn dash_is_standard_output_and_a_failed_write_is_an_io_error() {
     let v: Value = serde_json::from_slice(&to_stdout.stdout).unwrap();
     assert!(!spans(&v).is_empty());
     assert!(!tmp.path().join("-").exists(), "a file named - was written");
-    let r = run([
-        "--store",
-        s,
-        "export",
-        "--otlp",
-        "--all",
-        "-o",
-        "/nonexistent-dir/x.json",
-    ]);
-    assert_eq!(r.code, 3, "{}", r.stderr);
-    assert!(r.stderr.contains("/nonexistent-dir/x.json"), "{}", r.stderr);
+    assert_at!(
+        std::path::Path::new(s),
+        &["export", "--otlp", "--all", "-o", "/nonexistent-dir/x.json"],
+        @r#"
+            $ dsh-agents export --otlp --all -o /nonexistent-dir/x.json
+            --- stderr
+            Error: /nonexistent-dir/x.json: No such file or directory (os error 2)
+            --- exit: 3
+        "#
+    );
 }
 
 #[test]
