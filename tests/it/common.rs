@@ -223,6 +223,21 @@ macro_rules! assert_at {
     }};
 }
 
+/// Each of `cases` run as `assert_at!` runs one, all held to one inline
+/// snapshot (a table of refusals read as one page).
+macro_rules! assert_each_at {
+    ($store:expr, $cases:expr, @$want:literal) => {{
+        let store: &std::path::Path = $store;
+        let cases: &[&[&str]] = $cases;
+        let all: String = cases
+            .iter()
+            .map(|args| $crate::common::run_in(store, args).blob(args))
+            .collect();
+        $crate::common::snapshot_settings(Some(store))
+            .bind(|| insta::assert_snapshot!(all, @$want));
+    }};
+}
+
 /// Insta settings for snapshots under `testdata/golden`, with filters for
 /// what varies between runs: the repository and store paths, message ids,
 /// record times.

@@ -341,13 +341,12 @@ fn located_commands_check_what_they_read() {
     std::fs::write(&odd, text.replacen("\"kid\"", "\"other\"", 1)).unwrap();
     std::fs::remove_file(store.join("_no-cwd").join("stray.jsonl")).unwrap();
     let before = crate::common::snapshot(store);
-    let r = cmd()
-        .args(["--store", s, "followup", "kid", "again"])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&r.stderr);
-    assert_eq!(r.status.code(), Some(3), "{stderr}");
-    assert!(stderr.contains("header id \"other\""), "{stderr}");
+    assert_at!(store, &["followup", "kid", "again"], @r#"
+        $ dsh-agents followup kid again
+        --- stderr
+        Error: corrupt session log "[STORE]/_no-cwd/kid/session.jsonl": header id "other" and cwd identify "[STORE]/_no-cwd/other/session.jsonl"
+        --- exit: 3
+    "#);
     assert_eq!(before, crate::common::snapshot(store), "nothing written");
 }
 
@@ -395,13 +394,12 @@ fn commands_read_no_more_of_the_ancestry_than_their_rules_need() {
             String::from_utf8_lossy(&r.stderr)
         );
     }
-    let v2 = cmd()
-        .args(["--store", s, "send-message", "--as", "mid", "kid", "hi"])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&v2.stderr);
-    assert_eq!(v2.status.code(), Some(3), "{stderr}");
-    assert!(stderr.contains("not a regular file"), "{stderr}");
+    assert_at!(store, &["send-message", "--as", "mid", "kid", "hi"], @r#"
+        $ dsh-agents send-message --as mid kid hi
+        --- stderr
+        Error: cannot read session log "[STORE]/_no-cwd/lead/session.jsonl": [STORE]/_no-cwd/lead/session.jsonl: not a regular file
+        --- exit: 3
+    "#);
 }
 
 /// A named continuable child's log lines.

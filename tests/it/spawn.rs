@@ -229,36 +229,66 @@ fn spawned_logs_are_shaped_like_dsh_children() {
 #[test]
 fn spawn_rejects_bad_input_and_changes_nothing() {
     let tmp = build("none");
-    let s = tmp.path().to_str().unwrap();
     let before = snapshot(tmp.path());
-    for (args, needle) in [
-        (
-            vec!["--parent", "root", "--name", "alpha"],
-            "already used by a sibling",
-        ),
-        (vec!["--parent", "root", "--name", "lead"], "not \"lead\""),
-        (vec!["--parent", "root", "--name", "."], "\".\" or \"..\""),
-        (vec!["--parent", "root", "--name", ".."], "\".\" or \"..\""),
-        (vec!["--parent", "root", "--name", "a/b"], "--name"),
-        (
-            vec!["--parent", "root", "--name", &"x".repeat(65)],
-            "--name",
-        ),
-        (
-            vec!["--parent", "nobody"],
-            "--parent: no session \"nobody\"",
-        ),
-        (vec!["--parent", "root", "--id", "a"], "already exists"),
-        (vec!["--id", ""], "cannot be empty"),
-        (vec!["--cwd", "relative/dir"], "not an absolute path"),
-        (vec!["--name", "solo"], "need --parent"),
-    ] {
-        let mut argv = vec!["--store", s, "spawn"];
-        argv.extend(args.iter().copied());
-        let r = run(&argv);
-        assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
-        assert!(r.stderr.contains(needle), "{args:?}: {}", r.stderr);
-    }
+    let long = "x".repeat(65);
+    assert_each_at!(tmp.path(), &[
+        &["spawn", "--parent", "root", "--name", "alpha"],
+        &["spawn", "--parent", "root", "--name", "lead"],
+        &["spawn", "--parent", "root", "--name", "."],
+        &["spawn", "--parent", "root", "--name", ".."],
+        &["spawn", "--parent", "root", "--name", "a/b"],
+        &["spawn", "--parent", "root", "--name", &long],
+        &["spawn", "--parent", "nobody"],
+        &["spawn", "--parent", "root", "--id", "a"],
+        &["spawn", "--id", ""],
+        &["spawn", "--cwd", "relative/dir"],
+        &["spawn", "--name", "solo"],
+    ], @r#"
+        $ dsh-agents spawn --parent root --name alpha
+        --- stderr
+        Error: --name: "alpha" is already used by a sibling under "root"
+        --- exit: 2
+        $ dsh-agents spawn --parent root --name lead
+        --- stderr
+        Error: --name: "lead" must be 1-64 characters of [A-Za-z0-9._-], not "lead", "." or ".."
+        --- exit: 2
+        $ dsh-agents spawn --parent root --name .
+        --- stderr
+        Error: --name: "." must be 1-64 characters of [A-Za-z0-9._-], not "lead", "." or ".."
+        --- exit: 2
+        $ dsh-agents spawn --parent root --name ..
+        --- stderr
+        Error: --name: ".." must be 1-64 characters of [A-Za-z0-9._-], not "lead", "." or ".."
+        --- exit: 2
+        $ dsh-agents spawn --parent root --name a/b
+        --- stderr
+        Error: --name: "a/b" must be 1-64 characters of [A-Za-z0-9._-], not "lead", "." or ".."
+        --- exit: 2
+        $ dsh-agents spawn --parent root --name xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx
+        --- stderr
+        Error: --name: "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx" must be 1-64 characters of [A-Za-z0-9._-], not "lead", "." or ".."
+        --- exit: 2
+        $ dsh-agents spawn --parent nobody
+        --- stderr
+        Error: --parent: no session "nobody" in store [STORE] (name an agent by Session id, unique id prefix of 4+ characters, or name path such as reviewer/checker)
+        --- exit: 2
+        $ dsh-agents spawn --parent root --id a
+        --- stderr
+        Error: --id: session "a" already exists
+        --- exit: 2
+        $ dsh-agents spawn --id 
+        --- stderr
+        Error: --id: a session id cannot be empty
+        --- exit: 2
+        $ dsh-agents spawn --cwd relative/dir
+        --- stderr
+        Error: --cwd: "relative/dir" is not an absolute path
+        --- exit: 2
+        $ dsh-agents spawn --name solo
+        --- stderr
+        Error: --name and --label need --parent: a root is always "lead"
+        --- exit: 2
+    "#);
     assert!(
         before == snapshot(tmp.path()),
         "a rejected spawn wrote nothing"
