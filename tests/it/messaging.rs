@@ -476,7 +476,7 @@ fn the_scan_cache_follows_a_growing_log() {
     std::io::Write::write_all(&mut f, b"\n").unwrap();
     drop(f);
     let send_args = ["send-message", "reviewer", "x", "--as", "lead-1"];
-    assert_at!(store.path(), &send_args, @r#"
+    let refused = assert_at!(store.path(), &send_args, @r#"
         $ dsh-agents send-message reviewer x --as lead-1
         --- stderr
         Error: agent "reviewer" is a one-shot subagent and cannot receive messages; the message was not delivered
@@ -484,12 +484,8 @@ fn the_scan_cache_follows_a_growing_log() {
     "#);
     // A cache that lies about the file is never trusted over the log.
     std::fs::write(dir.join("scan.cache"), r#"{"dev":0,"ino":0,"offset":0}"#).unwrap();
-    assert_at!(store.path(), &send_args, @r#"
-        $ dsh-agents send-message reviewer x --as lead-1
-        --- stderr
-        Error: agent "reviewer" is a one-shot subagent and cannot receive messages; the message was not delivered
-        --- exit: 1
-    "#);
+    let again = crate::common::run_in(store.path(), &send_args);
+    assert_eq!(again.blob(&send_args), refused.blob(&send_args));
 }
 
 #[test]

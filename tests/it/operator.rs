@@ -655,19 +655,19 @@ fn interrupt_refuses_a_session_with_no_turn_to_stop_and_last_zero_is_refused() {
     );
     let s = store.path();
     let before = crate::common::snapshot(s);
-    assert_at!(s, &["interrupt", "sct-0001"], @r#"
+    assert_each_at!(s, &[
+        &["interrupt", "sct-0001"],
+        &["interrupt", "brk-0001"],
+        &["interrupt", "unr-0001"],
+    ], @r#"
         $ dsh-agents interrupt sct-0001
         --- stderr
         Error: agent "sct-0001" has no turn to interrupt: it is a one-shot subagent, which never runs another turn; nothing was written
         --- exit: 2
-    "#);
-    assert_at!(s, &["interrupt", "brk-0001"], @r#"
         $ dsh-agents interrupt brk-0001
         --- stderr
         Error: agent "brk-0001" has no turn to interrupt: it has no valid subagent descriptor; nothing was written
         --- exit: 2
-    "#);
-    assert_at!(s, &["interrupt", "unr-0001"], @r#"
         $ dsh-agents interrupt unr-0001
         --- stderr
         Error: agent "unr-0001" has no turn to interrupt: its session log cannot be read; nothing was written
