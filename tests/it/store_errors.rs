@@ -42,56 +42,46 @@ fn v1(store: &std::path::Path, scope: &str) -> crate::common::Run {
     ])
 }
 
-/// The listing fails with exit 3, an error naming `needle`, and no writes;
-/// `check --json` reports it under the stable `code`.
-fn assert_store_error(tmp: &TempDir, needle: &str, code: &str) {
-    let before = snapshot(tmp.path());
-    for contract in ["v1", "v2"] {
-        let r = run([
-            "--contract",
-            contract,
-            "--store",
-            tmp.path().to_str().unwrap(),
-            "list-agents",
-            "--as",
-            "root",
-        ]);
-        assert_eq!(r.code, 3, "{contract}: {}{}", r.stdout, r.stderr);
-        assert!(
-            r.stderr.starts_with("Error: ") && r.stderr.contains(needle),
-            "{contract}: {}",
-            r.stderr
-        );
-        assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
-    }
-    let r = run(["--store", tmp.path().to_str().unwrap(), "check"]);
-    assert_eq!(r.code, 3);
-    assert!(r.stdout.contains(needle), "check reports it: {}", r.stdout);
-    let r = run(["--store", tmp.path().to_str().unwrap(), "--json", "check"]);
-    let findings: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
-    let found = findings
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["message"].as_str().unwrap().contains(needle));
-    assert_eq!(
-        found.map(|f| f["code"].clone()),
-        Some(serde_json::json!(code)),
-        "{}",
-        r.stdout
-    );
-    assert!(before == snapshot(tmp.path()), "nothing written");
+/// What both contracts' listings and `check` (text and JSON, with each
+/// finding's stable `code`) print on a store with a fatal problem, held to
+/// one inline snapshot; nothing written.
+macro_rules! assert_store_error {
+    ($tmp:expr, @$want:literal) => {{
+        let tmp: &TempDir = $tmp;
+        let before = snapshot(tmp.path());
+        assert_each_at!(tmp.path(), &[
+            &["--contract", "v1", "list-agents", "--as", "root"],
+            &["--contract", "v2", "list-agents", "--as", "root"],
+            &["check"],
+            &["--json", "check"],
+        ], @$want);
+        assert!(before == snapshot(tmp.path()), "nothing written");
+    }};
 }
 
 #[test]
 fn flat_file_artifact_fails_the_listing() {
     let tmp = store_with_kid();
     std::fs::write(tmp.path().join("_no-cwd/old.jsonl"), root()).unwrap();
-    assert_store_error(
-        &tmp,
-        "old.jsonl\" uses the unsupported flat-file layout",
-        "flat-file-layout",
-    );
+    assert_store_error!(&tmp, @r#"
+        $ dsh-agents --contract v1 list-agents --as root
+        --- stderr
+        Error: session artifact "[STORE]/_no-cwd/old.jsonl" uses the unsupported flat-file layout; use a separate root or move it into a project/session directory before loading
+        --- exit: 3
+        $ dsh-agents --contract v2 list-agents --as root
+        --- stderr
+        Error: session artifact "[STORE]/_no-cwd/old.jsonl" uses the unsupported flat-file layout; use a separate root or move it into a project/session directory before loading
+        --- exit: 3
+        $ dsh-agents check
+        error: [STORE]/_no-cwd/old.jsonl: session artifact "[STORE]/_no-cwd/old.jsonl" uses the unsupported flat-file layout; use a separate root or move it into a project/session directory before loading
+        1 problem(s) in 2 sessions
+        --- stderr
+        --- exit: 3
+        $ dsh-agents --json check
+        [{"severity":"error","code":"flat-file-layout","path":"[STORE]/_no-cwd/old.jsonl","message":"session artifact \"[STORE]/_no-cwd/old.jsonl\" uses the unsupported flat-file layout; use a separate root or move it into a project/session directory before loading"}]
+        --- stderr
+        --- exit: 3
+    "#);
 }
 
 #[test]
@@ -105,11 +95,25 @@ fn duplicate_id_fails_the_listing() {
         "kid",
         &kid.iter().map(String::as_str).collect::<Vec<_>>(),
     );
-    assert_store_error(
-        &tmp,
-        "duplicate JSONL session id \"kid\" appears in multiple project directories",
-        "duplicate-id",
-    );
+    assert_store_error!(&tmp, @r#"
+        $ dsh-agents --contract v1 list-agents --as root
+        --- stderr
+        Error: duplicate JSONL session id "kid" appears in multiple project directories
+        --- exit: 3
+        $ dsh-agents --contract v2 list-agents --as root
+        --- stderr
+        Error: duplicate JSONL session id "kid" appears in multiple project directories
+        --- exit: 3
+        $ dsh-agents check
+        error: [STORE]/_no-cwd/kid/session.jsonl: duplicate JSONL session id "kid" appears in multiple project directories
+        1 problem(s) in 2 sessions
+        --- stderr
+        --- exit: 3
+        $ dsh-agents --json check
+        [{"severity":"error","code":"duplicate-id","path":"[STORE]/_no-cwd/kid/session.jsonl","message":"duplicate JSONL session id \"kid\" appears in multiple project directories"}]
+        --- stderr
+        --- exit: 3
+    "#);
 }
 
 #[test]
@@ -122,11 +126,25 @@ fn path_identity_mismatch_fails_the_listing() {
         "moved",
         &kid.iter().map(String::as_str).collect::<Vec<_>>(),
     );
-    assert_store_error(
-        &tmp,
-        "header id \"other\" and cwd identify",
-        "identity-mismatch",
-    );
+    assert_store_error!(&tmp, @r#"
+        $ dsh-agents --contract v1 list-agents --as root
+        --- stderr
+        Error: corrupt session log "[STORE]/_no-cwd/moved/session.jsonl": header id "other" and cwd identify "[STORE]/_no-cwd/other/session.jsonl"
+        --- exit: 3
+        $ dsh-agents --contract v2 list-agents --as root
+        --- stderr
+        Error: corrupt session log "[STORE]/_no-cwd/moved/session.jsonl": header id "other" and cwd identify "[STORE]/_no-cwd/other/session.jsonl"
+        --- exit: 3
+        $ dsh-agents check
+        error: [STORE]/_no-cwd/moved/session.jsonl: corrupt session log "[STORE]/_no-cwd/moved/session.jsonl": header id "other" and cwd identify "[STORE]/_no-cwd/other/session.jsonl"
+        1 problem(s) in 2 sessions
+        --- stderr
+        --- exit: 3
+        $ dsh-agents --json check
+        [{"severity":"error","code":"identity-mismatch","path":"[STORE]/_no-cwd/moved/session.jsonl","message":"corrupt session log \"[STORE]/_no-cwd/moved/session.jsonl\": header id \"other\" and cwd identify \"[STORE]/_no-cwd/other/session.jsonl\""}]
+        --- stderr
+        --- exit: 3
+    "#);
 }
 
 #[test]
@@ -135,11 +153,25 @@ fn mixed_encodings_fail_the_listing() {
     let d = tmp.path().join("_no-cwd/zz");
     std::fs::create_dir_all(&d).unwrap();
     std::fs::write(d.join("session.jsonl.zstd"), b"").unwrap();
-    assert_store_error(
-        &tmp,
-        "session.jsonl.zstd\" uses .jsonl.zstd, but this backend is configured for compression \"none\"",
-        "mixed-compression",
-    );
+    assert_store_error!(&tmp, @r#"
+        $ dsh-agents --contract v1 list-agents --as root
+        --- stderr
+        Error: session artifact "[STORE]/_no-cwd/zz/session.jsonl.zstd" uses .jsonl.zstd, but this backend is configured for compression "none"; use a separate root or select the matching compression mode
+        --- exit: 3
+        $ dsh-agents --contract v2 list-agents --as root
+        --- stderr
+        Error: session artifact "[STORE]/_no-cwd/zz/session.jsonl.zstd" uses .jsonl.zstd, but this backend is configured for compression "none"; use a separate root or select the matching compression mode
+        --- exit: 3
+        $ dsh-agents check
+        error: [STORE]/_no-cwd/zz/session.jsonl.zstd: session artifact "[STORE]/_no-cwd/zz/session.jsonl.zstd" uses .jsonl.zstd, but this backend is configured for compression "none"; use a separate root or select the matching compression mode
+        1 problem(s) in 2 sessions
+        --- stderr
+        --- exit: 3
+        $ dsh-agents --json check
+        [{"severity":"error","code":"mixed-compression","path":"[STORE]/_no-cwd/zz/session.jsonl.zstd","message":"session artifact \"[STORE]/_no-cwd/zz/session.jsonl.zstd\" uses .jsonl.zstd, but this backend is configured for compression \"none\"; use a separate root or select the matching compression mode"}]
+        --- stderr
+        --- exit: 3
+    "#);
 }
 
 #[test]
@@ -153,11 +185,25 @@ fn retired_header_fields_fail_the_listing() {
             r#"{"type":"session","version":0,"id":"old","createdAt":1,"delegationDepth":0,"sandboxMode":"x"}"#,
         ],
     );
-    assert_store_error(
-        &tmp,
-        "retired policy baseline fields",
-        "retired-header-fields",
-    );
+    assert_store_error!(&tmp, @r#"
+        $ dsh-agents --contract v1 list-agents --as root
+        --- stderr
+        Error: corrupt session log "[STORE]/_no-cwd/old/session.jsonl": session header uses retired policy baseline fields
+        --- exit: 3
+        $ dsh-agents --contract v2 list-agents --as root
+        --- stderr
+        Error: corrupt session log "[STORE]/_no-cwd/old/session.jsonl": session header uses retired policy baseline fields
+        --- exit: 3
+        $ dsh-agents check
+        error: [STORE]/_no-cwd/old/session.jsonl: corrupt session log "[STORE]/_no-cwd/old/session.jsonl": session header uses retired policy baseline fields
+        1 problem(s) in 2 sessions
+        --- stderr
+        --- exit: 3
+        $ dsh-agents --json check
+        [{"severity":"error","code":"retired-header-fields","path":"[STORE]/_no-cwd/old/session.jsonl","message":"corrupt session log \"[STORE]/_no-cwd/old/session.jsonl\": session header uses retired policy baseline fields"}]
+        --- stderr
+        --- exit: 3
+    "#);
 }
 
 #[test]
@@ -183,15 +229,15 @@ fn malformed_headers_are_skipped_and_reported_by_check() {
         "{}",
         r.stderr
     );
-    let r = run(["--store", tmp.path().to_str().unwrap(), "check"]);
-    assert_eq!(r.code, 3);
-    for needle in [
-        "junk/session.jsonl\": header line is not valid JSON",
-        "nohdr/session.jsonl\": first line is not a session header",
-        "bin/session.jsonl",
-    ] {
-        assert!(r.stdout.contains(needle), "{needle}: {}", r.stdout);
-    }
+    assert_at!(tmp.path(), &["check"], @r#"
+        $ dsh-agents check
+        warning: [STORE]/_no-cwd/bin/session.jsonl: corrupt session log "[STORE]/_no-cwd/bin/session.jsonl": header line is not valid JSON; DSH skips it
+        warning: [STORE]/_no-cwd/junk/session.jsonl: corrupt session log "[STORE]/_no-cwd/junk/session.jsonl": header line is not valid JSON; DSH skips it
+        warning: [STORE]/_no-cwd/nohdr/session.jsonl: corrupt session log "[STORE]/_no-cwd/nohdr/session.jsonl": first line is not a session header ("type" is not "session"); DSH skips it
+        3 problem(s) in 2 sessions
+        --- stderr
+        --- exit: 3
+    "#);
 }
 
 #[test]
