@@ -741,6 +741,7 @@ fn compaction_moves_keyed_history_out_and_retries_still_match() {
         "{}",
         archive.len()
     );
+    let mut refusals = String::new();
     for i in [0, 50, 99] {
         let text = format!("{i} {big}");
         let id = format!("key-{i}");
@@ -751,17 +752,32 @@ fn compaction_moves_keyed_history_out_and_retries_still_match() {
             "{}",
             r.stderr
         );
-        let r = run_in(s, &["steer", "rev-0001", "something else", "--id", &id]);
-        assert_eq!(r.code, 2, "{}", r.stderr);
-        assert!(
-            r.stderr.contains("already sent with a different message"),
-            "{}",
-            r.stderr
-        );
+        let args = ["steer", "rev-0001", "something else", "--id", &id];
+        refusals.push_str(&run_in(s, &args).blob(&args));
     }
+    crate::common::snapshot_settings(Some(s)).bind(|| insta::assert_snapshot!(refusals, @r#"
+        $ dsh-agents steer rev-0001 something else --id key-0
+        --- stderr
+        Error: message id "key-0" was already sent with a different message (kept in inbox.keyed.jsonl); nothing was written
+        --- exit: 2
+        $ dsh-agents steer rev-0001 something else --id key-50
+        --- stderr
+        Error: message id "key-50" was already sent with a different message (kept in inbox.keyed.jsonl); nothing was written
+        --- exit: 2
+        $ dsh-agents steer rev-0001 something else --id key-99
+        --- stderr
+        Error: message id "key-99" was already sent with a different message (kept in inbox.keyed.jsonl); nothing was written
+        --- exit: 2
+    "#));
     // Nothing was appended by the retries: nothing pending.
-    let r = run_in(s, &["inbox", "rev-0001"]);
-    assert!(r.stdout.contains("next-step: 0 pending"), "{}", r.stdout);
+    let nothing_pending = assert_at!(s, &["inbox", "rev-0001"], @r#"
+        $ dsh-agents inbox rev-0001
+        next-step: 0 pending
+        next-turn: 0 pending
+        DSH's own inbox (in the log): next-step 0, next-turn 0 pending
+        --- stderr
+        --- exit: 0
+    "#);
     // A key index that lies (the archived key's line removed) skips a
     // scan but never changes an answer: the retry is still a duplicate.
     let keys = std::fs::read_to_string(dir.join("inbox.keys")).unwrap();
@@ -789,8 +805,11 @@ fn compaction_moves_keyed_history_out_and_retries_still_match() {
         std::fs::read(dir.join("inbox.jsonl")).unwrap() == inbox_before,
         "the retry wrote a second record"
     );
-    let r = run_in(s, &["inbox", "rev-0001"]);
-    assert!(r.stdout.contains("next-step: 0 pending"), "{}", r.stdout);
+    let again = run_in(s, &["inbox", "rev-0001"]);
+    assert_eq!(
+        again.blob(&["inbox", "rev-0001"]),
+        nothing_pending.blob(&["inbox", "rev-0001"])
+    );
     let r = run_in(s, &["steer", "rev-0001", "new", "--id", "key-100"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
 }
@@ -820,8 +839,14 @@ fn an_inbox_drained_after_a_burst_is_compacted() {
         after < before / 2,
         "never compacted: {before} -> {after} bytes"
     );
-    let r = run_in(s, &["inbox", "rev-0001"]);
-    assert!(r.stdout.contains("next-turn: 0 pending"), "{}", r.stdout);
+    assert_at!(s, &["inbox", "rev-0001"], @r#"
+        $ dsh-agents inbox rev-0001
+        next-step: 0 pending
+        next-turn: 0 pending
+        DSH's own inbox (in the log): next-step 0, next-turn 0 pending
+        --- stderr
+        --- exit: 0
+    "#);
 }
 
 #[test]
