@@ -4,20 +4,14 @@
 use crate::common::{copy_store, repo, run};
 use std::fs::File;
 
-fn list(store: &str, contract: &str, extra: &[&str]) -> String {
-    let mut args = vec![
-        "--contract",
-        contract,
-        "--store",
-        store,
-        "list-agents",
-        "--as",
-        "lead-1",
-    ];
-    args.extend_from_slice(extra);
-    let r = run(&args);
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    r.stdout
+/// Both contracts' listings by `lead-1`, held to one inline snapshot.
+macro_rules! assert_listings {
+    ($store:expr, @$want:literal) => {
+        assert_each_at!($store, &[
+            &["--contract", "v2", "list-agents", "--as", "lead-1"],
+            &["--contract", "v1", "list-agents", "--as", "lead-1"],
+        ], @$want)
+    };
 }
 
 #[test]
@@ -25,8 +19,34 @@ fn statuses_follow_the_live_lock() {
     let tmp = copy_store(&repo().join("testdata/stores/team"), "live");
     let store = tmp.path().to_str().unwrap();
     let dir = tmp.path().join("_no-cwd/rev-0001");
-    assert!(list(store, "v2", &[]).contains("reviewer [inactive] — Review the diff"));
-    assert!(list(store, "v1", &[]).contains("rev-0001 [ready] — Review the diff"));
+    assert_listings!(tmp.path(), @r#"
+        $ dsh-agents --contract v2 list-agents --as lead-1
+        lead [inactive] — root agent
+        reviewer [inactive] — Review the diff
+        reviewer/checker [inactive] — Check the tests
+        scout/deep [inactive] — Dig deeper
+        batch/step/fix [inactive] — Fix what the step found
+        anon-0001 [inactive] — Unnamed helper
+        kid-0001 [inactive] — Below the unnamed helper
+        escaped [inactive] — An id that needs escaping — ü
+        tie-lower [inactive] — Tie, lower-case a
+        tie-upper [inactive] — Tie, upper-case B
+        broken [corrupt]
+        unreadable [unavailable]
+        --- stderr
+        --- exit: 0
+        $ dsh-agents --contract v1 list-agents --as lead-1
+        rev-0001 [ready] — Review the diff
+        anon-0001 [ready] — Unnamed helper
+        ext-0001 [diagnostic: corrupt]
+        task/1 ü [ready] — An id that needs escaping — ü
+        tie-a [ready] — Tie, lower-case a
+        Tie-b [ready] — Tie, upper-case B
+        brk-0001 [diagnostic: corrupt]
+        unr-0001 [diagnostic: unavailable]
+        --- stderr
+        --- exit: 0
+    "#);
 
     let lock = File::create(dir.join("live.lock")).unwrap();
     lock.lock().unwrap();
@@ -35,15 +55,67 @@ fn statuses_follow_the_live_lock() {
         r#"{"pid":1,"state":"running","since":0,"turn":1}"#,
     )
     .unwrap();
-    assert!(list(store, "v2", &[]).contains("reviewer [running] — Review the diff"));
-    assert!(list(store, "v1", &[]).contains("rev-0001 [running] — Review the diff"));
+    assert_listings!(tmp.path(), @r#"
+        $ dsh-agents --contract v2 list-agents --as lead-1
+        lead [inactive] — root agent
+        reviewer [running] — Review the diff
+        reviewer/checker [inactive] — Check the tests
+        scout/deep [inactive] — Dig deeper
+        batch/step/fix [inactive] — Fix what the step found
+        anon-0001 [inactive] — Unnamed helper
+        kid-0001 [inactive] — Below the unnamed helper
+        escaped [inactive] — An id that needs escaping — ü
+        tie-lower [inactive] — Tie, lower-case a
+        tie-upper [inactive] — Tie, upper-case B
+        broken [corrupt]
+        unreadable [unavailable]
+        --- stderr
+        --- exit: 0
+        $ dsh-agents --contract v1 list-agents --as lead-1
+        rev-0001 [running] — Review the diff
+        anon-0001 [ready] — Unnamed helper
+        ext-0001 [diagnostic: corrupt]
+        task/1 ü [ready] — An id that needs escaping — ü
+        tie-a [ready] — Tie, lower-case a
+        Tie-b [ready] — Tie, upper-case B
+        brk-0001 [diagnostic: corrupt]
+        unr-0001 [diagnostic: unavailable]
+        --- stderr
+        --- exit: 0
+    "#);
     std::fs::write(
         dir.join("live.json"),
         r#"{"pid":1,"state":"idle","since":0,"turn":1}"#,
     )
     .unwrap();
-    assert!(list(store, "v2", &[]).contains("reviewer [running] — Review the diff"));
-    assert!(list(store, "v1", &[]).contains("rev-0001 [idle] — Review the diff"));
+    assert_listings!(tmp.path(), @r#"
+        $ dsh-agents --contract v2 list-agents --as lead-1
+        lead [inactive] — root agent
+        reviewer [running] — Review the diff
+        reviewer/checker [inactive] — Check the tests
+        scout/deep [inactive] — Dig deeper
+        batch/step/fix [inactive] — Fix what the step found
+        anon-0001 [inactive] — Unnamed helper
+        kid-0001 [inactive] — Below the unnamed helper
+        escaped [inactive] — An id that needs escaping — ü
+        tie-lower [inactive] — Tie, lower-case a
+        tie-upper [inactive] — Tie, upper-case B
+        broken [corrupt]
+        unreadable [unavailable]
+        --- stderr
+        --- exit: 0
+        $ dsh-agents --contract v1 list-agents --as lead-1
+        rev-0001 [idle] — Review the diff
+        anon-0001 [ready] — Unnamed helper
+        ext-0001 [diagnostic: corrupt]
+        task/1 ü [ready] — An id that needs escaping — ü
+        tie-a [ready] — Tie, lower-case a
+        Tie-b [ready] — Tie, upper-case B
+        brk-0001 [diagnostic: corrupt]
+        unr-0001 [diagnostic: unavailable]
+        --- stderr
+        --- exit: 0
+    "#);
 
     // A target working on a turn is steered (next step) under v2; an idle
     // resident one gets its next turn; rc.8 always queues a turn.
@@ -94,8 +166,32 @@ fn statuses_follow_the_live_lock() {
     let brk = tmp.path().join("_no-cwd/brk-0001");
     let brk_lock = File::create(brk.join("live.lock")).unwrap();
     brk_lock.lock().unwrap();
-    assert!(!list(store, "v2", &[]).contains("broken"));
-    assert!(!list(store, "v1", &[]).contains("brk-0001"));
+    assert_listings!(tmp.path(), @r#"
+        $ dsh-agents --contract v2 list-agents --as lead-1
+        lead [inactive] — root agent
+        reviewer [running] — Review the diff
+        reviewer/checker [inactive] — Check the tests
+        scout/deep [inactive] — Dig deeper
+        batch/step/fix [inactive] — Fix what the step found
+        anon-0001 [inactive] — Unnamed helper
+        kid-0001 [inactive] — Below the unnamed helper
+        escaped [inactive] — An id that needs escaping — ü
+        tie-lower [inactive] — Tie, lower-case a
+        tie-upper [inactive] — Tie, upper-case B
+        unreadable [unavailable]
+        --- stderr
+        --- exit: 0
+        $ dsh-agents --contract v1 list-agents --as lead-1
+        rev-0001 [running] — Review the diff
+        anon-0001 [ready] — Unnamed helper
+        ext-0001 [diagnostic: corrupt]
+        task/1 ü [ready] — An id that needs escaping — ü
+        tie-a [ready] — Tie, lower-case a
+        Tie-b [ready] — Tie, upper-case B
+        unr-0001 [diagnostic: unavailable]
+        --- stderr
+        --- exit: 0
+    "#);
 
     // Unlock explicitly: a program another test thread is starting may
     // share these descriptors between its fork and exec, and a close alone
@@ -105,7 +201,32 @@ fn statuses_follow_the_live_lock() {
     drop(lock);
     drop(brk_lock);
     // The lock file stays behind, but nobody holds it: not live.
-    assert!(list(store, "v2", &[]).contains("reviewer [inactive]"));
-    assert!(list(store, "v1", &[]).contains("rev-0001 [ready]"));
-    assert!(list(store, "v2", &[]).contains("broken [corrupt]"));
+    assert_listings!(tmp.path(), @r#"
+        $ dsh-agents --contract v2 list-agents --as lead-1
+        lead [inactive] — root agent
+        reviewer [inactive] — Review the diff
+        reviewer/checker [inactive] — Check the tests
+        scout/deep [inactive] — Dig deeper
+        batch/step/fix [inactive] — Fix what the step found
+        anon-0001 [inactive] — Unnamed helper
+        kid-0001 [inactive] — Below the unnamed helper
+        escaped [inactive] — An id that needs escaping — ü
+        tie-lower [inactive] — Tie, lower-case a
+        tie-upper [inactive] — Tie, upper-case B
+        broken [corrupt]
+        unreadable [unavailable]
+        --- stderr
+        --- exit: 0
+        $ dsh-agents --contract v1 list-agents --as lead-1
+        rev-0001 [ready] — Review the diff
+        anon-0001 [ready] — Unnamed helper
+        ext-0001 [diagnostic: corrupt]
+        task/1 ü [ready] — An id that needs escaping — ü
+        tie-a [ready] — Tie, lower-case a
+        Tie-b [ready] — Tie, upper-case B
+        brk-0001 [diagnostic: corrupt]
+        unr-0001 [diagnostic: unavailable]
+        --- stderr
+        --- exit: 0
+    "#);
 }
