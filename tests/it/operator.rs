@@ -239,37 +239,100 @@ fn log_json_carries_what_the_text_shows() {
 
 #[test]
 fn log_shows_turn_endings_the_last_turns_and_compaction() {
+    // Turns aborted by the parent, interrupted and completed; a parent's
+    // message; the last turn alone.
     let live = repo().join("testdata/stores/rc8-live");
-    let text = ok(&live, &["log", "e74b"]);
-    for want in [
-        "turn 3 aborted by parent",
-        "turn 4 interrupted",
-        "turn 5 completed",
-        "parent (from parent-1): GATED third task",
-        "assistant: reply#1 to: Fifth task after the crash",
-    ] {
-        assert!(text.contains(want), "{want}: {text}");
-    }
-    let last = ok(&live, &["log", "e74b", "--last", "1"]);
-    assert!(
-        last.contains("── turn 5 ·") && !last.contains("── turn 4 ·"),
-        "{last}"
-    );
-    let compacted = ok(
-        &repo().join("testdata/stores/rc8-compacted"),
-        &["log", "e74b"],
-    );
-    assert!(compacted.contains("compaction summary (replaces 7 earlier items)"));
-    assert_eq!(
-        compacted.matches("[compacted later]").count(),
-        7,
-        "{compacted}"
-    );
-    let cut = ok(
-        &repo().join("testdata/stores/rc8-cli"),
-        &["log", "session-cd54"],
-    );
-    assert!(cut.contains("[runtime context: "), "{cut}");
+    assert_at!(&live, &["log", "e74b"], @r#"
+        $ dsh-agents log e74b
+        session [ID] · continuable · child of parent-1 · worker
+        ── turn 1 · 2026-12-02T18:40:38.611Z · from user
+          user: First task for the worker
+          [runtime context: 434 characters; --full shows it]
+          assistant: reply#1 to: First task for the worker
+        ── turn 1 completed after 12 ms
+        ── turn 2 · 2026-12-02T18:40:39.154Z · from parent (from parent-1)
+          parent (from parent-1): Second task
+          assistant: reply#2 to: Second task
+        ── turn 2 completed after 9 ms
+        ── turn 3 · 2026-12-02T18:40:39.697Z · from parent (from parent-1)
+          parent (from parent-1): GATED third task
+        ── turn 3 aborted by parent after 410 ms
+        ── turn 4 · 2026-12-02T18:40:40.833Z · from parent (from parent-1)
+          parent (from parent-1): CRASH fourth task
+        ── turn 4 interrupted after 3 ms
+        ── turn 5 · 2026-12-02T18:40:46.556Z · from parent (from parent-1)
+          parent (from parent-1): Fifth task after the crash
+          assistant: reply#1 to: Fifth task after the crash
+        ── turn 5 completed after 21 ms
+        --- stderr
+        --- exit: 0
+    "#);
+    assert_at!(&live, &["log", "e74b", "--last", "1"], @r#"
+        $ dsh-agents log e74b --last 1
+        session [ID] · continuable · child of parent-1 · worker
+        ── turn 5 · 2026-12-02T18:40:46.556Z · from parent (from parent-1)
+          parent (from parent-1): Fifth task after the crash
+          assistant: reply#1 to: Fifth task after the crash
+        ── turn 5 completed after 21 ms
+        --- stderr
+        --- exit: 0
+    "#);
+    // A compaction's summary, and each item it replaced marked.
+    let compacted = repo().join("testdata/stores/rc8-compacted");
+    assert_at!(&compacted, &["log", "e74b"], @r#"
+        $ dsh-agents log e74b
+        session [ID] · continuable · child of parent-1 · worker
+        ── turn 1 · 2026-12-02T18:40:38.611Z · from user
+          user [compacted later]: First task for the worker
+          [runtime context: 434 characters; --full shows it] [compacted later]
+          assistant [compacted later]: reply#1 to: First task for the worker
+        ── turn 1 completed after 12 ms
+        ── turn 2 · 2026-12-02T18:40:39.154Z · from parent (from parent-1)
+          parent (from parent-1) [compacted later]: Second task
+          assistant [compacted later]: reply#2 to: Second task
+        ── turn 2 completed after 9 ms
+        ── turn 3 · 2026-12-02T18:40:39.697Z · from parent (from parent-1)
+          parent (from parent-1) [compacted later]: GATED third task
+        ── turn 3 aborted by parent after 410 ms
+        ── turn 4 · 2026-12-02T18:40:40.833Z · from parent (from parent-1)
+          parent (from parent-1) [compacted later]: CRASH fourth task
+        ── turn 4 interrupted after 3 ms
+        ── turn 5 · 2026-12-02T18:40:46.556Z · from parent (from parent-1)
+          parent (from parent-1): Fifth task after the crash
+          assistant: reply#1 to: Fifth task after the crash
+        ── turn 5 completed after 21 ms
+          compaction summary (replaces 7 earlier items): This is an automatically generated checkpoint condensing an earlier span of the conversation to free up context.
+            <summary>The worker finished its first two tasks; the third was interrupted by the parent; the fourth was cut off by a crash and the fifth completed.</summary>
+        --- stderr
+        --- exit: 0
+    "#);
+    // Runtime context cut short.
+    let cli = repo().join("testdata/stores/rc8-cli");
+    assert_at!(&cli, &["log", "session-cd54"], @r#"
+        $ dsh-agents log session-cd54
+        session session-[ID] · lead · root
+        ── turn 1 · 2026-12-02T18:34:32.127Z · from user
+          user: Do the task with a child
+          [runtime context: 455 characters; --full shows it]
+          → subagent {"description":"probe child","prompt":"CHILD-TASK: say hello"} [call_1]
+          ← [call_1]: started subagent [ID]
+          → list_agents {} [call_12]
+          ← [call_12]: [ID] [ready] — probe child
+          subagent settled notice: Background subagent [ID] finished and will do no further work unless you send it more.
+            Its closing message:
+            CHILD-ANSWER-1: Current runtime context. This snapshot supersedes earlier runtime-context snapsh
+          → send_message {"subagent_id":"[ID]","message":"CHILD-FOLLOWUP: say bye"} [call_17]
+          ← [call_17]: message queued as the next turn for subagent [ID]
+          → list_agents {} [call_25]
+          ← [call_25]: [ID] [ready] — probe child
+          subagent settled notice: Background subagent [ID] finished and will do no further work unless you send it more.
+            Its closing message:
+            CHILD-ANSWER-2: CHILD-FOLLOWUP: say bye
+          assistant: ROOT-FINAL notices=2 child=[ID]
+        ── turn 1 completed after 945 ms
+        --- stderr
+        --- exit: 0
+    "#);
 }
 
 fn team(tag: &str) -> TempDir {
