@@ -134,6 +134,7 @@ pub(super) fn run(
             env.open.cache(),
             caller.agent.as_deref(),
             agent,
+            env.settings.read_ahead,
         )?,
         None => env.open.ids_reading(
             caller.agent.as_deref(),

@@ -1,7 +1,7 @@
 //! Which sessions of the store a command opens: only those it names (and as
 //! much of their ancestry as its rules look at) when it names them by exact
-//! id, else the whole store. One `Open`
-//! per command: the store root and the settings that decide it.
+//! id, else the whole store. One `Open` per command: the store root and
+//! the settings that decide it.
 
 use super::settings::Settings;
 use crate::error::Result;

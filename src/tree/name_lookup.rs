@@ -10,12 +10,14 @@ use dsh_store::{Plan, Store, StoreError};
 use std::path::Path;
 
 /// The store a v2 `send_message` / `interrupt_agent` from `caller` to
-/// `agent` needs. `cache`: the name index's directory (`None`: scan).
+/// `agent` needs. `cache`: the name index's directory (`None`: scan);
+/// `read_ahead`: each located log read whole as it is probed.
 pub fn open_for_name(
     root: &Path,
     cache: Option<&Path>,
     caller: Option<&str>,
     agent: &str,
+    read_ahead: bool,
 ) -> Result<Store, StoreError> {
     let whole = |why: &str| dsh_store::open(root, Plan::Whole { why });
     let (Some(cache), Some(caller)) = (cache, caller) else {
@@ -33,7 +35,7 @@ pub fn open_for_name(
         Plan::Exactly {
             ids: &[caller],
             up: dsh_store::set::Ancestry::Whole,
-            ahead: Some(&ahead),
+            ahead: read_ahead.then_some(&ahead),
         },
     ) {
         Ok(located) => located,
