@@ -16,6 +16,7 @@ pub mod store_watch;
 pub mod table;
 pub mod trace;
 pub mod tree_cells;
+mod tree_held;
 pub mod tree_measure;
 pub mod tree_rows;
 pub mod tree_view;
