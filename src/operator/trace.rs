@@ -221,24 +221,31 @@ impl Trace {
             )),
             None => out.push("  sent       (the inbox record was compacted away)".into()),
         }
-        if let Some(t) = self.history.claimed {
-            out.push(format!("  claimed    {}", rfc3339(t)));
-        }
-        if let Some(t) = self.history.canceled {
-            out.push(format!("  canceled   {}", rfc3339(t)));
-        }
+        // The steps in the order they happened: `serve` and the bridge both
+        // write a claim only once the transcript holds the message (a tie
+        // keeps that order).
+        let mut steps: Vec<(i64, String)> = Vec::new();
         if let Some(c) = &self.carried {
             let ending = c
                 .ending
                 .as_ref()
                 .map_or("still running".to_string(), |e| e.word().to_string());
-            out.push(format!(
+            let line = format!(
                 "  in context {}  seq {} · turn {} ({ending})",
                 rfc3339(c.time),
                 c.seq,
                 c.turn
-            ));
+            );
+            steps.push((c.time, line));
         }
+        if let Some(t) = self.history.claimed {
+            steps.push((t, format!("  claimed    {}", rfc3339(t))));
+        }
+        if let Some(t) = self.history.canceled {
+            steps.push((t, format!("  canceled   {}", rfc3339(t))));
+        }
+        steps.sort_by_key(|(t, _)| *t);
+        out.extend(steps.into_iter().map(|(_, line)| line));
         out.push(format!("{}: {}", self.verdict.word(), self.verdict.why()));
         out.join("\n")
     }

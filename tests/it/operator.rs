@@ -390,8 +390,8 @@ fn trace_answers_for_every_standing() {
         $ dsh-agents trace [ID]
         message [ID] to reviewer (rev-0001)
           sent       [WHEN]  from user · next-turn
-          claimed    [WHEN]
           in context [WHEN]  seq 6 · turn 2 (completed)
+          claimed    [WHEN]
         delivered: it entered the model's context
         --- stderr
         --- exit: 0
@@ -409,8 +409,8 @@ fn trace_answers_for_every_standing() {
         $ dsh-agents trace [ID]
         message [ID] to reviewer (rev-0001)
           sent       [WHEN]  from user · next-turn
-          claimed    [WHEN]
           in context [WHEN]  seq 9 · turn 3 (error)
+          claimed    [WHEN]
         turn-failed: it entered the model's context, but the turn that carried it ended in an error: command exited with exit status: 7
         --- stderr
         --- exit: 0
