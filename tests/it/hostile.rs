@@ -197,14 +197,43 @@ fn ids_with_tilde_and_astral_characters() {
 }
 
 #[test]
-fn a_log_that_is_a_directory_fails_the_listing_with_its_path() {
+fn logs_that_are_not_files_fail_the_listing_naming_each_once() {
+    // A directory, a FIFO (never opened for reading: that would hang) and a
+    // dangling link where a session log should be.
     let t = base();
-    std::fs::create_dir_all(t.path().join("_no-cwd/dir/session.jsonl")).unwrap();
-    let (v1, _) = lists(&t);
-    assert!(
-        v1.starts_with("Error: cannot read session log \"") && v1.contains("dir/session.jsonl\""),
-        "{v1}"
+    let dir = t.path().join("_no-cwd");
+    std::fs::create_dir_all(dir.join("dir/session.jsonl")).unwrap();
+    std::fs::create_dir_all(dir.join("fifo")).unwrap();
+    crate::common::mkfifo(&dir.join("fifo/session.jsonl"));
+    std::fs::create_dir_all(dir.join("link")).unwrap();
+    std::os::unix::fs::symlink("/nonexistent", dir.join("link/session.jsonl")).unwrap();
+    let before = snapshot(t.path());
+    assert_each_at!(
+        t.path(),
+        &[
+            &["--contract", "v1", "list-agents", "--as", "root"],
+            &["tree"],
+            &["check"],
+        ],
+        @r#"
+            $ dsh-agents --contract v1 list-agents --as root
+            --- stderr
+            Error: cannot read session log "[STORE]/_no-cwd/dir/session.jsonl": is a directory, not a file
+            --- exit: 3
+            $ dsh-agents tree
+            --- stderr
+            Error: cannot read session log "[STORE]/_no-cwd/dir/session.jsonl": is a directory, not a file
+            --- exit: 3
+            $ dsh-agents check
+            error: [STORE]/_no-cwd/dir/session.jsonl: cannot read session log "[STORE]/_no-cwd/dir/session.jsonl": is a directory, not a file
+            error: [STORE]/_no-cwd/fifo/session.jsonl: cannot read session log "[STORE]/_no-cwd/fifo/session.jsonl": not a regular file
+            error: [STORE]/_no-cwd/link/session.jsonl: cannot read session log "[STORE]/_no-cwd/link/session.jsonl": No such file or directory (os error 2)
+            3 problem(s) in 1 sessions
+            --- stderr
+            --- exit: 3
+        "#
     );
+    assert_eq!(snapshot(t.path()), before);
 }
 
 #[test]

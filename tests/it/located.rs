@@ -397,7 +397,7 @@ fn commands_read_no_more_of_the_ancestry_than_their_rules_need() {
     assert_at!(store, &["send-message", "--as", "mid", "kid", "hi"], @r#"
         $ dsh-agents send-message --as mid kid hi
         --- stderr
-        Error: cannot read session log "[STORE]/_no-cwd/lead/session.jsonl": [STORE]/_no-cwd/lead/session.jsonl: not a regular file
+        Error: cannot read session log "[STORE]/_no-cwd/lead/session.jsonl": not a regular file
         --- exit: 3
     "#);
 }

@@ -14,6 +14,12 @@ use std::io;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+// What a file we would open is, said once for the error with its path and
+// once for a caller that names the path itself (`StoreError::reason`).
+const SYMLINK: &str = "refusing to follow a symbolic link";
+const NOT_REGULAR: &str = "not a regular file";
+const IS_DIRECTORY: &str = "is a directory, not a file";
+
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     /// An I/O failure on a path.
@@ -23,13 +29,13 @@ pub enum StoreError {
         source: std::io::Error,
     },
     /// A file we would open is a symbolic link.
-    #[error("{}: refusing to follow a symbolic link", .path.display())]
+    #[error("{}: {}", .path.display(), SYMLINK)]
     Symlink { path: PathBuf },
     /// A file we would open is a directory or another non-regular file.
-    #[error("{}: not a regular file", .path.display())]
+    #[error("{}: {}", .path.display(), NOT_REGULAR)]
     NotRegular { path: PathBuf },
     /// A file we would open is a directory.
-    #[error("{}: is a directory, not a file", .path.display())]
+    #[error("{}: {}", .path.display(), IS_DIRECTORY)]
     IsDirectory { path: PathBuf },
     /// A file we would write has other hard links.
     #[error("{}: has other hard links; refusing to write", .path.display())]
@@ -89,6 +95,18 @@ pub enum StoreError {
 }
 
 impl StoreError {
+    /// What went wrong without the path, for a caller whose own words name
+    /// the file (a message that says the path once).
+    pub fn reason(&self) -> String {
+        match self {
+            StoreError::Io { source, .. } => source.to_string(),
+            StoreError::Symlink { .. } => SYMLINK.into(),
+            StoreError::NotRegular { .. } => NOT_REGULAR.into(),
+            StoreError::IsDirectory { .. } => IS_DIRECTORY.into(),
+            other => other.to_string(),
+        }
+    }
+
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         StoreError::Io {
             path: path.into(),

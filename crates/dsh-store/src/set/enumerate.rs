@@ -286,6 +286,12 @@ impl Store {
         });
     }
 
+    /// A log whose header cannot be read: fatal, as DSH's restore fails.
+    fn unreadable(&mut self, log: &Path, why: String) {
+        let message = format!("cannot read session log \"{}\": {why}", log.display());
+        self.note(log, ProblemCode::LogUnreadable, message, true);
+    }
+
     pub fn scan_project(&mut self, project: &Path, ahead: Option<&dyn ReadAhead>) {
         let entries = match sorted_entries(project) {
             Ok(e) => e,
@@ -409,22 +415,8 @@ impl Store {
         let log = dir.join(&*log_name.file_name());
         let (_, first) = match read {
             Ok(r) => r,
-            Err(HeaderError::Io(e)) | Err(HeaderError::Open(StoreError::Io { source: e, .. })) => {
-                return self.note(
-                    &log,
-                    ProblemCode::LogUnreadable,
-                    format!("cannot read session log \"{}\": {e}", log.display()),
-                    true,
-                );
-            }
-            Err(HeaderError::Open(e)) => {
-                return self.note(
-                    &log,
-                    ProblemCode::LogUnreadable,
-                    format!("cannot read session log \"{}\": {e}", log.display()),
-                    true,
-                );
-            }
+            Err(HeaderError::Io(e)) => return self.unreadable(&log, e.to_string()),
+            Err(HeaderError::Open(e)) => return self.unreadable(&log, e.reason()),
             Err(HeaderError::Corrupt(m)) => {
                 return self.note(
                     &log,
