@@ -411,7 +411,7 @@ pub(super) fn export(env: &Env, args: &ExportArgs, out: &mut dyn std::io::Write)
     match &args.output {
         // `-o -` is standard output, as curl, ripgrep and jq take it.
         Some(path) if path.as_os_str() != "-" => {
-            let file = std::fs::File::create(path).map_err(written(path))?;
+            let file = dsh_store::files::create_output(path)?;
             let spans = stream(&mut std::io::BufWriter::new(file)).map_err(written(path))?;
             Ok(Output::Text(format!(
                 "wrote {spans} spans to {}",

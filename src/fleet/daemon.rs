@@ -51,8 +51,21 @@ fn runtime() -> Result<tokio::runtime::Runtime, FleetError> {
         .map_err(|e| FleetError::io("<runtime>", e))
 }
 
+/// The credential seed: a FIFO or device in its place is an error naming
+/// it, never a read that waits.
 fn read_seed(path: &Path) -> Result<String, FleetError> {
-    let text = std::fs::read_to_string(path).map_err(|e| FleetError::io(path, e))?;
+    use std::io::Read;
+    let mut text = String::new();
+    dsh_store::files::open_regular(path)
+        .map_err(|e| match e {
+            dsh_store::StoreError::Io { source, .. } => FleetError::io(path, source),
+            other => FleetError::Corrupt {
+                path: path.to_path_buf(),
+                why: other.reason(),
+            },
+        })?
+        .read_to_string(&mut text)
+        .map_err(|e| FleetError::io(path, e))?;
     Ok(text.trim().to_string())
 }
 

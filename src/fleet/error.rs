@@ -23,6 +23,10 @@ pub enum FleetError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// `fleet init` was not told the hosts, and no `fleet.json` is beside
+    /// the credential to say them.
+    #[error("{}: not found: pass --hosts, or give the --creds that `dsh-agents fleet config --out DIR` wrote beside it", .path.display())]
+    NoHosts { path: PathBuf },
     /// A file of the fleet's own holds what this build cannot read.
     #[error("{}: {why}", .path.display())]
     Corrupt { path: PathBuf, why: String },
@@ -94,6 +98,7 @@ impl FleetError {
                 | FleetError::AddressCount { .. }
                 | FleetError::BadAddress { .. }
                 | FleetError::OtherHost { .. }
+                | FleetError::NoHosts { .. }
                 | FleetError::Refused { .. }
         )
     }

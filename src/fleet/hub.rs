@@ -148,7 +148,7 @@ pub fn hosts_beside(creds: &Path) -> Result<Vec<String>, FleetError> {
     // A regular file only: a FIFO in its place is an error, not a hang.
     let mut bytes = Vec::new();
     super::local::open_or_none(&path)?
-        .ok_or_else(|| FleetError::io(&path, std::io::ErrorKind::NotFound.into()))?
+        .ok_or_else(|| FleetError::NoHosts { path: path.clone() })?
         .read_to_end(&mut bytes)
         .map_err(|e| FleetError::io(&path, e))?;
     let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| FleetError::Corrupt {

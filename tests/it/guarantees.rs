@@ -243,6 +243,61 @@ fn special_files_never_hang_a_command() {
         err.contains("rev-0001/inbox.jsonl: not a regular file"),
         "{err}"
     );
+    // Files named on the command line: an output FIFO no process reads,
+    // a credential that is a FIFO.
+    let outside = crate::common::temp_dir("fifo-args");
+    let fifo = outside.path().join("fifo");
+    mkfifo(&fifo);
+    let f = fifo.to_str().unwrap();
+    for args in [
+        &["export", "--otlp", "--all", "-o", f][..],
+        &[
+            "fleet",
+            "init",
+            "--nats",
+            "nats://127.0.0.1:1",
+            "--creds",
+            f,
+            "--hosts",
+            "a,b",
+        ],
+        &[
+            "fleet",
+            "run",
+            "--host",
+            "a",
+            "--nats",
+            "nats://127.0.0.1:1",
+            "--creds",
+            f,
+        ],
+    ] {
+        let (code, err) = run_bounded(s, args, limit);
+        assert_eq!(
+            (code, err),
+            (Some(3), format!("Error: {f}: not a regular file\n")),
+            "{args:?}"
+        );
+    }
+    // No hosts given and no fleet.json beside the credential: a usage error.
+    let creds = outside.path().join("a.nk");
+    let (code, err) = run_bounded(
+        s,
+        &[
+            "fleet",
+            "init",
+            "--nats",
+            "nats://127.0.0.1:1",
+            "--creds",
+            creds.to_str().unwrap(),
+        ],
+        limit,
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(
+        err.replace(outside.path().to_str().unwrap(), "[DIR]"),
+        "Error: [DIR]/fleet.json: not found: pass --hosts, or give the --creds that `dsh-agents fleet config --out DIR` wrote beside it\n"
+    );
     // A session log that is a FIFO anywhere in the store.
     let store = StoreBuilder::new("fifo-log").root("root").build();
     let dir = store.path().join("_no-cwd/kid");

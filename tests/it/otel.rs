@@ -275,6 +275,25 @@ fn dash_is_standard_output_and_a_failed_write_is_an_io_error() {
             --- exit: 3
         "#
     );
+    // A FIFO with a reader is written, as a redirection would write it
+    // (one without is refused: `special_files_never_hang_a_command`).
+    let fifo = tmp.path().join("fifo");
+    crate::common::mkfifo(&fifo);
+    let o = fifo.to_str().unwrap();
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(fifo).unwrap())
+    };
+    // The reader may not have opened it yet: retried until it has.
+    let r = loop {
+        let r = run(["--store", s, "export", "--otlp", "--all", "-o", o]);
+        if r.code != 3 {
+            break r;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(reader.join().unwrap(), to_stdout.stdout);
 }
 
 #[test]

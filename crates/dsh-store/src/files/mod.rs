@@ -17,4 +17,6 @@ pub use log_name::{Current, LogName, current_in, current_log};
 pub use paths::{
     FLEET_DIR, INBOX, INBOX_LOCK, KEYED_ARCHIVE, encode_segment, project_dir_name, project_key,
 };
-pub use sidecar::{Dir, leftovers, open_regular, read_capped, read_small, tail_hash};
+pub use sidecar::{
+    Dir, create_output, leftovers, open_regular, read_capped, read_small, tail_hash,
+};

@@ -60,6 +60,20 @@ fn regular_meta(file: File, path: &Path) -> Result<(File, std::fs::Metadata)> {
     Ok((file, meta))
 }
 
+/// A file the user named for output (`export -o`), created or truncated as a
+/// shell redirection would (a link is followed). A pipe or FIFO with a
+/// reader is written (`-o >(gzip)`); a FIFO no process reads is an error
+/// naming it, never an open that waits for one.
+pub fn create_output(path: &Path) -> Result<File> {
+    let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::TRUNC | OFlags::NONBLOCK;
+    let fd = openat(CWD, path, flags, 0o666).map_err(|e| classify(path, e))?;
+    // Writes then wait for a slow reader, as a redirection's do.
+    fs::fcntl_getfl(&fd)
+        .and_then(|f| fs::fcntl_setfl(&fd, f.difference(OFlags::NONBLOCK)))
+        .map_err(|e| StoreError::io(path, e.into()))?;
+    Ok(File::from(fd))
+}
+
 /// Open `path` for reading, following a symbolic link as DSH does, but only
 /// if it is a regular file: a FIFO or device neither blocks nor is read.
 pub fn open_regular(path: &Path) -> Result<File> {
