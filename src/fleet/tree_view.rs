@@ -216,7 +216,7 @@ pub fn render(rows: &[Drawn], now: i64, width: Option<usize>) -> String {
                     name.push_str(if last { "└─ " } else { "├─ " });
                 }
                 let full = &*row.name;
-                name.push_str(full.rsplit('/').next().unwrap_or(full));
+                name.push_str(crate::tree::name_path::last_step(full, &row.id));
                 [
                     name,
                     row.state.to_string(),

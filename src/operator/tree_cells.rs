@@ -244,8 +244,9 @@ pub fn tokens_text(tokens: (u64, bool), read: bool) -> String {
 fn name_cell(r: &Row, last: bool, branches: &mut Branches, short: &mut ShortIds) -> String {
     let mut name = String::new();
     branches.next(r.depth, last, &mut name);
-    let step = r.step();
-    if step == short.store.sessions.id(r.index.get()) {
+    let id = short.store.sessions.id(r.index.get());
+    let step = r.step(id);
+    if step == id {
         name.push_str(short.prefix(step));
     } else {
         name.push_str(step);

@@ -146,9 +146,10 @@ impl std::ops::DerefMut for Row {
 }
 
 impl Row {
-    /// The last step of its name (what `tree` shows beside its drawing).
-    pub fn step(&self) -> &str {
-        self.name.rsplit('/').next().unwrap_or(&self.name)
+    /// The last step of its name (what `tree` shows beside its drawing);
+    /// `id`: its Session id.
+    pub fn step(&self, id: &str) -> &str {
+        crate::tree::name_path::last_step(&self.name, id)
     }
 
     /// Its own tokens, and whether its log could not be read.

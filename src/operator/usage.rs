@@ -692,7 +692,7 @@ fn cells(corpus: &Corpus, r: &Row, req: &Request) -> Vec<String> {
         // Indented under its parent, an agent shows its last name step.
         (By::Agent, Some(i), _) => {
             let name = name_of(corpus, i);
-            let last = name.rsplit('/').next().unwrap_or(&name);
+            let last = crate::tree::name_path::last_step(&name, corpus.id(i));
             let mut first = format!("{}{last}", "  ".repeat(r.depth));
             if r.unreadable {
                 first.push_str(" (unreadable)");

@@ -70,7 +70,7 @@ pub fn resolve_agent(store: &Store, text: &str) -> Result<usize, ResolveError> {
     if matches.is_empty() && !text.contains('/') {
         matches = paths
             .iter()
-            .filter(|(_, p)| p.rsplit('/').next() == Some(text))
+            .filter(|(i, p)| super::name_path::last_step(p, store.sessions.id(*i)) == text)
             .map(|(i, _)| *i)
             .collect();
     }

@@ -10,6 +10,16 @@
 
 use dsh_store::format::ROOT_NAME;
 
+/// The last step of a member's v2 `name` (what `tree` shows beside its
+/// drawing): an unnamed member's name is its whole Session `id`, which may
+/// hold a `/`; a name path's last step follows its last `/`.
+pub fn last_step<'n>(name: &'n str, id: &str) -> &'n str {
+    if name == id {
+        return name;
+    }
+    name.rsplit('/').next().unwrap_or(name)
+}
+
 /// Where a walk finds a parent's children.
 pub trait Children {
     type Node: Clone;
@@ -54,6 +64,20 @@ pub fn walk<C: Children>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_last_step_is_a_whole_id_or_the_end_of_a_path() {
+        for (name, id, step) in [
+            ("reviewer/checker", "chk-1", "checker"),
+            ("reviewer", "rev-1", "reviewer"),
+            ("lead", "root", "lead"),
+            // Unnamed: its name is its id, slashes and all.
+            ("team/x", "team/x", "team/x"),
+            ("a-1", "a-1", "a-1"),
+        ] {
+            assert_eq!(last_step(name, id), step, "{name} ({id})");
+        }
+    }
 
     /// A tree as (id, parent, name) rows.
     struct Rows(&'static [(&'static str, &'static str, Option<&'static str>)]);

@@ -384,3 +384,83 @@ fn concurrent_spawns_of_one_name_make_one_child() {
         tree.stdout
     );
 }
+
+#[test]
+fn an_unnamed_member_whose_id_holds_a_slash_is_that_whole_id() {
+    // Its v2 name is its Session id, so its last step is the whole id: not
+    // the text after the id's last `/`, which names nothing.
+    let tmp = crate::common::temp_dir("spawn-slash-id");
+    let s = tmp.path().to_str().unwrap();
+    spawn(s, &["--id", "root", "--created-at", "10"]);
+    spawn(
+        s,
+        &["--parent", "root", "--id", "team/x", "--created-at", "11"],
+    );
+    spawn(
+        s,
+        &[
+            "--parent",
+            "root",
+            "--id",
+            "y",
+            "--name",
+            "named",
+            "--created-at",
+            "12",
+        ],
+    );
+    spawn(s, &["--parent", "y", "--id", "a/b/c", "--created-at", "13"]);
+    let before = snapshot(tmp.path());
+    assert_each_at!(
+        tmp.path(),
+        &[
+            &["tree"],
+            &["usage"],
+            &["list-agents", "--as", "root"],
+            &["followup", "x", "hi"],
+            &["inbox", "c"],
+        ],
+        @r#"
+            $ dsh-agents tree
+            tree root
+            NAME         STATE     MODE         LAST TURN  PENDING  LABEL
+            lead         inactive  root         no turns   0
+            ├─ team/x    inactive  continuable  no turns   0
+            └─ named     inactive  continuable  no turns   0
+               └─ a/b/c  inactive  continuable  no turns   0
+            --- stderr
+            --- exit: 0
+            $ dsh-agents usage
+            AGENT      SESSION  CALLS  INPUT  CACHE READ  CACHE WRITE  OUTPUT  REASONING  TOTAL
+            lead       root         0      0           0            0       0          0      0
+              team/x   team/x       0      0           0            0       0          0      0
+              named    y            0      0           0            0       0          0      0
+                a/b/c  a/b/c        0      0           0            0       0          0      0
+            0 model calls, 0 tokens (0 input, 0 cache read, 0 cache write, 0 output)
+            --- stderr
+            --- exit: 0
+            $ dsh-agents list-agents --as root
+            lead [inactive] — root agent
+            team/x [inactive]
+            named [inactive]
+            a/b/c [inactive]
+            --- stderr
+            --- exit: 0
+            $ dsh-agents followup x hi
+            --- stderr
+            Error: no session "x" in store [STORE] (name an agent by Session id, unique id prefix of 4+ characters, or name path such as reviewer/checker); did you mean named (y)?
+            --- exit: 2
+            $ dsh-agents inbox c
+            --- stderr
+            Error: no session "c" in store [STORE] (name an agent by Session id, unique id prefix of 4+ characters, or name path such as reviewer/checker); did you mean named (y)?
+            --- exit: 2
+        "#
+    );
+    assert_eq!(snapshot(tmp.path()), before);
+    let r = run(["--store", s, "followup", "a/b/c", "hi"]);
+    assert_eq!(
+        r.stdout, "message queued as the next turn for agent a/b/c\n",
+        "{}",
+        r.stderr
+    );
+}
