@@ -222,6 +222,9 @@ pub(super) fn top(env: &Env, args: &TopArgs) -> Result<Output> {
         Some(spec) => budgets(spec, args.prices.as_deref())?,
         None => (Vec::new(), None),
     };
+    // As `watch` does: a budget on an agent the store does not hold is
+    // refused before the screen is taken.
+    crate::top::budget::agent_ids(&env.root, &budgets.0)?;
     let shown = crate::top::term::Budgets {
         budgets: &budgets.0,
         prices: budgets.1.as_ref(),

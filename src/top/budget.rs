@@ -126,6 +126,23 @@ fn open(root: &Path) -> Result<store::Store> {
     )?)
 }
 
+/// Each budget's agent as a Session id; an agent the store does not hold
+/// is an error about `--budget` (a budget on nothing would watch nothing).
+pub fn agent_ids(root: &Path, budgets: &[Budget]) -> Result<Vec<String>> {
+    if budgets.is_empty() {
+        return Ok(Vec::new());
+    }
+    let store = open(root)?;
+    budgets
+        .iter()
+        .map(|b| resolve_agent(&store, &b.agent).map(|i| store.sessions.id(i).to_string()))
+        .collect::<Result<_, _>>()
+        .map_err(|error| Error::Flag {
+            flag: "--budget",
+            error,
+        })
+}
+
 /// Where each budget stands now; a budget whose agent is not in the store
 /// has no mark.
 pub fn marks(root: &Path, budgets: &[Budget], prices: Option<&Prices>) -> Result<Vec<Mark>> {
@@ -226,14 +243,7 @@ pub fn run(root: &Path, opts: &Options, out: &mut dyn Write) -> Result<()> {
     let mut sink = Sink::new(out, opts.json, opts.exec.as_deref());
     // Each budget's agent by its Session id, resolved once: a name that
     // later means another session does not move a budget.
-    let ids: Vec<String> = {
-        let store = open(root)?;
-        opts.budgets
-            .iter()
-            .map(|b| resolve_agent(&store, &b.agent).map(|i| store.sessions.id(i).to_string()))
-            .collect::<Result<_, _>>()
-            .map_err(Error::Resolve)?
-    };
+    let ids = agent_ids(root, &opts.budgets)?;
     let mut seen = Seen {
         ids,
         levels: vec![Level::Under; opts.budgets.len()],

@@ -1159,6 +1159,25 @@ fn top_refuses_a_stdout_that_is_not_a_terminal() {
         Error: top needs a terminal on standard output; for frames a pipe can take, use `tree --watch`
         --- exit: 2
         ");
+    // A budget on an agent the store does not hold is refused first, by
+    // `top` as by `watch`.
+    assert_each_at!(
+        tmp.path(),
+        &[
+            &["top", "--budget", "nosuch=5k"],
+            &["watch", "--budget", "reviewer=5k,nosuch=5k"],
+        ],
+        @r#"
+            $ dsh-agents top --budget nosuch=5k
+            --- stderr
+            Error: --budget: no session "nosuch" in store [STORE] (name an agent by Session id, unique id prefix of 4+ characters, or name path such as reviewer/checker)
+            --- exit: 2
+            $ dsh-agents watch --budget reviewer=5k,nosuch=5k
+            --- stderr
+            Error: --budget: no session "nosuch" in store [STORE] (name an agent by Session id, unique id prefix of 4+ characters, or name path such as reviewer/checker)
+            --- exit: 2
+        "#
+    );
     assert_eq!(snapshot(tmp.path()), before);
 }
 
