@@ -7,6 +7,9 @@
 //! Invariant: the resolver (`Corpus::v2_named`) and the name index's
 //! lookup of which sessions to read (`name_lookup`) walk with this one
 //! function; they differ only in where a parent's children come from.
+//! And a name's last step (`last_step`), which `tree`, `usage`, the fleet's
+//! tree and the operator's bare-step lookup all take from here: an unnamed
+//! member's id stays whole even when it holds a `/`.
 
 use dsh_store::format::ROOT_NAME;
 
