@@ -603,7 +603,7 @@ fn read_prices(path: &std::path::Path) -> Result<usage::Prices> {
 fn read_prices_file(path: &std::path::Path) -> Result<Vec<u8>> {
     use std::io::Read;
     let cannot = |why: String| Error::usage(format!("--prices: \"{}\": {why}", path.display()));
-    let file = dsh_store::files::open_regular(path).map_err(|e| cannot(e.to_string()))?;
+    let file = dsh_store::files::open_regular(path).map_err(|e| cannot(e.reason()))?;
     let mut bytes = Vec::new();
     file.take((1 << 20) + 1)
         .read_to_end(&mut bytes)

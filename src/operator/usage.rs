@@ -39,13 +39,18 @@ pub struct Price {
 /// its prices.
 pub type Prices = BTreeMap<String, Price>;
 
+/// The highest price a table may give a million tokens: one unit of the
+/// currency a token. Past it a total could leave the numbers a cost is
+/// written in (`inf`), and no model is priced so.
+pub const MAX_PRICE: f64 = 1e6;
+
 /// Parse a price table (JSON); the error says what is wrong with it.
 pub fn parse_prices(bytes: &[u8]) -> Result<Prices, PriceError> {
     let prices: Prices = serde_json::from_slice(bytes).map_err(PriceError::Json)?;
     for (model, p) in &prices {
         let all = [p.input, p.cache_read, p.cache_write, p.output];
-        if all.iter().any(|v| !v.is_finite() || *v < 0.0) {
-            return Err(PriceError::Negative {
+        if !all.iter().all(|v| (0.0..=MAX_PRICE).contains(v)) {
+            return Err(PriceError::OutOfRange {
                 model: model.clone(),
             });
         }
@@ -59,9 +64,9 @@ pub enum PriceError {
     /// Not JSON of the table's shape.
     #[error(transparent)]
     Json(serde_json::Error),
-    /// A price that is negative or not finite.
-    #[error("\"{model}\": prices must be non-negative numbers")]
-    Negative { model: String },
+    /// A price that is negative or past `MAX_PRICE`.
+    #[error("\"{model}\": each price (a million tokens) must be a number from 0 to {MAX_PRICE}")]
+    OutOfRange { model: String },
 }
 
 fn price_of<'p>(prices: &'p Prices, provider: &str, model: &str) -> Option<&'p Price> {

@@ -176,22 +176,52 @@ fn usage_prices_since_and_subtrees() {
         "{}",
         r.stdout
     );
-    // Bad tables are refused, naming the file.
+    // Bad tables are refused, naming the file: a price past a unit of the
+    // currency a token would print a cost of `inf`; a FIFO is refused, not
+    // waited on.
+    let dir = tmp.path().to_str().unwrap();
+    let mut said = String::new();
     for bad in [
         r#"{"m": {"input": -1}}"#,
+        r#"{"m": {"output": 1e308}}"#,
+        r#"{"m": {"cacheRead": 1000001}}"#,
         r#"{"m": {"inptu": 1}}"#,
         "not json",
     ] {
         std::fs::write(&prices, bad).unwrap();
-        let r = run(["--store", s, "usage", "--prices", p]);
-        assert_eq!(r.code, 2, "{bad}: {}", r.stderr);
-        assert!(r.stderr.contains("prices.json"), "{}", r.stderr);
+        let args = ["usage", "--prices", p];
+        said.push_str(&crate::common::run_in(&store, &args).blob(&args));
     }
-    // A FIFO is refused, not waited on.
     let fifo = tmp.path().join("fifo.json");
     crate::common::mkfifo(&fifo);
-    let r = run(["--store", s, "usage", "--prices", fifo.to_str().unwrap()]);
-    assert_eq!(r.code, 2, "{}", r.stderr);
+    let args = ["usage", "--prices", fifo.to_str().unwrap()];
+    said.push_str(&crate::common::run_in(&store, &args).blob(&args));
+    insta::assert_snapshot!(said.replace(dir, "[DIR]"), @r#"
+        $ dsh-agents usage --prices [DIR]/prices.json
+        --- stderr
+        Error: --prices: "[DIR]/prices.json": "m": each price (a million tokens) must be a number from 0 to 1000000
+        --- exit: 2
+        $ dsh-agents usage --prices [DIR]/prices.json
+        --- stderr
+        Error: --prices: "[DIR]/prices.json": "m": each price (a million tokens) must be a number from 0 to 1000000
+        --- exit: 2
+        $ dsh-agents usage --prices [DIR]/prices.json
+        --- stderr
+        Error: --prices: "[DIR]/prices.json": "m": each price (a million tokens) must be a number from 0 to 1000000
+        --- exit: 2
+        $ dsh-agents usage --prices [DIR]/prices.json
+        --- stderr
+        Error: --prices: "[DIR]/prices.json": unknown field `inptu`, expected one of `input`, `cacheRead`, `cacheWrite`, `output` at line 1 column 14
+        --- exit: 2
+        $ dsh-agents usage --prices [DIR]/prices.json
+        --- stderr
+        Error: --prices: "[DIR]/prices.json": expected ident at line 1 column 2
+        --- exit: 2
+        $ dsh-agents usage --prices [DIR]/fifo.json
+        --- stderr
+        Error: --prices: "[DIR]/fifo.json": not a regular file
+        --- exit: 2
+    "#);
     // --since after every call: nothing counted; before all: everything.
     let later = json(&["--store", s, "--json", "usage", "--since", "2099-01-01"]);
     assert!(
