@@ -555,7 +555,7 @@ pub fn log(
     let turns_at_start = c.turns.len();
     let mut rec = rec.clone();
     let mut offset = offset;
-    while next != u64::MAX && !signals::stop_requested() {
+    while next != u64::MAX && !signals::view_done() {
         // A newer generation written beside the log takes over (newer DSH
         // writes `session.vN.jsonl` next to the old one): follow the log
         // that counts, from its start.

@@ -121,7 +121,7 @@ pub fn watch(root: &std::path::Path, view: &TreeView, fixed: Option<i64>) -> Res
     let mut tick = std::time::Instant::now();
     let mut last = String::new();
     let mut out = std::io::stdout().lock();
-    while !crate::support::signals::stop_requested() {
+    while !crate::support::signals::view_done() {
         let now = std::time::Instant::now();
         if refresh.due(now).is_some() {
             refresh.reading();

@@ -277,7 +277,7 @@ pub fn run(root: &Path, opts: &Options, out: &mut dyn Write) -> Result<()> {
                 return Ok(());
             }
             refresh.read(started, started.elapsed(), watch.complete());
-            if opts.once || crate::support::signals::stop_requested() {
+            if opts.once || crate::support::signals::view_done() {
                 return Ok(());
             }
             let mut told = Changes::default();
@@ -318,7 +318,7 @@ fn wait_due(watch: &StoreWatch, refresh: &mut Refresh, told: &mut Changes) -> Op
         if let Some(due) = refresh.due(std::time::Instant::now()) {
             return Some(due);
         }
-        if crate::support::signals::stop_requested() {
+        if crate::support::signals::view_done() {
             return None;
         }
         let changes = watch.wait_changes(crate::support::refresh::TICK);

@@ -638,7 +638,7 @@ pub fn run(root: &Path, opts: &Options, out: &mut dyn Write) -> Result<()> {
         if !open {
             return Ok(());
         }
-        if crate::support::signals::stop_requested() {
+        if crate::support::signals::view_done() {
             return Ok(());
         }
         let changes = watch.wait_changes(crate::support::refresh::TICK);
@@ -646,7 +646,7 @@ pub fn run(root: &Path, opts: &Options, out: &mut dyn Write) -> Result<()> {
             told.add(changes);
             refresh.changed();
         }
-        if crate::support::signals::stop_requested() {
+        if crate::support::signals::view_done() {
             return Ok(());
         }
     }

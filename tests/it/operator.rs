@@ -560,6 +560,33 @@ fn exits(follow: &mut crate::common::Reaped) -> std::process::ExitStatus {
 }
 
 #[test]
+fn a_live_view_stops_once_the_reader_of_its_output_leaves() {
+    // Each prints something at once, then nothing more on a still store: a
+    // view that waited for its next write to fail would never end.
+    let store = team("reader-gone");
+    for args in [
+        &["tree", "--watch"][..],
+        &["events", "--follow", "--since", "0"],
+        &["log", "rev-0001", "--follow"],
+    ] {
+        let mut view = crate::common::reaped(
+            Command::new(assert_cmd::cargo::cargo_bin!("dsh-agents"))
+                .arg("--store")
+                .arg(store.path())
+                .args(args)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap(),
+        );
+        let mut first = [0u8; 1];
+        std::io::Read::read_exact(view.stdout.as_mut().unwrap(), &mut first).unwrap();
+        drop(view.stdout.take());
+        assert_eq!(exits(&mut view).code(), Some(0), "{args:?}");
+    }
+}
+
+#[test]
 fn log_follow_prints_new_turns_and_exits_when_settled() {
     let store = team("follow");
     let s = store.path();
