@@ -554,7 +554,7 @@ pub(super) fn bridge(env: &Env, check: bool) -> Result<Output> {
 /// The flag each spawn refusal concerns.
 fn spawn_flag(e: SpawnError) -> Error {
     let flag = match &e {
-        SpawnError::Store(_) | SpawnError::ParentBusy(_) => None,
+        SpawnError::Store(_) | SpawnError::Busy(_) => None,
         SpawnError::EmptyId | SpawnError::IdTooLong { .. } | SpawnError::DuplicateId(_) => {
             Some("--id: ")
         }
@@ -569,7 +569,7 @@ fn spawn_flag(e: SpawnError) -> Error {
     };
     match (flag, e) {
         (_, SpawnError::Store(s)) => Error::Store(s),
-        (_, SpawnError::ParentBusy(d)) => Error::Delivery(d),
+        (_, SpawnError::Busy(d)) => Error::Delivery(d),
         (Some(flag), e) => Error::usage(format!("{flag}{e}")),
         (None, e) => Error::usage(e.to_string()),
     }

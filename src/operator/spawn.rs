@@ -2,7 +2,7 @@
 //! descriptor where DSH puts it, and an initial turn carrying the prompt —
 //! published the way DSH materializes a log.
 
-use super::spawn_names::NameReservation;
+use super::spawn_names::{IdReservation, NameReservation};
 use crate::support::clock::{new_random_id, now_ms};
 use crate::tree::Corpus;
 use crate::tree::ResolveError;
@@ -86,9 +86,10 @@ pub enum SpawnError {
         "generation {0} needs a system message before the first prompt, which this build does not write; spawn without --prompt and send the prompt"
     )]
     PromptInGeneration(u32),
-    /// The parent's lock (taken to keep sibling names unique) was not had.
+    /// A lock a spawn takes was not had: its parent's (sibling names stay
+    /// unique) or the store root's (a chosen id stays unique).
     #[error(transparent)]
-    ParentBusy(crate::inbox::DeliveryError),
+    Busy(crate::inbox::DeliveryError),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -100,18 +101,29 @@ const MAX_SEGMENT: usize = 255;
 pub fn spawn(corpus: &Corpus, req: &SpawnRequest) -> Result<String, SpawnError> {
     let store = corpus.store;
     let id = req.id.clone().unwrap_or_else(new_random_id);
-    match encode_segment(&id) {
+    let segment = match encode_segment(&id) {
         None => return Err(SpawnError::EmptyId),
         Some(segment) if segment.len() > MAX_SEGMENT => {
             return Err(SpawnError::IdTooLong {
                 bytes: segment.len(),
             });
         }
-        Some(_) => {}
-    }
+        Some(segment) => segment,
+    };
     if store.get(&id).is_some() {
         return Err(SpawnError::DuplicateId(id));
     }
+    // A chosen id may be being spawned elsewhere since the scan: held from
+    // this look at the disk until the session is made.
+    let _id_held = match &req.id {
+        None => None,
+        Some(_) => match IdReservation::take(&store.root, &segment) {
+            Ok(Some(held)) => Some(held),
+            Ok(None) => return Err(SpawnError::DuplicateId(id)),
+            Err(crate::inbox::DeliveryError::Store(e)) => return Err(SpawnError::Store(e)),
+            Err(e) => return Err(SpawnError::Busy(e)),
+        },
+    };
     if let Some(cwd) = &req.cwd
         && !cwd.starts_with('/')
     {
@@ -170,7 +182,7 @@ pub fn spawn(corpus: &Corpus, req: &SpawnRequest) -> Result<String, SpawnError> 
                         Err(crate::inbox::DeliveryError::Store(e)) => {
                             return Err(SpawnError::Store(e));
                         }
-                        Err(e) => return Err(SpawnError::ParentBusy(e)),
+                        Err(e) => return Err(SpawnError::Busy(e)),
                     };
                 }
                 if !is_valid_name(name) {
@@ -227,7 +239,7 @@ pub fn spawn(corpus: &Corpus, req: &SpawnRequest) -> Result<String, SpawnError> 
         Some(_) => None,
     }
     .ok_or(SpawnError::NoProjectDir)?;
-    let session = encode_segment(&id).ok_or(SpawnError::EmptyId)?;
+    let session = segment;
     let header_line = Value::Object(header).to_string();
     let lines: Vec<String> = events.iter().map(Value::to_string).collect();
     let content = writer::encode_log(encoding, &header_line, &lines)?;

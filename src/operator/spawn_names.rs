@@ -4,6 +4,12 @@
 //! line, appended under that lock) besides the store it scanned, creates the
 //! child and records its name before letting go. A recorded name counts only
 //! while its session still exists.
+//!
+//! Session ids stay unique across the store's projects the same way: a
+//! spawn of a chosen id holds an exclusive lock on the store's root
+//! directory itself (nothing is written for it), looks for the id in every
+//! project on disk, and makes the session before letting go, so two spawns
+//! of one id into two projects never leave a store DSH refuses whole.
 
 use crate::inbox::{DeliveryError, Inbox};
 use dsh_store::StoreError;
@@ -61,5 +67,40 @@ impl NameReservation {
             .and_then(|_| writeln!(f, "{}\t{project}\t{id}", self.name))
             .and_then(|()| f.sync_data())
             .map_err(|e| StoreError::io(self.parent_dir.join(SPAWN_NAMES), e))
+    }
+}
+
+/// The store root's directory, locked while a spawn of a chosen id checks
+/// that no project holds it and makes it.
+pub struct IdReservation {
+    _root: std::fs::File,
+}
+
+impl IdReservation {
+    /// Lock `root` and look for `segment` (the id's directory name) in each
+    /// of its projects (`Ok(None)`: a project holds it).
+    pub fn take(root: &Path, segment: &str) -> Result<Option<IdReservation>, DeliveryError> {
+        let dir = std::fs::File::open(root).map_err(|e| StoreError::io(root, e))?;
+        let deadline = std::time::Instant::now() + WAIT;
+        loop {
+            match dir.try_lock() {
+                Ok(()) => break,
+                Err(std::fs::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    return Err(DeliveryError::LockTimeout {
+                        path: root.to_path_buf(),
+                        timeout: WAIT,
+                    });
+                }
+                Err(std::fs::TryLockError::Error(e)) => return Err(StoreError::io(root, e).into()),
+            }
+        }
+        let projects = std::fs::read_dir(root).map_err(|e| StoreError::io(root, e))?;
+        let held = projects
+            .flatten()
+            .any(|p| std::fs::symlink_metadata(p.path().join(segment)).is_ok());
+        Ok((!held).then_some(IdReservation { _root: dir }))
     }
 }

@@ -464,3 +464,44 @@ fn an_unnamed_member_whose_id_holds_a_slash_is_that_whole_id() {
         r.stderr
     );
 }
+
+#[test]
+fn racing_spawns_of_one_id_make_it_once_whatever_their_projects() {
+    // Two sessions of one id in two projects would be a store DSH refuses
+    // whole; in one project, the loser must not fail on the winner's file.
+    let tmp = crate::common::temp_dir("spawn-race-id");
+    let s = tmp.path().to_str().unwrap().to_string();
+    spawn(&s, &["--id", "root"]);
+    for (id, parent) in [("dup", false), ("same", true)] {
+        let start = std::sync::Arc::new(std::sync::Barrier::new(8));
+        let racers: Vec<_> = (0..8)
+            .map(|k| {
+                let (s, start) = (s.clone(), start.clone());
+                std::thread::spawn(move || {
+                    let cwd = format!("/project-{k}");
+                    let mut argv = vec!["--store", &s, "spawn", "--id", id];
+                    if parent {
+                        argv.extend(["--parent", "root"]);
+                    } else {
+                        argv.extend(["--cwd", &cwd]);
+                    }
+                    start.wait();
+                    let r = run(&argv);
+                    (r.code, r.stderr)
+                })
+            })
+            .collect();
+        let mut outcomes: Vec<(i32, String)> =
+            racers.into_iter().map(|t| t.join().unwrap()).collect();
+        outcomes.sort();
+        let lost = (2, format!("Error: --id: session \"{id}\" already exists\n"));
+        let mut want = vec![lost; 7];
+        want.insert(0, (0, String::new()));
+        assert_eq!(outcomes, want, "{id}");
+    }
+    let r = run(["--store", &s, "check"]);
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (0, "ok: 3 sessions, no problems\n")
+    );
+}
