@@ -9,6 +9,7 @@ use crate::inbox::Inbox;
 use crate::operator::{inbox_view, log_view, trace};
 use crate::tree::Corpus;
 use crate::tree::caller::resolve_agent;
+use crate::tree::error::MIN_PREFIX;
 use dsh_store::Store;
 
 /// `inbox AGENT`: the agent's inbox, as a table `width` wide or as JSON.
@@ -49,7 +50,7 @@ pub fn trace(store: &Store, message_id: &str, to: Option<&str>, json: bool) -> R
 }
 
 pub fn full_message_id(store: &Store, typed: &str, to: Option<&str>) -> Result<String> {
-    if typed.chars().count() < 4 {
+    if typed.chars().count() < MIN_PREFIX {
         return Ok(typed.to_string());
     }
     let dirs: Vec<std::path::PathBuf> = match to {
@@ -98,6 +99,10 @@ pub fn message_target(store: &Store, id: &str, to: Option<&str>) -> Result<usize
             error,
         }),
         None => trace::inbox_holding(store, id).map_err(|holders| match holders.as_slice() {
+            [] if id.chars().count() < MIN_PREFIX => Error::usage(format!(
+                "no inbox in store {} holds message \"{id}\" (a prefix of a message id takes {MIN_PREFIX} characters or more)",
+                store.root.display()
+            )),
             [] => Error::usage(format!(
                 "no inbox in store {} holds message \"{id}\"; pass --to AGENT to look in that agent's transcript too",
                 store.root.display()

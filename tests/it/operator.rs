@@ -1155,6 +1155,13 @@ fn trace_and_cancel_take_a_unique_message_id_prefix() {
         Error: message id prefix "prefix-be" is ambiguous: prefix-beta-1, prefix-beta-2
         --- exit: 2
     "#);
+    // Three characters are not a prefix: said so, not "no such message".
+    assert_at!(store, &["cancel", "pre"], @r#"
+        $ dsh-agents cancel pre
+        --- stderr
+        Error: no inbox in store [STORE] holds message "pre" (a prefix of a message id takes 4 characters or more)
+        --- exit: 2
+    "#);
     assert_eq!(
         snapshot(store),
         before,
