@@ -1,6 +1,10 @@
 //! The one table style of operator views: columns two spaces apart under
 //! an upper-case header, no borders, fitted to the terminal's width when
 //! there is one (and whole when the output is not a terminal).
+//!
+//! Invariant: every width here is in terminal columns (`text_width`), not
+//! characters: a CJK label or an emoji takes two, so a line fitted to the
+//! width never wraps.
 
 /// `rows` under `header`, each column padded to its widest cell. With a
 /// `width`, the last column, then the one before it, is cut (down to 12
@@ -31,10 +35,10 @@ pub fn columns_into<I, R, C>(
     C: AsRef<str>,
 {
     let n = header.len();
-    let mut w: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    let mut w: Vec<usize> = header.iter().map(|h| text_width(h)).collect();
     for r in rows() {
         for (k, c) in r.as_ref().iter().enumerate().take(n) {
-            w[k] = w[k].max(c.as_ref().chars().count());
+            w[k] = w[k].max(text_width(c.as_ref()));
         }
     }
     if let Some(width) = width {
@@ -70,22 +74,53 @@ pub fn columns_into<I, R, C>(
     }
 }
 
-/// `text` cut to `width` characters, ending in `…` when cut.
+/// How many terminal columns `text` takes (a wide character two, a
+/// combining mark none).
+pub fn text_width(text: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(text)
+}
+
+/// The start of `text` that takes `cols` columns, and the rest; `None` when
+/// `text` is narrower or a wide character straddles the boundary.
+pub fn split_at_width(text: &str, cols: usize) -> Option<(&str, &str)> {
+    let mut taken = 0;
+    for (at, c) in text.char_indices() {
+        if taken == cols {
+            return Some(text.split_at(at));
+        }
+        taken += unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if taken > cols {
+            return None;
+        }
+    }
+    (taken == cols).then_some((text, ""))
+}
+
+/// `text` cut to `width` columns, ending in `…` when cut.
 pub fn cut_to(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
+    if text_width(text) <= width {
         return text.to_string();
     }
     if width == 0 {
         return String::new();
     }
-    let mut s: String = text.chars().take(width - 1).collect();
+    let mut s = String::new();
+    let mut taken = 0;
+    for c in text.chars() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if taken + w > width - 1 {
+            break;
+        }
+        taken += w;
+        s.push(c);
+    }
     s.push('…');
     s
 }
 
-/// `text` padded with spaces to `width` characters.
+/// `text` padded with spaces to `width` columns.
 pub fn pad_to(text: &str, width: usize) -> String {
-    let n = text.chars().count();
+    let n = text_width(text);
     format!("{text}{}", " ".repeat(width.saturating_sub(n)))
 }
 
@@ -111,6 +146,29 @@ pub fn terminal_width() -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn widths_are_terminal_columns() {
+        // (text, columns, cut to 6, padded to 6)
+        for (text, cols, cut, padded) in [
+            ("label", 5, "label", "label "),
+            // A cut that would split a wide character stops short of it.
+            ("审查代码", 8, "审查…", "审查… "),
+            ("🙂 ok", 5, "🙂 ok", "🙂 ok "),
+            ("e\u{301}", 1, "e\u{301}", "e\u{301}     "),
+            ("a审查代码", 9, "a审查…", "a审查…"),
+        ] {
+            assert_eq!(text_width(text), cols, "{text}");
+            assert_eq!(cut_to(text, 6), cut, "{text}");
+            assert!(text_width(&cut_to(text, 6)) <= 6, "{text}");
+            assert_eq!(pad_to(&cut_to(text, 6), 6), padded, "{text}");
+        }
+        // A wide character never straddles a split.
+        assert_eq!(split_at_width("审查x", 2), Some(("审", "查x")));
+        assert_eq!(split_at_width("审查x", 3), None);
+        assert_eq!(split_at_width("审查x", 5), Some(("审查x", "")));
+        assert_eq!(split_at_width("ab", 3), None);
+    }
 
     #[test]
     fn columns_fit_the_width() {

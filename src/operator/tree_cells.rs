@@ -3,6 +3,7 @@
 //! counts and the token total as people read them, and how wide each cell
 //! can be (which the first walk of a tree measures).
 
+use super::table::text_width;
 use super::tree_rows::Row;
 use crate::support::clock::{since, when};
 use crate::tree::v2::Activity;
@@ -307,9 +308,7 @@ pub fn widths(r: &Row, branches: &mut Branches, short: &mut ShortIds) -> [usize;
     COLUMNS.map(|(col, _)| match col {
         Col::Tokens => 0,
         Col::Last => last_bound(r.activity.as_deref()),
-        _ => cell(col, r, false, (0, false), branches, short, 0)
-            .chars()
-            .count(),
+        _ => text_width(&cell(col, r, false, (0, false), branches, short, 0)),
     })
 }
 

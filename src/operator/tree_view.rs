@@ -9,7 +9,7 @@
 //! the first walk; a larger one is read again, so a tree of any size is
 //! drawn in memory that does not grow with it.
 
-use super::table::{cut_to, pad_to};
+use super::table::{cut_to, pad_to, split_at_width, text_width};
 use super::tree_cells::{
     Branches, COLUMNS, Clocked, Col, NCOLS, ShortIds, cells, tokens_text, widths,
 };
@@ -284,7 +284,7 @@ fn draw_to<'c, 'a, T>(
             continue;
         }
         if !o.all && block.marks.count == 1 {
-            if bare_ids.chars().count() <= o.width {
+            if text_width(&bare_ids) <= o.width {
                 if bare > 0 {
                     bare_ids.push_str(", ");
                 }
@@ -442,7 +442,7 @@ impl Layout {
         }
         let kept = 1 + buf[1..].trim_end().len();
         buf.truncate(kept);
-        if buf[1..].chars().count() > self.width {
+        if text_width(&buf[1..]) > self.width {
             let cut = cut_to(&buf[1..], self.width);
             buf.truncate(1);
             buf.push_str(&cut);
@@ -921,12 +921,14 @@ impl LastCell {
             return;
         }
         let LastCellAt { start, width } = self.at;
-        let mut out: String = line.chars().take(start).collect();
-        if out.chars().count() < start {
+        let Some((before_cell, rest)) = split_at_width(line, start) else {
             return;
-        }
+        };
+        // A cell trimmed at the line's end leaves less than its width.
+        let after = split_at_width(rest, width).map_or("", |(_, after)| after);
+        let mut out = before_cell.to_string();
         out.push_str(&pad_to(&cut_to(&text, width), width));
-        out.extend(line.chars().skip(start + width));
+        out.push_str(after);
         out.truncate(out.trim_end().len());
         *line = out;
     }

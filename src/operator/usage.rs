@@ -472,7 +472,7 @@ fn heads_widths(req: &Request) -> Vec<usize> {
 /// Widen each column to its cell in `cells`.
 fn widen(w: &mut [usize], cells: &[String]) {
     for (w, cell) in w.iter_mut().zip(cells) {
-        *w = (*w).max(cell.chars().count());
+        *w = (*w).max(super::table::text_width(cell));
     }
 }
 
@@ -823,7 +823,7 @@ pub fn render_to(
             } else {
                 cell.clone()
             };
-            let pad = " ".repeat(w[k].saturating_sub(cell.chars().count()));
+            let pad = " ".repeat(w[k].saturating_sub(super::table::text_width(&cell)));
             if k < names {
                 line.push_str(&cell);
                 line.push_str(&pad);

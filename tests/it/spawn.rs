@@ -505,3 +505,68 @@ fn racing_spawns_of_one_id_make_it_once_whatever_their_projects() {
         (0, "ok: 3 sessions, no problems\n")
     );
 }
+
+#[test]
+fn wide_characters_take_two_columns_when_a_view_is_fitted() {
+    // A CJK label, an emoji and a CJK id: each such character takes two
+    // terminal columns, so a view fitted to a width counts them so.
+    let tmp = crate::common::temp_dir("spawn-wide");
+    let s = tmp.path().to_str().unwrap();
+    spawn(s, &["--id", "root", "--created-at", "10"]);
+    let label = "审查代码的差异并报告问题，这是一个很长的标签";
+    spawn(
+        s,
+        &[
+            "--parent",
+            "root",
+            "--id",
+            "k1",
+            "--name",
+            "reviewer",
+            "--label",
+            label,
+            "--created-at",
+            "11",
+        ],
+    );
+    spawn(
+        s,
+        &[
+            "--parent",
+            "root",
+            "--id",
+            "审查者",
+            "--label",
+            "🙂🙂 ok",
+            "--created-at",
+            "12",
+        ],
+    );
+    let runs: &[&[&str]] = &[&["tree", "--width", "60"], &["tree", "--width", "72"]];
+    for args in runs {
+        let r = crate::common::run_in(tmp.path(), args);
+        let width: usize = args[2].parse().unwrap();
+        for line in r.stdout.lines() {
+            let cols = unicode_width::UnicodeWidthStr::width(line);
+            assert!(cols <= width, "{cols} > {width}: {line}");
+        }
+    }
+    assert_each_at!(tmp.path(), runs, @r#"
+        $ dsh-agents tree --width 60
+        tree root
+        NAME         STATE     MODE         LAST TURN  PENDING
+        lead         inactive  root         no turns   0
+        ├─ reviewer  inactive  continuable  no turns   0
+        └─ 审查者    inactive  continuable  no turns   0
+        --- stderr
+        --- exit: 0
+        $ dsh-agents tree --width 72
+        tree root
+        NAME         STATE     MODE         LAST TURN  PENDING  LABEL
+        lead         inactive  root         no turns   0
+        ├─ reviewer  inactive  continuable  no turns   0        审查代码的差异…
+        └─ 审查者    inactive  continuable  no turns   0        🙂🙂 ok
+        --- stderr
+        --- exit: 0
+    "#);
+}
