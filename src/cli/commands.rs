@@ -555,9 +555,10 @@ pub(super) fn bridge(env: &Env, check: bool) -> Result<Output> {
 fn spawn_flag(e: SpawnError) -> Error {
     let flag = match &e {
         SpawnError::Store(_) | SpawnError::Busy(_) => None,
-        SpawnError::EmptyId | SpawnError::IdTooLong { .. } | SpawnError::DuplicateId(_) => {
-            Some("--id: ")
-        }
+        SpawnError::EmptyId
+        | SpawnError::ControlInId
+        | SpawnError::IdTooLong { .. }
+        | SpawnError::DuplicateId(_) => Some("--id: "),
         SpawnError::RelativeCwd(_) | SpawnError::NoProjectDir => Some("--cwd: "),
         SpawnError::UnsafeCreatedAt(_) => Some("--created-at: "),
         SpawnError::NameWithoutParent => Some("--name and --label need --parent: "),

@@ -50,6 +50,10 @@ pub struct SpawnRequest {
 pub enum SpawnError {
     #[error("a session id cannot be empty")]
     EmptyId,
+    /// A newline or another control character would break every line a
+    /// listing prints of it.
+    #[error("a session id cannot hold control characters")]
+    ControlInId,
     /// The id's directory name would be longer than a file name can be.
     #[error(
         "the session id is too long: its directory name would be {bytes} bytes, and a file name holds at most {MAX_SEGMENT}"
@@ -101,6 +105,9 @@ const MAX_SEGMENT: usize = 255;
 pub fn spawn(corpus: &Corpus, req: &SpawnRequest) -> Result<String, SpawnError> {
     let store = corpus.store;
     let id = req.id.clone().unwrap_or_else(new_random_id);
+    if id.chars().any(char::is_control) {
+        return Err(SpawnError::ControlInId);
+    }
     let segment = match encode_segment(&id) {
         None => return Err(SpawnError::EmptyId),
         Some(segment) if segment.len() > MAX_SEGMENT => {

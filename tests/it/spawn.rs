@@ -241,6 +241,7 @@ fn spawn_rejects_bad_input_and_changes_nothing() {
         &["spawn", "--parent", "nobody"],
         &["spawn", "--parent", "root", "--id", "a"],
         &["spawn", "--id", ""],
+        &["spawn", "--id", "a\tb"],
         &["spawn", "--cwd", "relative/dir"],
         &["spawn", "--name", "solo"],
     ], @r#"
@@ -279,6 +280,10 @@ fn spawn_rejects_bad_input_and_changes_nothing() {
         $ dsh-agents spawn --id 
         --- stderr
         Error: --id: a session id cannot be empty
+        --- exit: 2
+        $ dsh-agents spawn --id a	b
+        --- stderr
+        Error: --id: a session id cannot hold control characters
         --- exit: 2
         $ dsh-agents spawn --cwd relative/dir
         --- stderr
